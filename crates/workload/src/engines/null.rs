@@ -1,0 +1,81 @@
+//! `null`: does no I/O. Measures fsbench's own per-operation overhead and drives end-to-end tests
+//! deterministically (fio's null engine).
+
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "null",
+    summary: "no I/O: records `ops` empty operations (fsbench's own overhead)",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "ops",
+        default: "1000",
+        help: "empty operations per sample",
+    },
+    ParamDoc {
+        key: "sleep",
+        default: "0s",
+        help: "sleep this long per sample (for signal tests)",
+    },
+];
+
+struct Null {
+    ops: u64,
+    sleep_ns: u64,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    Ok(Box::new(Null {
+        ops: p.u64("ops", "1000")?,
+        sleep_ns: p.duration("sleep", "0s")?,
+    }))
+}
+
+impl Workload for Null {
+    fn prepare(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let mut t = rec.now_ns();
+        for i in 0..self.ops {
+            if i % 4096 == 0 {
+                ctx.cancel.check()?;
+            }
+            t = rec.op_done(t, 0);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_nanos(self.sleep_ns);
+        while std::time::Instant::now() < deadline {
+            ctx.cancel.check()?;
+            std::thread::sleep(
+                std::time::Duration::from_millis(5)
+                    .min(deadline.saturating_duration_since(std::time::Instant::now())),
+            );
+        }
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> bool {
+        false
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Iops
+    }
+
+    fn supports_device(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,84 @@
+//! Workloads: named, parameterised sequences of filesystem operations. Each has an unmeasured
+//! `prepare`, a measured `run` (one sample, reported through a `Recorder`) and a `cleanup`.
+//!
+//! A workload never prints, never reads flags or the environment and never picks units: it gets
+//! typed parameters (parsed from `key=value` by [`Params`]), a [`Context`] (its scratch directory
+//! or a device, and a cancel token) and a recorder. A new workload is one file in `engines/` plus
+//! one line in `registry.rs`.
+#![warn(missing_docs)]
+
+mod cancel;
+mod context;
+pub mod engines;
+mod error;
+pub mod io;
+mod params;
+mod registry;
+pub mod units;
+
+pub use cancel::CancelToken;
+pub use context::{Context, Target};
+pub use error::WorkloadError;
+pub use fsbench_measure::Recorder;
+pub use params::{ParamDoc, ParamError, Params};
+pub use registry::{WorkloadInfo, build, find, names, suggest};
+
+use std::path::PathBuf;
+
+/// The number a workload is judged by, derived from every sample by the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headline {
+    /// Bytes moved per second of wall time (MiB/s, higher is better).
+    Throughput,
+    /// Operations per second of wall time (IOPS, higher is better).
+    Iops,
+    /// Median per-operation latency (lower is better).
+    Latency,
+    /// Wall time of the sample (lower is better).
+    Wall,
+    /// A named metric the workload records itself, with its unit and direction.
+    Metric {
+        /// Metric name as passed to `Recorder::metric`.
+        name: &'static str,
+        /// Unit shown next to it.
+        unit: &'static str,
+        /// True when a larger value is better.
+        higher_is_better: bool,
+    },
+}
+
+/// A workload instance with resolved parameters, ready to prepare and run.
+pub trait Workload: Send {
+    /// Unmeasured set-up (create the files the run reads, generate trees). Called once per
+    /// target and workload, before any sample.
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError>;
+
+    /// One measured sample. Report every operation through `rec`; check `ctx.cancel` at least
+    /// every few milliseconds.
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError>;
+
+    /// Removes what `prepare` and `run` made (the scratch directory is removed afterwards anyway).
+    fn cleanup(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+
+    /// Files whose page cache a cold sample drops and whose residency is then measured.
+    fn cache_files(&self, ctx: &Context) -> Vec<PathBuf>;
+
+    /// Whether `run` or `prepare` writes to the target (refused on read-only targets and, without
+    /// `--allow-destroy`, on devices).
+    fn writes(&self) -> bool;
+
+    /// Bytes of free space `prepare` and `run` need on the target, when known in advance.
+    fn space_needed(&self) -> u64 {
+        0
+    }
+
+    /// The headline metric of this workload.
+    fn headline(&self) -> Headline;
+
+    /// Whether `run` can read a block device directly (no scratch directory needed).
+    fn supports_device(&self) -> bool {
+        false
+    }
+}

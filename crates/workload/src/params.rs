@@ -1,0 +1,221 @@
+//! Workload parameters: `key=value` strings in, typed values out, every resolved value (defaults
+//! included) kept as a canonical map for the result, and unknown keys refused with a suggestion.
+
+use crate::units::{format_size, parse_duration, parse_size};
+use std::collections::BTreeMap;
+
+/// Documentation of one parameter of a workload (for `--help`, suggestions and docs).
+#[derive(Debug, Clone, Copy)]
+pub struct ParamDoc {
+    /// The key, as written in `key=value`.
+    pub key: &'static str,
+    /// Default value as text (empty when the parameter is required).
+    pub default: &'static str,
+    /// One line on what it does and which values it takes.
+    pub help: &'static str,
+}
+
+/// A parameter that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    /// The offending key.
+    pub key: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "parameter '{}': {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// Raw parameters of one workload, consumed by typed getters.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    raw: BTreeMap<String, String>,
+    resolved: BTreeMap<String, String>,
+}
+
+impl Params {
+    /// Parameters from a raw `key → value` map.
+    pub fn new(raw: BTreeMap<String, String>) -> Self {
+        Self {
+            raw,
+            resolved: BTreeMap::new(),
+        }
+    }
+
+    /// Parses `key=value,key=value` (an empty string gives no parameters).
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        let mut raw = BTreeMap::new();
+        for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| ParamError {
+                key: part.trim().to_string(),
+                message: "expected key=value".into(),
+            })?;
+            raw.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        Ok(Self::new(raw))
+    }
+
+    fn take(&mut self, key: &str, default: &str) -> String {
+        let v = self.raw.remove(key).unwrap_or_else(|| default.to_string());
+        self.resolved.insert(key.to_string(), v.clone());
+        v
+    }
+
+    fn err(key: &str, message: impl Into<String>) -> ParamError {
+        ParamError {
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// A size in bytes (`4k`, `1m`).
+    pub fn size(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        let v = self.take(key, default);
+        let n = parse_size(&v).map_err(|m| Self::err(key, m))?;
+        self.resolved.insert(key.to_string(), format_size(n));
+        Ok(n)
+    }
+
+    /// A positive size in bytes.
+    pub fn positive_size(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        match self.size(key, default)? {
+            0 => Err(Self::err(key, "must be greater than 0")),
+            n => Ok(n),
+        }
+    }
+
+    /// An unsigned integer.
+    pub fn u64(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        let v = self.take(key, default);
+        v.parse()
+            .map_err(|_| Self::err(key, format!("invalid number '{v}': use a whole number")))
+    }
+
+    /// A duration in nanoseconds (`500ms`, `5s`).
+    pub fn duration(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        let v = self.take(key, default);
+        parse_duration(&v).map_err(|m| Self::err(key, m))
+    }
+
+    /// A boolean: `true|false|yes|no|on|off|1|0`.
+    pub fn bool(&mut self, key: &str, default: &str) -> Result<bool, ParamError> {
+        let v = self.take(key, default);
+        match v.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Ok(true),
+            "false" | "no" | "off" | "0" => Ok(false),
+            _ => Err(Self::err(
+                key,
+                format!("invalid value '{v}': use true or false"),
+            )),
+        }
+    }
+
+    /// One of `choices`.
+    pub fn choice(
+        &mut self,
+        key: &str,
+        choices: &[&'static str],
+        default: &str,
+    ) -> Result<&'static str, ParamError> {
+        let v = self.take(key, default);
+        choices.iter().copied().find(|c| *c == v).ok_or_else(|| {
+            Self::err(
+                key,
+                format!("invalid value '{v}': use one of {}", choices.join(", ")),
+            )
+        })
+    }
+
+    /// A free-form string.
+    pub fn string(&mut self, key: &str, default: &str) -> String {
+        self.take(key, default)
+    }
+
+    /// A raw value if present, without a default (recorded only when present).
+    pub fn optional(&mut self, key: &str) -> Option<String> {
+        let v = self.raw.remove(key)?;
+        self.resolved.insert(key.to_string(), v.clone());
+        Some(v)
+    }
+
+    /// Replaces the recorded value of `key` (e.g. `size=2x-ram` resolved to bytes).
+    pub fn record(&mut self, key: &str, value: impl Into<String>) {
+        self.resolved.insert(key.to_string(), value.into());
+    }
+
+    /// Checks that every given key was used; an unknown key gets a "did you mean".
+    pub fn finish(self, docs: &[ParamDoc]) -> Result<BTreeMap<String, String>, ParamError> {
+        if let Some(key) = self.raw.keys().next() {
+            let names: Vec<&str> = docs.iter().map(|d| d.key).collect();
+            let hint = match crate::registry::closest(key, &names) {
+                Some(s) => format!("did you mean '{s}'?"),
+                None => format!("known parameters: {}", names.join(", ")),
+            };
+            return Err(Self::err(key, format!("unknown parameter; {hint}")));
+        }
+        Ok(self.resolved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOCS: &[ParamDoc] = &[
+        ParamDoc {
+            key: "bs",
+            default: "4k",
+            help: "",
+        },
+        ParamDoc {
+            key: "size",
+            default: "1m",
+            help: "",
+        },
+    ];
+
+    #[test]
+    fn typed_values_and_defaults_are_recorded() {
+        let mut p = Params::parse("bs=1024").unwrap();
+        assert_eq!(p.size("bs", "4k").unwrap(), 1024);
+        assert_eq!(p.size("size", "1m").unwrap(), 1 << 20);
+        let canon = p.finish(DOCS).unwrap();
+        assert_eq!(canon["bs"], "1k");
+        assert_eq!(canon["size"], "1m");
+    }
+
+    #[test]
+    fn unknown_key_suggests_the_closest() {
+        let mut p = Params::parse("bz=4k").unwrap();
+        p.size("bs", "4k").unwrap();
+        let e = p.finish(DOCS).unwrap_err();
+        assert!(e.to_string().contains("did you mean 'bs'"), "{e}");
+    }
+
+    #[test]
+    fn malformed_pairs_and_values_are_errors() {
+        assert!(Params::parse("bs").is_err());
+        let mut p = Params::parse("bs=4q").unwrap();
+        assert!(
+            p.size("bs", "4k")
+                .unwrap_err()
+                .message
+                .contains("4k = 4096")
+        );
+        let mut p = Params::parse("x=maybe").unwrap();
+        assert!(p.bool("x", "true").is_err());
+        let mut p = Params::parse("m=c").unwrap();
+        assert!(
+            p.choice("m", &["a", "b"], "a")
+                .unwrap_err()
+                .message
+                .contains("a, b")
+        );
+    }
+}

@@ -1,0 +1,78 @@
+//! The registry: every workload by its stable kebab-case name, with its parameter table.
+
+use crate::Workload;
+use crate::engines;
+use crate::params::{ParamDoc, ParamError, Params};
+use std::collections::BTreeMap;
+
+/// How to find, document and build one workload.
+#[derive(Clone, Copy)]
+pub struct WorkloadInfo {
+    /// Stable name used in the CLI, job files, JSON and the store.
+    pub name: &'static str,
+    /// One line on what it measures.
+    pub summary: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamDoc],
+    /// Builds an instance from parameters (the caller checks for unknown keys afterwards).
+    pub build: fn(&mut Params) -> Result<Box<dyn Workload>, ParamError>,
+}
+
+/// Every workload, in the order `fsbench` lists them.
+const REGISTRY: &[WorkloadInfo] = &[engines::null::INFO];
+
+/// Names of all workloads.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|w| w.name).collect()
+}
+
+/// The workload called `name`, if any.
+pub fn find(name: &str) -> Option<&'static WorkloadInfo> {
+    REGISTRY.iter().find(|w| w.name == name)
+}
+
+/// The known workload name closest to `name`, for "did you mean".
+pub fn suggest(name: &str) -> Option<&'static str> {
+    closest(name, &names())
+}
+
+/// Builds workload `info` from `params`; returns it with its canonical parameters (defaults
+/// included), or the first parameter error.
+pub fn build(
+    info: &WorkloadInfo,
+    mut params: Params,
+) -> Result<(Box<dyn Workload>, BTreeMap<String, String>), ParamError> {
+    let workload = (info.build)(&mut params)?;
+    let canonical = params.finish(info.params)?;
+    Ok((workload, canonical))
+}
+
+/// The candidate closest to `word` by edit distance, when it is close enough to be a likely typo.
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_kebab_case() {
+        let n = names();
+        for (i, a) in n.iter().enumerate() {
+            assert!(a.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{a}");
+            assert!(!n[i + 1..].contains(a), "duplicate {a}");
+        }
+    }
+
+    #[test]
+    fn typos_get_suggestions() {
+        assert_eq!(closest("nul", &["null", "seq-read"]), Some("null"));
+        assert_eq!(closest("zzzzzzzz", &["null", "seq-read"]), None);
+    }
+}

@@ -1,0 +1,131 @@
+//! Command-line definition (clap derive). No logic here: `plan.rs` validates and resolves.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// fsbench: a filesystem benchmark lab. Runs real workloads on any directory, cold and warm,
+/// repeated until a difference is proven or ruled out.
+#[derive(Debug, Parser)]
+#[command(name = "fsbench", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a plan: targets × workloads × cache states.
+    Run(RunArgs),
+    /// Compare sets of numbers exactly as ministat does (drop-in).
+    #[command(disable_help_flag = true)]
+    Ministat {
+        /// ministat's own flags and files.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<OsString>,
+    },
+    /// Run postmark's command language from FILE, or interactively (drop-in).
+    Postmark {
+        /// A postmark configuration file; standard input when absent.
+        config: Option<PathBuf>,
+    },
+    /// Describe the filesystem and device behind DIR.
+    Env {
+        /// Directory (or device) to describe.
+        dir: PathBuf,
+    },
+    /// Remove scratch directories left in DIR by fsbench runs that are gone.
+    Clean {
+        /// Target directory to clean.
+        dir: PathBuf,
+    },
+    /// List workloads and their parameters.
+    Workloads {
+        /// Show only this workload.
+        name: Option<String>,
+    },
+    /// List stored runs (not yet available).
+    History,
+    /// Show a stored run (not yet available).
+    Show {
+        /// Run id.
+        run: String,
+    },
+    /// Compare two stored runs (not yet available).
+    Compare {
+        /// Baseline run id.
+        a: String,
+        /// Other run id.
+        b: String,
+    },
+    /// Render stored runs as HTML (not yet available).
+    Report {
+        /// Run ids.
+        runs: Vec<String>,
+        /// Output file.
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Built-in and file suites (not yet available).
+    Suite {
+        /// `list` or `show NAME`.
+        args: Vec<String>,
+    },
+}
+
+/// Cache states to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheArg {
+    /// Page cache dropped before each sample.
+    Cold,
+    /// Page cache as the previous sample left it.
+    Warm,
+    /// Both, cold first.
+    Both,
+}
+
+/// Order of samples across targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    /// Round by round across targets (A1 B1 A2 B2 ...): drift hits all alike.
+    Interleaved,
+    /// All samples of one target, then the next.
+    Sequential,
+}
+
+/// Arguments of `fsbench run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Directory under test, optionally labelled: `--target xfs=/mnt/xfs`. Repeatable; default `.`.
+    #[arg(long = "target", short = 't', value_name = "[LABEL=]DIR")]
+    pub targets: Vec<String>,
+    /// Workload with parameters: `--workload rand-read:bs=4k,size=256m`. Repeatable.
+    #[arg(long = "workload", short = 'w', value_name = "NAME[:key=value,...]")]
+    pub workloads: Vec<String>,
+    /// Cache states to measure; default: both when cold is possible, else warm.
+    #[arg(long, value_enum)]
+    pub cache: Option<CacheArg>,
+    /// Command that makes caches cold (run through `sh -c` before each cold sample).
+    #[arg(long, value_name = "CMD")]
+    pub cold_cmd: Option<String>,
+    /// Measured samples per cell.
+    #[arg(long, default_value = "3", value_name = "N")]
+    pub runs: String,
+    /// Unrecorded samples before the measured ones (per cell).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub warmup: u32,
+    /// Sample order across targets.
+    #[arg(long, value_enum, default_value_t = OrderArg::Interleaved)]
+    pub order: OrderArg,
+    /// Write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Print only errors and the final table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Allow writing to this exact block device (destroys its data); it must not be mounted.
+    #[arg(long, value_name = "/dev/NAME")]
+    pub allow_destroy: Option<PathBuf>,
+}

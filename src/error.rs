@@ -1,0 +1,74 @@
+//! The binary's error type: every failure carries its exit code and prints as one line.
+
+use std::fmt;
+
+/// Exit codes of DESIGN.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// A requested regression check failed (1).
+    Regression,
+    /// Usage or input error (2).
+    Usage,
+    /// The run failed: I/O error, full disk (3).
+    RunFailed,
+    /// Interrupted by SIGINT or SIGTERM (130).
+    Interrupted,
+}
+
+impl ExitKind {
+    /// The process exit code.
+    pub fn code(self) -> i32 {
+        match self {
+            Self::Regression => 1,
+            Self::Usage => 2,
+            Self::RunFailed => 3,
+            Self::Interrupted => 130,
+        }
+    }
+}
+
+/// A failure of a subcommand: what, where and how to fix, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// Which exit code.
+    pub kind: ExitKind,
+    /// One line: `WHAT (WHERE) — HOW TO FIX`.
+    pub message: String,
+}
+
+impl CliError {
+    /// A usage or input error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            kind: ExitKind::Usage,
+            message: message.into(),
+        }
+    }
+
+    /// A failed run (exit 3).
+    pub fn run(message: impl Into<String>) -> Self {
+        Self {
+            kind: ExitKind::RunFailed,
+            message: message.into(),
+        }
+    }
+
+    /// Interrupted (exit 130).
+    pub fn interrupted() -> Self {
+        Self {
+            kind: ExitKind::Interrupted,
+            message: "interrupted; scratch removed".into(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Result of a subcommand.
+pub type CliResult<T = ()> = Result<T, CliError>;

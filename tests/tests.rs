@@ -1,0 +1,5 @@
+//! The one integration-test binary: topic modules that run the real `fsbench` on temp dirs.
+
+mod util;
+
+mod cli;

@@ -1,0 +1,62 @@
+//! Helpers for integration tests: temp dirs, running the binary, root-only skips.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A `fsbench` command with colour off and a clean environment for the things it reads.
+pub fn fsbench() -> Command {
+    let mut cmd = Command::cargo_bin("fsbench").expect("fsbench binary is built");
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fsbench-test")
+        .tempdir()
+        .expect("create temp dir")
+}
+
+/// True when running as root; otherwise prints why `test` is skipped.
+pub fn root_or_skip(test: &str) -> bool {
+    if rustix::process::geteuid().is_root() {
+        true
+    } else {
+        eprintln!("SKIP {test}: needs root (CI runs as root)");
+        false
+    }
+}
+
+/// True when `tool` is on PATH; otherwise prints why `test` is skipped.
+pub fn tool_or_skip(tool: &str, test: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        .unwrap_or(false);
+    if !found {
+        eprintln!("SKIP {test}: '{tool}' is not installed (apt-get install {tool})");
+    }
+    found
+}
+
+/// The entries of `dir` (names only), sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Path of a committed fixture under `tests/fixtures`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
