@@ -4,6 +4,8 @@
 mod cli;
 mod cmd;
 mod error;
+pub mod scratch;
+mod signals;
 
 use clap::Parser;
 use error::{CliError, ExitKind};

@@ -1,0 +1,338 @@
+//! The scratch directory: the only place fsbench writes. `TARGET/.fsbench-<run id>/` is created
+//! fresh with a marker file naming the owner process; it is removed on success, error and signal,
+//! without ever following a symlink or crossing a mount boundary. Leftovers of killed runs are
+//! found by `find_stale` (`fsbench clean`).
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Prefix of every scratch directory name.
+pub const PREFIX: &str = ".fsbench-";
+/// Name of the marker file inside a scratch directory.
+pub const MARKER: &str = ".fsbench-scratch";
+
+/// Scratches alive in this process, so a signal watcher can remove them as a last resort.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Why a scratch could not be made or removed.
+#[derive(Debug)]
+pub struct ScratchError {
+    /// One line: what, where, how to fix.
+    pub message: String,
+    /// The raw OS error, if any (ENOSPC, EROFS...).
+    pub errno: Option<i32>,
+}
+
+impl std::fmt::Display for ScratchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A scratch directory owned by this process; removed when dropped.
+#[derive(Debug)]
+pub struct Scratch {
+    path: PathBuf,
+    removed: bool,
+}
+
+impl Scratch {
+    /// Creates `target/.fsbench-<run_id>` (mode 0700) with its marker. Explains missing,
+    /// non-directory, read-only and permission-denied targets.
+    pub fn create(target: &Path, run_id: &str) -> Result<Self, ScratchError> {
+        check_target_dir(target)?;
+        let path = target.join(format!("{PREFIX}{run_id}"));
+        if let Err(e) = std::fs::DirBuilder::new().mode_0700().create(&path) {
+            return Err(explain(&e, target, "cannot create the scratch directory"));
+        }
+        let scratch = Self {
+            path,
+            removed: false,
+        };
+        register(&scratch.path);
+        let marker = format!(
+            "pid={}\nstart_ticks={}\nrun={run_id}\n",
+            std::process::id(),
+            process_start_ticks(std::process::id()).unwrap_or(0)
+        );
+        if let Err(e) = std::fs::write(scratch.path.join(MARKER), marker) {
+            return Err(explain(&e, target, "cannot write the scratch marker"));
+        }
+        Ok(scratch)
+    }
+
+    /// The scratch directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the scratch now and reports a failure (Drop only tries).
+    pub fn remove(mut self) -> Result<(), ScratchError> {
+        self.removed = true;
+        unregister(&self.path);
+        remove_tree(&self.path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !self.removed {
+            unregister(&self.path);
+            let _ = remove_tree(&self.path);
+        }
+    }
+}
+
+trait Mode0700 {
+    fn mode_0700(&mut self) -> &mut Self;
+}
+
+impl Mode0700 for std::fs::DirBuilder {
+    fn mode_0700(&mut self) -> &mut Self {
+        use std::os::unix::fs::DirBuilderExt;
+        self.mode(0o700)
+    }
+}
+
+fn register(path: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.push(path.to_path_buf());
+    }
+}
+
+fn unregister(path: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|p| p != path);
+    }
+}
+
+/// Removes every scratch still alive (signal watcher's last resort before exiting).
+pub fn remove_all_live() {
+    let paths: Vec<PathBuf> = LIVE
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default();
+    for p in paths {
+        let _ = remove_tree(&p);
+    }
+}
+
+/// Checks that `target` exists and is a directory, with a one-line explanation otherwise.
+pub fn check_target_dir(target: &Path) -> Result<(), ScratchError> {
+    match std::fs::metadata(target) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(ScratchError {
+            message: format!(
+                "target is not a directory ({}) — give a directory on the filesystem to test",
+                target.display()
+            ),
+            errno: None,
+        }),
+        Err(e) => Err(explain(&e, target, "cannot use target")),
+    }
+}
+
+/// Turns an OS error on `target` into a one-line message with a fix.
+pub fn explain(e: &std::io::Error, target: &Path, what: &str) -> ScratchError {
+    let errno = e.raw_os_error();
+    let hint = match errno {
+        Some(libc::ENOENT) => "does not exist — create it or fix the path",
+        Some(libc::EROFS) => {
+            "is on a read-only filesystem — remount it read-write or pick another target"
+        }
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            "permission denied — pick a directory you can write to, or run with the needed rights"
+        }
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            "has no space left — free some space or pick another target"
+        }
+        Some(libc::ENOTDIR) => "is not a directory — give a directory",
+        _ => "failed — check the path and its filesystem",
+    };
+    ScratchError {
+        message: format!("{what}: {e} ({}) — target {hint}", target.display()),
+        errno,
+    }
+}
+
+/// Removes the tree at `root` without following symlinks and without crossing into another
+/// filesystem: every step is relative to an already opened directory fd (no path re-resolution,
+/// so a symlink swapped in mid-removal is unlinked, never followed).
+pub fn remove_tree(root: &Path) -> Result<(), ScratchError> {
+    let fail = |e: std::io::Error| ScratchError {
+        message: format!(
+            "cannot remove scratch {}: {e} — remove it by hand",
+            root.display()
+        ),
+        errno: e.raw_os_error(),
+    };
+    let meta = match std::fs::symlink_metadata(root) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(fail(e)),
+    };
+    if !meta.is_dir() {
+        return std::fs::remove_file(root).map_err(fail);
+    }
+    use std::os::unix::fs::MetadataExt;
+    let dir = open_dir_nofollow(rustix::fs::CWD, root).map_err(|e| fail(e.into()))?;
+    empty_dir(&dir, meta.dev()).map_err(|e| fail(e.into()))?;
+    drop(dir);
+    std::fs::remove_dir(root).map_err(fail)
+}
+
+fn open_dir_nofollow<Fd: AsFd, P: rustix::path::Arg>(
+    parent: Fd,
+    name: P,
+) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// Empties the directory `dir` (which lives on device `dev`), depth first.
+fn empty_dir(dir: &OwnedFd, dev: u64) -> rustix::io::Result<()> {
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::read_from(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name.to_bytes() != b"." && name.to_bytes() != b".." {
+            names.push(name.to_owned());
+        }
+    }
+    for name in names {
+        let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+        let is_dir =
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory;
+        if is_dir {
+            if st.st_dev != dev {
+                // A mount point inside the scratch: never cross it.
+                return Err(rustix::io::Errno::XDEV);
+            }
+            let sub = open_dir_nofollow(dir, name.as_c_str())?;
+            empty_dir(&sub, dev)?;
+            drop(sub);
+            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR)?;
+        } else {
+            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty())?;
+        }
+    }
+    Ok(())
+}
+
+/// A scratch directory found in a target, and whether its owner is gone.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The scratch directory.
+    pub path: PathBuf,
+    /// Owner pid from the marker, if readable.
+    pub pid: Option<u32>,
+    /// True when the owner process no longer exists (pid gone or reused).
+    pub stale: bool,
+}
+
+/// Lists the scratch directories directly inside `target` and whether each one's owner is gone.
+/// A directory without a readable marker is never reported as stale (it may not be ours).
+pub fn find_scratches(target: &Path) -> Result<Vec<Found>, ScratchError> {
+    let rd = std::fs::read_dir(target).map_err(|e| explain(&e, target, "cannot list target"))?;
+    let mut found = Vec::new();
+    for entry in rd.flatten() {
+        let name = entry.file_name();
+        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        if !is_dir || !name.to_string_lossy().starts_with(PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        let marker = std::fs::read_to_string(path.join(MARKER)).ok();
+        let (pid, ticks) = marker.as_deref().map(parse_marker).unwrap_or((None, None));
+        let stale = match (marker.is_some(), pid) {
+            (true, Some(pid)) => !owner_alive(pid, ticks),
+            _ => false,
+        };
+        found.push(Found { path, pid, stale });
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+fn parse_marker(text: &str) -> (Option<u32>, Option<u64>) {
+    let field = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    (field("pid=").map(|p| p as u32), field("start_ticks="))
+}
+
+fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
+    match process_start_ticks(pid) {
+        None => false,
+        // A live process with another start time is a reused pid: the owner is gone.
+        Some(now) => ticks.is_none_or(|t| t == 0 || t == now),
+    }
+}
+
+/// Start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat).
+fn process_start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_and_remove_leaves_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(t.path(), "unit1").unwrap();
+        std::fs::create_dir_all(s.path().join("a/b")).unwrap();
+        std::fs::write(s.path().join("a/b/f"), b"x").unwrap();
+        s.remove().unwrap();
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn removal_does_not_follow_symlinks() {
+        let t = tempfile::tempdir().unwrap();
+        let canary = tempfile::tempdir().unwrap();
+        std::fs::write(canary.path().join("keep"), b"x").unwrap();
+        let s = Scratch::create(t.path(), "unit2").unwrap();
+        std::os::unix::fs::symlink(canary.path(), s.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(canary.path().join("keep"), s.path().join("flink")).unwrap();
+        drop(s);
+        assert!(canary.path().join("keep").exists());
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn live_scratch_is_not_stale_and_dead_one_is() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(t.path(), "live").unwrap();
+        let dead = t.path().join(format!("{PREFIX}dead"));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join(MARKER), "pid=4294967\nstart_ticks=1\n").unwrap();
+        let found = find_scratches(t.path()).unwrap();
+        assert_eq!(found.len(), 2);
+        assert!(found.iter().any(|f| f.path == dead && f.stale));
+        assert!(found.iter().any(|f| f.path == s.path() && !f.stale));
+    }
+
+    #[test]
+    fn missing_and_file_targets_are_explained() {
+        let t = tempfile::tempdir().unwrap();
+        let e = Scratch::create(&t.path().join("nope"), "x").unwrap_err();
+        assert!(e.message.contains("does not exist"), "{}", e.message);
+        let f = t.path().join("file");
+        std::fs::write(&f, b"").unwrap();
+        let e = Scratch::create(&f, "x").unwrap_err();
+        assert!(e.message.contains("not a directory"), "{}", e.message);
+    }
+}

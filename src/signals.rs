@@ -1,0 +1,46 @@
+//! SIGINT, SIGTERM and SIGHUP: the first one asks the running workload to stop (it returns
+//! `Interrupted`, the scratch is removed as the stack unwinds, exit 130). If the workload does not
+//! stop within a grace period, or a second signal arrives, the watcher removes every live scratch
+//! itself and exits 130.
+
+use fsbench_workload::CancelToken;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How long a workload gets to notice cancellation before the watcher forces the exit.
+const GRACE: Duration = Duration::from_secs(10);
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// True once a terminating signal was received.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Starts the watcher thread; `cancel` is set on the first signal.
+pub fn install(cancel: CancelToken) -> std::io::Result<()> {
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("fsbench-signals".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                    force_exit();
+                }
+                cancel.cancel();
+                std::thread::spawn(|| {
+                    std::thread::sleep(GRACE);
+                    force_exit();
+                });
+            }
+        })?;
+    Ok(())
+}
+
+fn force_exit() -> ! {
+    crate::scratch::remove_all_live();
+    eprintln!("fsbench: error: interrupted — scratch removed");
+    std::process::exit(130);
+}
