@@ -21,7 +21,7 @@ pub use context::{Context, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
 pub use params::{ParamDoc, ParamError, Params};
-pub use registry::{WorkloadInfo, build, find, names, suggest};
+pub use registry::{Built, WorkloadInfo, build, find, names, suggest};
 
 use std::path::PathBuf;
 

@@ -36,12 +36,11 @@ pub fn suggest(name: &str) -> Option<&'static str> {
     closest(name, &names())
 }
 
-/// Builds workload `info` from `params`; returns it with its canonical parameters (defaults
-/// included), or the first parameter error.
-pub fn build(
-    info: &WorkloadInfo,
-    mut params: Params,
-) -> Result<(Box<dyn Workload>, BTreeMap<String, String>), ParamError> {
+/// A built workload with its canonical parameters (defaults included).
+pub type Built = (Box<dyn Workload>, BTreeMap<String, String>);
+
+/// Builds workload `info` from `params`, or returns the first parameter error.
+pub fn build(info: &WorkloadInfo, mut params: Params) -> Result<Built, ParamError> {
     let workload = (info.build)(&mut params)?;
     let canonical = params.finish(info.params)?;
     Ok((workload, canonical))

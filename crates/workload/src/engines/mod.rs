@@ -1,3 +1,9 @@
 //! One module per workload. Each exposes `INFO` (name, parameters, builder) for the registry.
 
+pub mod common;
+pub mod large_file;
+pub mod latency;
 pub mod null;
+pub mod rand_io;
+pub mod seq_read;
+pub mod seq_write;

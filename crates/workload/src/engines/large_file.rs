@@ -1,0 +1,210 @@
+//! `large-file`: write one large file sequentially, then read it back (the large-file MB/s study).
+//! `size=2x-ram` sizes the file from physical memory so the page cache cannot hold it.
+
+use super::common::{self, FsyncPolicy, WritePass};
+use crate::io::DataFile;
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "large-file",
+    summary: "sequential write then read of one large file (size=2x-ram defeats the page cache)",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "size",
+        default: "2x-ram",
+        help: "file size: bytes (4g) or a multiple of RAM (2x-ram)",
+    },
+    ParamDoc {
+        key: "bs",
+        default: "1m",
+        help: "block size of each read and write",
+    },
+    ParamDoc {
+        key: "direct",
+        default: "false",
+        help: "O_DIRECT: true, false or auto",
+    },
+    ParamDoc {
+        key: "evict",
+        default: "true",
+        help: "drop the file's cached pages between write and read",
+    },
+    ParamDoc {
+        key: "data",
+        default: "random",
+        help: "random (incompressible) or zero",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of the random data",
+    },
+];
+
+struct LargeFile {
+    size: u64,
+    bs: u64,
+    evict: bool,
+    pass: WritePass,
+}
+
+/// Parses `N x-ram` (`2x-ram`) against `ram` bytes, or a plain size.
+fn parse_large_size(text: &str, ram: u64) -> Result<u64, String> {
+    match text.strip_suffix("x-ram") {
+        Some(k) => k
+            .parse::<f64>()
+            .ok()
+            .filter(|k| k.is_finite() && *k > 0.0)
+            .map(|k| (k * ram as f64) as u64)
+            .ok_or_else(|| {
+                format!("invalid size '{text}': use a size (4g) or a multiple of RAM (2x-ram)")
+            }),
+        None => crate::units::parse_size(text),
+    }
+}
+
+fn physical_ram() -> u64 {
+    let info = rustix::system::sysinfo();
+    info.totalram as u64 * info.mem_unit.max(1) as u64
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let text = p.string("size", "2x-ram");
+    let size = parse_large_size(&text, physical_ram()).map_err(|m| ParamError {
+        key: "size".into(),
+        message: m,
+    })?;
+    if size == 0 {
+        return Err(ParamError {
+            key: "size".into(),
+            message: "must be greater than 0".into(),
+        });
+    }
+    p.record("size", crate::units::format_size(size));
+    let bs = p.positive_size("bs", "1m")?;
+    let direct = common::direct_param(p, "false")?;
+    common::check_direct_bs(direct, bs)?;
+    let evict = p.bool("evict", "true")?;
+    let pattern = common::data_param(p)?;
+    let seed = p.u64("seed", "42")?;
+    let pass = WritePass {
+        bs,
+        direct,
+        fsync: FsyncPolicy::End,
+        pattern,
+        seed,
+    };
+    Ok(Box::new(LargeFile {
+        size,
+        bs,
+        evict,
+        pass,
+    }))
+}
+
+impl LargeFile {
+    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
+        DataFile::resolve(ctx, "large-file.dat", self.size, true)
+    }
+}
+
+fn mib_per_s(bytes: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        bytes as f64 / (1 << 20) as f64 / (ns as f64 / 1e9)
+    }
+}
+
+impl Workload for LargeFile {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        self.file(ctx).map(|_| ())
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let file = self.file(ctx)?;
+        let t0 = rec.now_ns();
+        common::write_pass(ctx, rec, &file, &self.pass)?;
+        let t1 = rec.now_ns();
+        if self.evict && !file.device {
+            let f = std::fs::File::open(&file.path)
+                .map_err(|e| WorkloadError::io("open", &file.path, e))?;
+            let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
+        }
+        let t2 = rec.now_ns();
+        common::read_pass(ctx, rec, &file, self.bs, self.pass.direct)?;
+        let t3 = rec.now_ns();
+        rec.phase("write", t1 - t0);
+        rec.phase("read", t3 - t2);
+        rec.metric("write_mib_s", mib_per_s(file.size, t1 - t0));
+        rec.metric("read_mib_s", mib_per_s(file.size, t3 - t2));
+        Ok(())
+    }
+
+    fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
+        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn space_needed(&self) -> u64 {
+        self.size
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Metric {
+            name: "read_mib_s",
+            unit: "MiB/s",
+            higher_is_better: true,
+        }
+    }
+
+    fn supports_device(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CancelToken;
+    use fsbench_measure::SampleRecorder;
+
+    #[test]
+    fn multiple_of_ram_is_resolved() {
+        assert_eq!(parse_large_size("2x-ram", 1000), Ok(2000));
+        assert_eq!(parse_large_size("0.5x-ram", 1000), Ok(500));
+        assert_eq!(parse_large_size("4k", 1000), Ok(4096));
+        assert!(parse_large_size("zx-ram", 1000).is_err());
+    }
+
+    #[test]
+    fn writes_then_reads_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        let mut p = Params::parse("size=1m,bs=64k").unwrap();
+        let mut w = build(&mut p).unwrap();
+        w.prepare(&ctx).unwrap();
+        let mut rec = SampleRecorder::new();
+        rec.start();
+        w.run(&ctx, &mut rec).unwrap();
+        let d = rec.finish();
+        assert_eq!(d.bytes, 2 << 20);
+        assert_eq!(d.ops, 32);
+        assert!(d.metrics.iter().any(|(n, v)| n == "read_mib_s" && *v > 0.0));
+        assert_eq!(
+            d.phases.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["fsync", "write", "read"]
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! `latency`: single requests separated by an idle `interval` (ioping): each request meets an idle
+//! device, so its time is the latency a lone access sees. The first request is a warm-up and is
+//! not counted, as in ioping. Reports min/avg/max/mdev and percentiles.
+
+use super::common::{self, Direct, Offsets};
+use crate::io::{self, AlignedBuf, DataFile, DataPattern};
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "latency",
+    summary: "single reads separated by an idle interval (ioping): min/avg/max/mdev, percentiles",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "count",
+        default: "100",
+        help: "requests per sample (after one uncounted warm-up)",
+    },
+    ParamDoc {
+        key: "interval",
+        default: "10ms",
+        help: "idle time between requests (ioping -i)",
+    },
+    ParamDoc {
+        key: "bs",
+        default: "4k",
+        help: "request size (ioping -s)",
+    },
+    ParamDoc {
+        key: "size",
+        default: "1m",
+        help: "working set: offsets fall in 0..size (ioping -S)",
+    },
+    ParamDoc {
+        key: "direct",
+        default: "auto",
+        help: "O_DIRECT (ioping -D): true, false (cached, ioping -C) or auto",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of offsets and data",
+    },
+];
+
+struct Latency {
+    count: u64,
+    interval_ns: u64,
+    bs: u64,
+    size: u64,
+    direct: Direct,
+    seed: u64,
+    offsets: Offsets,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let count = p.u64("count", "100")?;
+    let interval_ns = p.duration("interval", "10ms")?;
+    let bs = p.positive_size("bs", "4k")?;
+    let size = p.positive_size("size", "1m")?.max(bs);
+    let direct = common::direct_param(p, "auto")?;
+    common::check_direct_bs(direct, bs)?;
+    let seed = p.u64("seed", "42")?;
+    let offsets = Offsets::new(seed, size, bs);
+    Ok(Box::new(Latency {
+        count,
+        interval_ns,
+        bs,
+        size,
+        direct,
+        seed,
+        offsets,
+    }))
+}
+
+impl Latency {
+    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
+        DataFile::resolve(ctx, "latency.dat", self.size, false)
+    }
+
+    fn idle(&self, ctx: &Context) -> Result<(), WorkloadError> {
+        let deadline = std::time::Instant::now() + Duration::from_nanos(self.interval_ns);
+        loop {
+            ctx.cancel.check()?;
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+    }
+}
+
+impl Workload for Latency {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let file = self.file(ctx)?;
+        io::ensure_file(ctx, &file, DataPattern::Random, self.seed)
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let file = self.file(ctx)?;
+        let (f, used_direct) = common::open_read(&file, self.direct)?;
+        rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+        let mut buf = AlignedBuf::new(self.bs as usize);
+        let read = |buf: &mut AlignedBuf, off| {
+            io::pread_full(&f, buf.as_mut_slice(), off)
+                .map_err(|e| WorkloadError::io("read", &file.path, e))
+        };
+        read(&mut buf, self.offsets.next_offset())?; // warm-up, not counted (ioping)
+        for _ in 0..self.count {
+            self.idle(ctx)?;
+            let off = self.offsets.next_offset();
+            let t = rec.now_ns();
+            let n = read(&mut buf, off)?;
+            rec.op_done(t, n as u64);
+        }
+        Ok(())
+    }
+
+    fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
+        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+    }
+
+    fn writes(&self) -> bool {
+        false
+    }
+
+    fn space_needed(&self) -> u64 {
+        self.size
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Latency
+    }
+
+    fn supports_device(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CancelToken;
+    use fsbench_measure::SampleRecorder;
+
+    #[test]
+    fn counts_requests_without_the_warmup() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        let mut p = Params::parse("count=5,interval=1ms,direct=false").unwrap();
+        let mut w = build(&mut p).unwrap();
+        w.prepare(&ctx).unwrap();
+        let mut rec = SampleRecorder::new();
+        rec.start();
+        w.run(&ctx, &mut rec).unwrap();
+        let d = rec.finish();
+        assert_eq!(d.ops, 5);
+        assert_eq!(d.latency.unwrap().count, 5);
+        assert!(d.wall_ns >= 5_000_000);
+    }
+}

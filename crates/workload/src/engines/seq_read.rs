@@ -1,0 +1,131 @@
+//! `seq-read`: read one file (or the start of a block device) sequentially in `bs` blocks
+//! (dd `if=FILE of=/dev/null bs=1M`). The file is written once, unmeasured, in `prepare`.
+
+use super::common::{self, Direct};
+use crate::io::{self, DataFile, DataPattern};
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "seq-read",
+    summary: "sequential read of one file or block device (dd if=FILE of=/dev/null)",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "bs",
+        default: "1m",
+        help: "block size of each read",
+    },
+    ParamDoc {
+        key: "size",
+        default: "256m",
+        help: "bytes read per sample (capped at a device's size)",
+    },
+    ParamDoc {
+        key: "direct",
+        default: "false",
+        help: "O_DIRECT: true, false or auto (when supported)",
+    },
+    ParamDoc {
+        key: "data",
+        default: "random",
+        help: "content of the prepared file: random or zero",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of the random data",
+    },
+];
+
+struct SeqRead {
+    bs: u64,
+    size: u64,
+    direct: Direct,
+    pattern: DataPattern,
+    seed: u64,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let bs = p.positive_size("bs", "1m")?;
+    let size = p.positive_size("size", "256m")?;
+    let direct = common::direct_param(p, "false")?;
+    common::check_direct_bs(direct, bs)?;
+    let pattern = common::data_param(p)?;
+    let seed = p.u64("seed", "42")?;
+    Ok(Box::new(SeqRead {
+        bs,
+        size,
+        direct,
+        pattern,
+        seed,
+    }))
+}
+
+impl SeqRead {
+    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
+        DataFile::resolve(ctx, "seq-read.dat", self.size, false)
+    }
+}
+
+impl Workload for SeqRead {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let file = self.file(ctx)?;
+        io::ensure_file(ctx, &file, self.pattern, self.seed)
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let file = self.file(ctx)?;
+        common::read_pass(ctx, rec, &file, self.bs, self.direct)
+    }
+
+    fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
+        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+    }
+
+    fn writes(&self) -> bool {
+        false
+    }
+
+    fn space_needed(&self) -> u64 {
+        self.size
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Throughput
+    }
+
+    fn supports_device(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CancelToken;
+    use fsbench_measure::SampleRecorder;
+
+    #[test]
+    fn reads_the_prepared_file_completely() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        let mut p = Params::parse("bs=64k,size=200k").unwrap();
+        let mut w = build(&mut p).unwrap();
+        w.prepare(&ctx).unwrap();
+        for _ in 0..2 {
+            let mut rec = SampleRecorder::new();
+            rec.start();
+            w.run(&ctx, &mut rec).unwrap();
+            let d = rec.finish();
+            assert_eq!(d.bytes, 200 * 1024);
+            assert_eq!(d.ops, 4);
+        }
+    }
+}
