@@ -1,11 +1,22 @@
 //! fsbench: the binary. Parses the command line, dispatches to `cmd/*`, and turns every failure
 //! into one line on stderr and the exit code of DESIGN.md.
 
+mod cache;
 mod cli;
 mod cmd;
+mod envinfo;
 mod error;
+mod metrics;
+mod overhead;
+mod plan;
+mod runner;
 pub mod scratch;
 mod signals;
+
+/// Number formatting shared with the reports.
+mod format {
+    pub use fsbench_report::format::*;
+}
 
 use clap::Parser;
 use error::{CliError, ExitKind};

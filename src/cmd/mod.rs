@@ -1,5 +1,10 @@
 //! One module per subcommand; `dispatch` routes to them and returns the exit code.
 
+pub mod clean;
+pub mod env;
+pub mod run;
+pub mod workloads;
+
 use crate::cli::Command;
 use crate::error::{CliError, CliResult};
 
@@ -13,10 +18,10 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Compare { .. } => unavailable("compare", 0),
         Command::Report { .. } => unavailable("report", 0),
         Command::Suite { .. } => unavailable("suite", 0),
-        Command::Run(_)
-        | Command::Env { .. }
-        | Command::Clean { .. }
-        | Command::Workloads { .. } => unavailable("this command", 3),
+        Command::Run(args) => run::run(args),
+        Command::Env { dir } => env::run(&dir),
+        Command::Clean { dir } => clean::run(&dir),
+        Command::Workloads { name } => workloads::run(name.as_deref()),
     }
 }
 

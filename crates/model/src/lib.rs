@@ -4,8 +4,10 @@
 #![warn(missing_docs)]
 
 mod record;
+mod units;
 
 pub use record::*;
+pub use units::unit_of;
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

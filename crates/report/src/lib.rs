@@ -1,3 +1,7 @@
 //! Pure renderers: from run records to text for terminals and files. No clocks, environment or
 //! file access here; every function writes into a caller's buffer.
 #![warn(missing_docs)]
+
+pub mod format;
+pub mod json;
+pub mod terminal;

@@ -18,8 +18,25 @@ pub struct WorkloadInfo {
     pub build: fn(&mut Params) -> Result<Box<dyn Workload>, ParamError>,
 }
 
+impl std::fmt::Debug for WorkloadInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkloadInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
 /// Every workload, in the order `fsbench` lists them.
-const REGISTRY: &[WorkloadInfo] = &[engines::null::INFO];
+const REGISTRY: &[WorkloadInfo] = &[
+    engines::seq_write::INFO,
+    engines::seq_read::INFO,
+    engines::rand_io::READ_INFO,
+    engines::rand_io::WRITE_INFO,
+    engines::latency::INFO,
+    engines::rand_io::SEEK_INFO,
+    engines::large_file::INFO,
+    engines::null::INFO,
+];
 
 /// Names of all workloads.
 pub fn names() -> Vec<&'static str> {

@@ -1,0 +1,224 @@
+//! The terminal report of a run: a header (host, targets, fsbench's own overhead), a table of
+//! headline metrics per target × workload × cache state (median, mean ± stddev, min–max, n,
+//! cache residency), a table of CPU and latency, then warnings and failures.
+
+use crate::format::{duration_ns, metric_number};
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, TableComponent, presets};
+use fsbench_model::{ResultEntry, RunRecord, unit_of};
+use std::fmt::Write;
+
+/// Options of the terminal report.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TerminalOptions {
+    /// Table width in columns (`None`: no wrapping).
+    pub width: Option<u16>,
+}
+
+/// Renders `record` as text.
+pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
+    header(record, out);
+    if record.results.iter().any(|r| !r.samples.is_empty()) {
+        let _ = writeln!(out, "{}", headline_table(&record.results, opts));
+        let _ = writeln!(out, "{}", cpu_latency_table(&record.results, opts));
+    }
+    notes(&record.results, out);
+}
+
+fn header(r: &RunRecord, out: &mut String) {
+    let e = &r.environment;
+    let _ = writeln!(
+        out,
+        "fsbench {} · run {} · {} · {} {} · {} CPUs · {}",
+        r.run.fsbench_version,
+        r.run.id,
+        e.hostname,
+        e.os,
+        e.kernel,
+        e.cpus,
+        crate::format::bytes(e.memory_bytes)
+    );
+    for t in &e.targets {
+        let what = if t.kind == "device" {
+            format!("block device, {}", crate::format::bytes(t.total_bytes))
+        } else {
+            format!(
+                "{} on {} ({}), {} free",
+                t.fs_type,
+                t.source,
+                t.mount_options,
+                crate::format::bytes(t.free_bytes)
+            )
+        };
+        let _ = writeln!(out, "target {} = {}: {what}", t.label, t.path);
+    }
+    let o = &r.overhead;
+    let _ = writeln!(
+        out,
+        "fsbench overhead: {:.0} ns per recorded operation ({:.1}% of a {} cached 4 KiB read)",
+        o.per_op_ns,
+        o.pct_of_4k_cached_read,
+        duration_ns(o.reference_read_ns)
+    );
+    let mut seen = Vec::new();
+    for res in &r.results {
+        if !seen.contains(&&res.workload) {
+            seen.push(&res.workload);
+            let p: Vec<String> = res.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(out, "workload {}: {}", res.workload, p.join(" "));
+        }
+    }
+}
+
+fn table(opts: TerminalOptions, head: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    t.remove_style(TableComponent::HorizontalLines);
+    t.remove_style(TableComponent::MiddleHeaderIntersections);
+    match opts.width {
+        Some(w) => {
+            t.set_width(w);
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+        }
+        None => {
+            t.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    t.set_header(head.iter().map(|h| Cell::new(*h)));
+    t
+}
+
+fn right(s: String) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+fn cache_label(r: &ResultEntry) -> String {
+    let res = r
+        .cache
+        .resident_pct
+        .map(|p| format!(" {p:.0}%"))
+        .unwrap_or_default();
+    if r.cache.state == "cold" {
+        format!("cold ({}){res}", r.cache.method)
+    } else {
+        format!("warm{res}")
+    }
+}
+
+fn headline_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
+    let mut t = table(
+        opts,
+        &[
+            "target",
+            "workload",
+            "cache (cached)",
+            "metric",
+            "median",
+            "mean ± sd",
+            "min – max",
+            "n",
+        ],
+    );
+    for r in results {
+        let Some(s) = r.summary.get(&r.headline) else {
+            continue;
+        };
+        let n = |v: f64| metric_number(&r.headline, v);
+        let outliers = r.samples.iter().filter(|s| s.outlier).count();
+        let count = if outliers > 0 {
+            format!("{} ({outliers} outl.)", s.n)
+        } else {
+            s.n.to_string()
+        };
+        let unit = unit_of(&r.headline).0;
+        let metric = if unit.is_empty() || unit == "ns" {
+            r.headline.clone()
+        } else {
+            format!("{} {unit}", r.headline)
+        };
+        t.add_row(vec![
+            Cell::new(&r.target),
+            Cell::new(&r.workload),
+            Cell::new(cache_label(r)),
+            Cell::new(metric),
+            right(n(s.median)),
+            right(format!("{} ± {}", n(s.mean), n(s.stddev))),
+            right(format!("{} – {}", n(s.min), n(s.max))),
+            right(count),
+        ]);
+    }
+    t
+}
+
+/// A short column label for a metric: its unit for the standard ones, else name and unit.
+pub fn metric_label(name: &str) -> String {
+    match name {
+        "throughput_mib_s" => "MiB/s".into(),
+        "iops" => "IOPS".into(),
+        "lat_p50_ns" => "latency p50".into(),
+        "wall_ns" => "time".into(),
+        _ => match unit_of(name).0 {
+            "" | "ns" => name.into(),
+            unit => format!("{name} ({unit})"),
+        },
+    }
+}
+
+fn mean_of(r: &ResultEntry, name: &str) -> f64 {
+    r.summary.get(name).map(|s| s.mean).unwrap_or(f64::NAN)
+}
+
+fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f64) -> f64 {
+    let mut v: Vec<f64> = r
+        .samples
+        .iter()
+        .filter_map(|s| s.latency.as_ref().map(pick))
+        .collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
+    let head = [
+        "target", "workload", "cache", "real", "user", "sys", "%CPU", "lat p50", "p99", "p99.9",
+        "max",
+    ];
+    let mut t = table(opts, &head);
+    for r in results.iter().filter(|r| !r.samples.is_empty()) {
+        t.add_row(vec![
+            Cell::new(&r.target),
+            Cell::new(&r.workload),
+            Cell::new(&r.cache.state),
+            right(duration_ns(mean_of(r, "wall_ns"))),
+            right(duration_ns(mean_of(r, "user_ns"))),
+            right(duration_ns(mean_of(r, "sys_ns"))),
+            right(format!("{:.0}%", mean_of(r, "cpu_pct"))),
+            right(duration_ns(median_latency(r, |l| l.p50_ns as f64))),
+            right(duration_ns(median_latency(r, |l| l.p99_ns as f64))),
+            right(duration_ns(median_latency(r, |l| l.p999_ns as f64))),
+            right(duration_ns(median_latency(r, |l| l.max_ns as f64))),
+        ]);
+    }
+    t
+}
+
+fn notes(results: &[ResultEntry], out: &mut String) {
+    for r in results {
+        for w in &r.warnings {
+            let _ = writeln!(
+                out,
+                "note: {} on {} ({}): {w}",
+                r.workload, r.target, r.cache.state
+            );
+        }
+        if let Some(e) = &r.error {
+            let _ = writeln!(
+                out,
+                "FAILED: {} on {} ({}): {e}",
+                r.workload, r.target, r.cache.state
+            );
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Cache control: making a sample cold and measuring how cold it really is. Cold is claimed only
+//! when a method ran without error: `drop_caches` (root: sync + /proc/sys/vm/drop_caches), the
+//! user's `--cold-cmd`, or `fadvise` (posix_fadvise DONTNEED on the workload's files). Residency
+//! (`mincore`) is measured before every sample, so a "cold" sample whose pages stayed cached is
+//! reported as such instead of silently measured warm.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// How a cold sample is obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColdMethod {
+    /// `sync`, then `3` written to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
+    DropCaches,
+    /// The user's command, run through `sh -c`.
+    ColdCmd(String),
+    /// posix_fadvise(DONTNEED) on each of the workload's files after fdatasync.
+    Fadvise,
+}
+
+impl ColdMethod {
+    /// The name recorded in results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::DropCaches => "drop_caches",
+            Self::ColdCmd(_) => "cold-cmd",
+            Self::Fadvise => "fadvise",
+        }
+    }
+
+    /// The best available method: the user's command when given, else drop_caches when this
+    /// process may write it, else fadvise.
+    pub fn choose(cold_cmd: Option<&str>) -> Self {
+        match cold_cmd {
+            Some(cmd) => Self::ColdCmd(cmd.to_string()),
+            None if drop_caches_writable() => Self::DropCaches,
+            None => Self::Fadvise,
+        }
+    }
+
+    /// Makes `files` (and, for system-wide methods, everything) cold.
+    pub fn apply(&self, files: &[PathBuf]) -> Result<(), String> {
+        match self {
+            Self::DropCaches => drop_caches(),
+            Self::ColdCmd(cmd) => run_cold_cmd(cmd),
+            Self::Fadvise => files.iter().try_for_each(|f| fadvise_dontneed(f)),
+        }
+    }
+}
+
+/// True when /proc/sys/vm/drop_caches can be opened for writing.
+pub fn drop_caches_writable() -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(DROP_CACHES)
+        .is_ok()
+}
+
+fn drop_caches() -> Result<(), String> {
+    rustix::fs::sync();
+    std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))
+}
+
+fn run_cold_cmd(cmd: &str) -> Result<(), String> {
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()
+        .map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("--cold-cmd '{cmd}' failed with {status}"))
+    }
+}
+
+fn fadvise_dontneed(path: &Path) -> Result<(), String> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        // A file the workload has not created yet (seq-write's first sample) has no cache.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(format!(
+                "cannot open {} to drop its cache: {e}",
+                path.display()
+            ));
+        }
+    };
+    // Dirty pages cannot be dropped: write them back first.
+    let _ = file.sync_data();
+    rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)
+        .map_err(|e| format!("posix_fadvise(DONTNEED) failed on {}: {e}", path.display()))
+}
+
+/// Percentage of the pages of `files` resident in the page cache; `None` when there is nothing
+/// to measure (no regular, non-empty files).
+pub fn resident_pct(files: &[PathBuf]) -> Option<f64> {
+    let (mut resident, mut total) = (0u64, 0u64);
+    for f in files {
+        if let Some((r, t)) = file_residency(f) {
+            resident += r;
+            total += t;
+        }
+    }
+    (total > 0).then(|| resident as f64 * 100.0 / total as f64)
+}
+
+/// (resident pages, total pages) of one regular file, by mmap + mincore in 1 GiB windows.
+fn file_residency(path: &Path) -> Option<(u64, u64)> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    let page = rustix::param::page_size() as u64;
+    const WINDOW: u64 = 1 << 30;
+    let (mut resident, mut total) = (0u64, 0u64);
+    let mut off = 0u64;
+    while off < meta.len() {
+        let len = (meta.len() - off).min(WINDOW);
+        let pages = len.div_ceil(page);
+        let mut vec = vec![0u8; pages as usize];
+        mincore_window(&file, off, len as usize, &mut vec)?;
+        resident += vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
+        total += pages;
+        off += len;
+    }
+    Some((resident, total))
+}
+
+/// Maps `len` bytes of `file` at `off` without touching them and asks the kernel which pages
+/// are resident. rustix has no mincore; libc is the exact binding.
+fn mincore_window(file: &std::fs::File, off: u64, len: usize, vec: &mut [u8]) -> Option<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a fresh read-only shared mapping of a file we hold open; it is never dereferenced,
+    // only passed to mincore (which writes one byte per page into `vec`, sized to len/page
+    // rounded up) and unmapped before returning.
+    #[allow(unsafe_code)]
+    unsafe {
+        let addr = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            off as libc::off_t,
+        );
+        if addr == libc::MAP_FAILED {
+            return None;
+        }
+        let rc = libc::mincore(addr, len, vec.as_mut_ptr());
+        libc::munmap(addr, len);
+        (rc == 0).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fadvise_makes_a_written_file_mostly_non_resident() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+        let before = resident_pct(std::slice::from_ref(&f)).unwrap();
+        ColdMethod::Fadvise.apply(std::slice::from_ref(&f)).unwrap();
+        let after = resident_pct(std::slice::from_ref(&f)).unwrap();
+        // tmpfs cannot drop pages (they are the file): only assert where the file was cached.
+        assert!(after <= before, "{before} -> {after}");
+    }
+
+    #[test]
+    fn empty_or_missing_files_have_no_residency() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("empty");
+        std::fs::write(&f, b"").unwrap();
+        assert_eq!(resident_pct(&[f, dir.path().join("missing")]), None);
+    }
+
+    #[test]
+    fn failing_cold_cmd_is_an_error() {
+        assert!(ColdMethod::ColdCmd("exit 3".into()).apply(&[]).is_err());
+        assert!(ColdMethod::ColdCmd("true".into()).apply(&[]).is_ok());
+    }
+}

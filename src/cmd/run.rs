@@ -1,0 +1,139 @@
+//! `fsbench run`: validate the plan, record the environment and fsbench's own overhead, execute,
+//! print the tables, write JSON after every sample, and choose the exit code.
+
+use crate::cli::RunArgs;
+use crate::error::{CliError, CliResult};
+use crate::runner::{self, Sink};
+use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
+use fsbench_workload::CancelToken;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+struct RunSink {
+    record: RunRecord,
+    json: Option<PathBuf>,
+    quiet: bool,
+    json_error: Option<String>,
+}
+
+impl Sink for RunSink {
+    fn progress(&mut self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+
+    fn results(&mut self, results: &[ResultEntry]) {
+        self.record.results = results.to_vec();
+        self.save();
+    }
+}
+
+impl RunSink {
+    fn save(&mut self) {
+        if let Some(path) = &self.json {
+            if let Err(e) = write_atomically(path, &fsbench_report::json::render(&self.record)) {
+                self.json_error = Some(format!(
+                    "cannot write --json file ({}): {e} — check the path",
+                    path.display()
+                ));
+            }
+        }
+    }
+}
+
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Runs the plan described by `args`.
+pub fn run(args: RunArgs) -> CliResult<i32> {
+    let plan = crate::plan::from_args(&args)?;
+    let cancel = CancelToken::new();
+    crate::signals::install(cancel.clone())
+        .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
+    let record = new_record(&plan);
+    let mut sink = RunSink {
+        record,
+        json: args.json.clone(),
+        quiet: args.quiet,
+        json_error: None,
+    };
+    sink.save();
+    if let Some(e) = sink.json_error.take() {
+        return Err(CliError::usage(e));
+    }
+    let outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
+    sink.record.results = outcome.results;
+    sink.record.run.status = if outcome.interrupted {
+        "interrupted".into()
+    } else if outcome.failures.is_empty() {
+        "ok".into()
+    } else {
+        "failed".into()
+    };
+    sink.save();
+    print_report(&sink.record);
+    if let Some(e) = sink.json_error {
+        return Err(CliError::run(e));
+    }
+    if outcome.interrupted || crate::signals::interrupted() {
+        return Err(CliError::interrupted());
+    }
+    if let Some((last, rest)) = outcome.failures.split_last() {
+        for f in rest {
+            eprintln!("fsbench: error: {f}");
+        }
+        return Err(CliError::run(last.clone()));
+    }
+    Ok(0)
+}
+
+fn new_record(plan: &crate::plan::Plan) -> RunRecord {
+    let now = std::time::SystemTime::now();
+    let stamp = humantime::format_rfc3339_seconds(now).to_string();
+    let compact: String = stamp
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let mut environment = crate::envinfo::host();
+    environment.targets = plan
+        .targets
+        .iter()
+        .map(|t| crate::envinfo::target(&t.label, &t.path))
+        .collect();
+    RunRecord {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: format!("{compact}-{}", std::process::id()),
+            started_at: stamp,
+            fsbench_version: env!("CARGO_PKG_VERSION").into(),
+            argv: std::env::args().collect(),
+            status: "running".into(),
+        },
+        environment,
+        overhead: crate::overhead::measure(),
+        results: Vec::new(),
+        comparisons: Vec::new(),
+    }
+}
+
+fn print_report(record: &RunRecord) {
+    let width = if std::io::stdout().is_terminal() {
+        rustix::termios::tcgetwinsize(std::io::stdout())
+            .ok()
+            .map(|w| w.ws_col)
+            .filter(|&c| c > 0)
+    } else {
+        None
+    };
+    let mut text = String::new();
+    fsbench_report::terminal::render(
+        record,
+        fsbench_report::terminal::TerminalOptions { width },
+        &mut text,
+    );
+    print!("{text}");
+}

@@ -1,0 +1,347 @@
+//! From `fsbench run` arguments to a validated plan: targets × workloads × cache states with a
+//! repetition policy. Every input error is found here, before anything is written.
+
+use crate::cache::ColdMethod;
+use crate::cli::{CacheArg, OrderArg, RunArgs};
+use crate::error::{CliError, CliResult};
+use fsbench_workload::{Params, WorkloadInfo};
+use std::collections::BTreeMap;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// The data-path workloads `fsbench run` measures when no `--workload` is given: small enough to
+/// finish warm and cold in well under a minute on a laptop disk.
+pub const DEFAULT_WORKLOADS: &[&str] = &[
+    "seq-write:bs=1m,size=128m",
+    "seq-read:bs=1m,size=128m",
+    "rand-read:bs=4k,size=64m,ops=4096",
+    "rand-write:bs=4k,size=64m,ops=2048",
+    "latency:count=20,interval=5ms",
+    "seek-rate:duration=500ms",
+];
+
+/// Cache state of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheState {
+    /// Caches dropped before each sample.
+    Cold,
+    /// Caches as the previous sample left them.
+    Warm,
+}
+
+impl CacheState {
+    /// `cold` or `warm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cold => "cold",
+            Self::Warm => "warm",
+        }
+    }
+}
+
+/// What a target is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A directory: workloads run in a scratch directory inside it.
+    Dir,
+    /// A block device: read workloads read it; writes only when explicitly allowed.
+    Device {
+        /// Size in bytes.
+        size: u64,
+        /// `--allow-destroy` named this device and it is not in use.
+        writable: bool,
+    },
+}
+
+/// One target of the plan.
+#[derive(Debug, Clone)]
+pub struct PlanTarget {
+    /// Label in results.
+    pub label: String,
+    /// Canonical path.
+    pub path: PathBuf,
+    /// Directory or device.
+    pub kind: TargetKind,
+}
+
+/// One workload of the plan (built anew for each target).
+#[derive(Debug, Clone)]
+pub struct PlanWorkload {
+    /// Registry entry.
+    pub info: &'static WorkloadInfo,
+    /// Raw parameters as given.
+    pub raw: BTreeMap<String, String>,
+    /// Canonical parameters, defaults included.
+    pub params: BTreeMap<String, String>,
+}
+
+/// How many samples a cell takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Runs {
+    /// Exactly this many.
+    Fixed(u32),
+    /// Until the CI95 half-width is within `precision` of the mean.
+    Auto {
+        /// Relative precision (0.05 = 5%).
+        precision: f64,
+        /// At least this many.
+        min: u32,
+        /// At most this many.
+        max: u32,
+        /// Stop a cell after this much sampling time, ns.
+        max_time_ns: Option<u64>,
+    },
+}
+
+/// A validated plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Targets in order (the first is the baseline).
+    pub targets: Vec<PlanTarget>,
+    /// Workloads in order.
+    pub workloads: Vec<PlanWorkload>,
+    /// Cache states in order (cold first).
+    pub caches: Vec<CacheState>,
+    /// Cold method, when a cold state is planned.
+    pub cold: Option<ColdMethod>,
+    /// Repetition policy.
+    pub runs: Runs,
+    /// Unrecorded samples before the measured ones; `None` = default (1 for warm, 0 for cold).
+    pub warmup: Option<u32>,
+    /// Interleave targets round by round.
+    pub interleave: bool,
+}
+
+/// Validates the arguments into a plan.
+pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
+    let targets = parse_targets(&args.targets, args.allow_destroy.as_deref())?;
+    let specs: Vec<String> = if args.workloads.is_empty() {
+        DEFAULT_WORKLOADS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.workloads.clone()
+    };
+    let workloads = specs
+        .iter()
+        .map(|s| parse_workload(s))
+        .collect::<CliResult<Vec<_>>>()?;
+    check_compatible(&targets, &workloads)?;
+    let caches = match args.cache.unwrap_or(CacheArg::Both) {
+        CacheArg::Cold => vec![CacheState::Cold],
+        CacheArg::Warm => vec![CacheState::Warm],
+        CacheArg::Both => vec![CacheState::Cold, CacheState::Warm],
+    };
+    let cold = caches
+        .contains(&CacheState::Cold)
+        .then(|| ColdMethod::choose(args.cold_cmd.as_deref()));
+    Ok(Plan {
+        targets,
+        workloads,
+        caches,
+        cold,
+        runs: parse_runs(args)?,
+        warmup: args.warmup,
+        interleave: args.order == OrderArg::Interleaved,
+    })
+}
+
+fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
+    if args.runs == "auto" {
+        let (min, max) = (args.min_runs, args.max_runs);
+        if min < 2 || max < min {
+            return Err(CliError::usage(format!(
+                "invalid --min-runs {min} / --max-runs {max} — need 2 <= min-runs <= max-runs"
+            )));
+        }
+        if !(args.precision > 0.0 && args.precision < 100.0) {
+            return Err(CliError::usage(
+                "invalid --precision — give a percentage between 0 and 100, e.g. 5",
+            ));
+        }
+        let max_time_ns = match &args.max_time {
+            Some(t) => Some(
+                fsbench_workload::units::parse_duration(t)
+                    .map_err(|m| CliError::usage(format!("{m} (--max-time)")))?,
+            ),
+            None => None,
+        };
+        return Ok(Runs::Auto {
+            precision: args.precision / 100.0,
+            min,
+            max,
+            max_time_ns,
+        });
+    }
+    match args.runs.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(Runs::Fixed(n)),
+        _ => Err(CliError::usage(format!(
+            "invalid --runs '{}' — give a number of samples (1 or more) or 'auto'",
+            args.runs
+        ))),
+    }
+}
+
+/// Parses `[LABEL=]DIR` targets (default `.`).
+fn parse_targets(specs: &[String], allow_destroy: Option<&Path>) -> CliResult<Vec<PlanTarget>> {
+    let specs = if specs.is_empty() {
+        vec![".".to_string()]
+    } else {
+        specs.to_vec()
+    };
+    let mut out: Vec<PlanTarget> = Vec::new();
+    for spec in &specs {
+        let (label, dir) = match spec.split_once('=') {
+            Some((l, d)) if !l.is_empty() && !l.contains('/') => (l.to_string(), d.to_string()),
+            _ => (spec.clone(), spec.clone()),
+        };
+        let path = resolve_target(&dir)?;
+        let kind = target_kind(&path, allow_destroy)?;
+        if out.iter().any(|t| t.label == label) {
+            return Err(CliError::usage(format!(
+                "target label '{label}' is used twice (--target) — give each target its own LABEL=DIR"
+            )));
+        }
+        out.push(PlanTarget { label, path, kind });
+    }
+    Ok(out)
+}
+
+fn resolve_target(dir: &str) -> CliResult<PathBuf> {
+    let p = Path::new(dir);
+    let meta = std::fs::metadata(p).map_err(|e| {
+        let why = crate::scratch::explain(&e, p, "cannot use target");
+        CliError::usage(why.message)
+    })?;
+    if !meta.is_dir() && !meta.file_type().is_block_device() {
+        return Err(CliError::usage(format!(
+            "target is not a directory ({dir}) — give a directory on the filesystem to test, or a block device"
+        )));
+    }
+    std::fs::canonicalize(p).map_err(|e| {
+        CliError::usage(format!(
+            "cannot resolve target ({dir}): {e} — check the path"
+        ))
+    })
+}
+
+fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> CliResult<TargetKind> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| CliError::usage(format!("cannot stat {}: {e}", path.display())))?;
+    if !meta.file_type().is_block_device() {
+        return Ok(TargetKind::Dir);
+    }
+    let size = crate::envinfo::device_size(path).ok_or_else(|| {
+        CliError::usage(format!(
+            "cannot open block device ({}) for reading — run as a user who may read it",
+            path.display()
+        ))
+    })?;
+    let named =
+        allow_destroy.is_some_and(|a| std::fs::canonicalize(a).ok().as_deref() == Some(path));
+    if named && crate::envinfo::device_in_use(path) {
+        return Err(CliError::usage(format!(
+            "refusing --allow-destroy on a device in use ({}) — unmount it and its partitions first",
+            path.display()
+        )));
+    }
+    Ok(TargetKind::Device {
+        size,
+        writable: named,
+    })
+}
+
+/// Parses `NAME[:key=value,...]` and builds the workload once to validate its parameters.
+pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let info = fsbench_workload::find(name).ok_or_else(|| {
+        let hint = match fsbench_workload::suggest(name) {
+            Some(s) => format!("did you mean '{s}'?"),
+            None => "'fsbench workloads' lists them".to_string(),
+        };
+        CliError::usage(format!(
+            "unknown workload '{name}' (--workload {spec}) — {hint}"
+        ))
+    })?;
+    let bad = |e: fsbench_workload::ParamError| {
+        CliError::usage(format!(
+            "bad {e} (--workload {spec}) — 'fsbench workloads {name}' lists its parameters"
+        ))
+    };
+    let parsed = Params::parse(params).map_err(bad)?;
+    let raw: BTreeMap<String, String> = Params::parse(params)
+        .map(|_| split_raw(params))
+        .map_err(bad)?;
+    let (_, canonical) = fsbench_workload::build(info, parsed).map_err(bad)?;
+    Ok(PlanWorkload {
+        info,
+        raw,
+        params: canonical,
+    })
+}
+
+fn split_raw(params: &str) -> BTreeMap<String, String> {
+    params
+        .split(',')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> CliResult<()> {
+    for t in targets {
+        let TargetKind::Device { writable, .. } = t.kind else {
+            continue;
+        };
+        for w in workloads {
+            let (built, _) = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            if !built.supports_device() {
+                return Err(CliError::usage(format!(
+                    "workload '{}' cannot run on a block device ({}) — give a directory instead",
+                    w.info.name,
+                    t.path.display()
+                )));
+            }
+            if built.writes() && !writable {
+                return Err(CliError::usage(format!(
+                    "workload '{}' writes, and {} is a block device — pass --allow-destroy={} to destroy its data",
+                    w.info.name,
+                    t.path.display(),
+                    t.path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_workloads_all_parse() {
+        for w in DEFAULT_WORKLOADS {
+            parse_workload(w).unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_workload_suggests() {
+        let e = parse_workload("seq-reed").unwrap_err();
+        assert!(
+            e.message.contains("did you mean 'seq-read'"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn bad_size_names_the_parameter_and_format() {
+        let e = parse_workload("rand-read:bs=4q").unwrap_err();
+        assert!(
+            e.message.contains("'bs'") && e.message.contains("4k = 4096"),
+            "{}",
+            e.message
+        );
+    }
+}

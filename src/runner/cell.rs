@@ -1,0 +1,94 @@
+//! One cell of a plan (target × workload × cache state): its built workload, its samples, and
+//! taking one sample with the cache prepared as the state demands.
+
+use crate::cache::{self, ColdMethod};
+use crate::metrics;
+use crate::plan::{CacheState, Runs};
+use fsbench_measure::SampleRecorder;
+use fsbench_model::Sample;
+use fsbench_workload::{Context, Workload, WorkloadError};
+
+/// A workload set up on one target, shared by that target's cache-state cells.
+pub struct Prepared {
+    /// Index of the target in the plan.
+    pub target: usize,
+    /// The workload instance.
+    pub workload: Box<dyn Workload>,
+    /// Where it runs.
+    pub ctx: Context,
+    /// Set when set-up or a sample failed; the cells of this target stop.
+    pub error: Option<String>,
+}
+
+/// Sampling state of one cell.
+pub struct Cell {
+    /// Index into the prepared workloads (one per target).
+    pub prepared: usize,
+    /// Cache state.
+    pub cache: CacheState,
+    /// Measured samples.
+    pub samples: Vec<Sample>,
+    /// Warm-up samples still to discard.
+    pub warmup_left: u32,
+    /// Sampling time spent so far, ns.
+    pub elapsed_ns: u64,
+    /// No more samples wanted (policy met or failed).
+    pub done: bool,
+    /// With `--runs auto`: whether the precision was reached.
+    pub precision_reached: Option<bool>,
+}
+
+impl Cell {
+    /// True when the repetition policy is satisfied for `headline` (records, for `auto`,
+    /// whether the precision was reached).
+    pub fn policy_met(&mut self, runs: Runs, headline: &str) -> bool {
+        let n = self.samples.len() as u32;
+        match runs {
+            Runs::Fixed(k) => n >= k,
+            Runs::Auto {
+                precision,
+                min,
+                max,
+                max_time_ns,
+            } => {
+                if n < min {
+                    return false;
+                }
+                let values: Vec<f64> = self
+                    .samples
+                    .iter()
+                    .filter_map(|s| s.metrics.get(headline).copied())
+                    .collect();
+                let reached = fsbench_stats::summarize(&values)
+                    .and_then(|s| {
+                        s.ci95_half
+                            .map(|h| s.mean != 0.0 && h / s.mean.abs() <= precision)
+                    })
+                    .unwrap_or(false);
+                let out_of_time = max_time_ns.is_some_and(|t| self.elapsed_ns >= t);
+                self.precision_reached = Some(reached);
+                reached || n >= max || out_of_time
+            }
+        }
+    }
+}
+
+/// Takes one sample of `p` in `state`: makes it cold when asked, measures residency, runs.
+pub fn take_sample(
+    p: &mut Prepared,
+    state: CacheState,
+    cold: Option<&ColdMethod>,
+) -> Result<Sample, WorkloadError> {
+    let files = p.workload.cache_files(&p.ctx);
+    if state == CacheState::Cold {
+        let method = cold.expect("invariant: a cold cell has a cold method");
+        method
+            .apply(&files)
+            .map_err(|m| WorkloadError::Unsupported(format!("cannot make the cache cold: {m}")))?;
+    }
+    let resident = cache::resident_pct(&files);
+    let mut rec = SampleRecorder::new();
+    rec.start();
+    p.workload.run(&p.ctx, &mut rec)?;
+    Ok(metrics::to_sample(rec.finish(), resident))
+}

@@ -1,0 +1,214 @@
+//! Executes a plan: scratch per target, then per workload: prepare on every target, sample the
+//! cells (interleaved across targets round by round, or sequentially), clean up. Results are
+//! handed to a sink as they arrive, so the JSON file is rewritten after every sample.
+
+mod cell;
+mod setup;
+
+use crate::error::{CliError, CliResult};
+use crate::plan::{CacheState, Plan};
+use cell::{Cell, Prepared};
+use fsbench_model::{CacheInfo, ResultEntry};
+use fsbench_workload::{CancelToken, WorkloadError};
+
+/// What the runner tells its caller while it works.
+pub trait Sink {
+    /// A line of progress or a warning (stderr).
+    fn progress(&mut self, line: &str);
+    /// The results so far changed (a sample or a failure arrived).
+    fn results(&mut self, results: &[ResultEntry]);
+}
+
+/// How a plan's execution ended.
+pub struct Outcome {
+    /// One entry per cell, in plan order.
+    pub results: Vec<ResultEntry>,
+    /// One-line messages of cells that failed.
+    pub failures: Vec<String>,
+    /// True when a signal stopped the run.
+    pub interrupted: bool,
+}
+
+/// Runs `plan` with scratch directories named after `run_id`.
+pub fn execute(
+    plan: &Plan,
+    run_id: &str,
+    cancel: &CancelToken,
+    sink: &mut dyn Sink,
+) -> CliResult<Outcome> {
+    let scratches = setup::scratches(plan, run_id, sink)?;
+    let mut out = Outcome {
+        results: Vec::new(),
+        failures: Vec::new(),
+        interrupted: false,
+    };
+    for (wi, w) in plan.workloads.iter().enumerate() {
+        let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink);
+        let mut cells = make_cells(plan, &prepared);
+        let base = out.results.len();
+        out.results.extend(
+            cells
+                .iter()
+                .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache)),
+        );
+        let interrupted = sample_cells(plan, &mut prepared, &mut cells, &mut out, base, sink);
+        for p in &mut prepared {
+            setup::cleanup(p);
+        }
+        for (i, c) in cells.iter().enumerate() {
+            setup::finish_entry(&mut out.results[base + i], c, &prepared[c.prepared]);
+        }
+        for p in &prepared {
+            if let Some(e) = &p.error {
+                out.failures.push(e.clone());
+            }
+        }
+        sink.results(&out.results);
+        if interrupted {
+            out.interrupted = true;
+            break;
+        }
+    }
+    for s in scratches.into_iter().flatten() {
+        s.remove().map_err(|e| CliError::run(e.message))?;
+    }
+    Ok(out)
+}
+
+fn make_cells(plan: &Plan, prepared: &[Prepared]) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for &cache in &plan.caches {
+        for (pi, _) in prepared.iter().enumerate() {
+            let default_warmup = if cache == CacheState::Warm { 1 } else { 0 };
+            cells.push(Cell {
+                prepared: pi,
+                cache,
+                samples: Vec::new(),
+                warmup_left: plan.warmup.unwrap_or(default_warmup),
+                elapsed_ns: 0,
+                done: false,
+                precision_reached: None,
+            });
+        }
+    }
+    cells
+}
+
+fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> ResultEntry {
+    let w = &plan.workloads[wi];
+    let method = match cache {
+        CacheState::Cold => plan.cold.as_ref().map(|m| m.name()).unwrap_or("none"),
+        CacheState::Warm => "none",
+    };
+    ResultEntry {
+        target: plan.targets[p.target].label.clone(),
+        workload: w.info.name.to_string(),
+        params: w.params.clone(),
+        cache: CacheInfo {
+            state: cache.name().into(),
+            method: method.into(),
+            resident_pct: None,
+        },
+        headline: crate::metrics::headline_name(p.workload.headline()),
+        samples: Vec::new(),
+        summary: Default::default(),
+        warnings: Vec::new(),
+        error: None,
+    }
+}
+
+/// Samples every cell until its policy is met. Interleaved: per cache state, round by round, one
+/// sample per target. Returns true when interrupted.
+fn sample_cells(
+    plan: &Plan,
+    prepared: &mut [Prepared],
+    cells: &mut [Cell],
+    out: &mut Outcome,
+    base: usize,
+    sink: &mut dyn Sink,
+) -> bool {
+    for &cache in &plan.caches {
+        let idx: Vec<usize> = (0..cells.len())
+            .filter(|&i| cells[i].cache == cache)
+            .collect();
+        loop {
+            let pending: Vec<usize> = idx.iter().copied().filter(|&i| !cells[i].done).collect();
+            if pending.is_empty() {
+                break;
+            }
+            let batch = if plan.interleave {
+                pending
+            } else {
+                pending[..1].to_vec()
+            };
+            for i in batch {
+                if step(
+                    plan,
+                    prepared,
+                    &mut cells[i],
+                    &mut out.results[base + i],
+                    sink,
+                ) {
+                    return true;
+                }
+                sink.results(&out.results);
+            }
+        }
+    }
+    false
+}
+
+/// Takes one sample of a cell; returns true when interrupted.
+fn step(
+    plan: &Plan,
+    prepared: &mut [Prepared],
+    cell: &mut Cell,
+    entry: &mut ResultEntry,
+    sink: &mut dyn Sink,
+) -> bool {
+    let p = &mut prepared[cell.prepared];
+    if p.error.is_some() {
+        cell.done = true;
+        return false;
+    }
+    match cell::take_sample(p, cell.cache, plan.cold.as_ref()) {
+        Ok(sample) => {
+            cell.elapsed_ns += sample.wall_ns;
+            if cell.warmup_left > 0 {
+                cell.warmup_left -= 1;
+                return false;
+            }
+            let v = sample
+                .metrics
+                .get(&entry.headline)
+                .copied()
+                .unwrap_or(f64::NAN);
+            let line = format!(
+                "{} on {} ({}): sample {} {}",
+                entry.workload,
+                entry.target,
+                entry.cache.state,
+                cell.samples.len() + 1,
+                crate::format::metric_value(&entry.headline, v)
+            );
+            sink.progress(&line);
+            cell.samples.push(sample.clone());
+            entry.samples.push(sample);
+            cell.done = cell.policy_met(plan.runs, &entry.headline);
+            false
+        }
+        Err(WorkloadError::Interrupted) => true,
+        Err(e) => {
+            let t = &plan.targets[p.target];
+            p.error = Some(setup::explain_failure(
+                &e,
+                &entry.workload,
+                &t.label,
+                &t.path,
+            ));
+            cell.done = true;
+            setup::cleanup(p);
+            false
+        }
+    }
+}

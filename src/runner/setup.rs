@@ -1,0 +1,164 @@
+//! Setting up and tearing down: scratch directories per target, each workload's own
+//! subdirectory, free-space checks, `prepare`, cleanup, and the final per-cell summaries.
+
+use super::Sink;
+use super::cell::{Cell, Prepared};
+use crate::error::{CliError, CliResult};
+use crate::plan::{CacheState, Plan, PlanWorkload, TargetKind};
+use crate::scratch::{self, Scratch};
+use fsbench_model::ResultEntry;
+use fsbench_workload::{CancelToken, Context, Params, Target, WorkloadError};
+use std::path::Path;
+
+/// Creates one scratch per directory target (none for devices), reporting leftovers of killed
+/// runs found there.
+pub fn scratches(
+    plan: &Plan,
+    run_id: &str,
+    sink: &mut dyn Sink,
+) -> CliResult<Vec<Option<Scratch>>> {
+    let mut out = Vec::new();
+    for t in &plan.targets {
+        if t.kind != TargetKind::Dir {
+            out.push(None);
+            continue;
+        }
+        if let Ok(found) = scratch::find_scratches(&t.path) {
+            for f in found.iter().filter(|f| f.stale) {
+                sink.progress(&format!(
+                    "warning: leftover scratch {} from a run that is gone — 'fsbench clean {}' removes it",
+                    f.path.display(),
+                    t.path.display()
+                ));
+            }
+        }
+        let s = Scratch::create(&t.path, run_id).map_err(|e| match e.errno {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => CliError::run(e.message),
+            _ => CliError::usage(e.message),
+        })?;
+        out.push(Some(s));
+    }
+    Ok(out)
+}
+
+/// Builds and prepares workload `wi` on every target; failures are kept in `Prepared::error`.
+pub fn prepare_all(
+    plan: &Plan,
+    wi: usize,
+    w: &PlanWorkload,
+    scratches: &[Option<Scratch>],
+    cancel: &CancelToken,
+    sink: &mut dyn Sink,
+) -> Vec<Prepared> {
+    let mut out = Vec::new();
+    for (ti, t) in plan.targets.iter().enumerate() {
+        let (workload, _) = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
+            .expect("invariant: parameters were validated by the plan");
+        let target = match (&t.kind, &scratches[ti]) {
+            (TargetKind::Device { size, writable }, _) => Target::Device {
+                path: t.path.clone(),
+                size: *size,
+                writable: *writable,
+            },
+            (TargetKind::Dir, Some(s)) => {
+                Target::Dir(s.path().join(format!("{wi:02}-{}", w.info.name)))
+            }
+            (TargetKind::Dir, None) => {
+                unreachable!("invariant: every directory target has a scratch")
+            }
+        };
+        let ctx = Context {
+            target,
+            cancel: cancel.clone(),
+        };
+        let mut p = Prepared {
+            target: ti,
+            workload,
+            ctx,
+            error: None,
+        };
+        if let Err(e) = prepare_one(&mut p) {
+            p.error = Some(explain_failure(&e, w.info.name, &t.label, &t.path));
+            cleanup(&mut p);
+        } else {
+            sink.progress(&format!("{} prepared on {}", w.info.name, t.label));
+        }
+        out.push(p);
+    }
+    out
+}
+
+fn prepare_one(p: &mut Prepared) -> Result<(), WorkloadError> {
+    if let Some(dir) = p.ctx.scratch() {
+        std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
+        let need = p.workload.space_needed();
+        if let Some((free, _)) = crate::envinfo::space(dir) {
+            if need > free {
+                return Err(WorkloadError::Unsupported(format!(
+                    "needs {} free but only {} is available — use a smaller size= or another target",
+                    crate::format::bytes(need),
+                    crate::format::bytes(free)
+                )));
+            }
+        }
+    }
+    p.workload.prepare(&p.ctx)
+}
+
+/// Runs the workload's cleanup and removes its directory (never following symlinks).
+pub fn cleanup(p: &mut Prepared) {
+    let _ = p.workload.cleanup(&p.ctx);
+    if let Some(dir) = p.ctx.scratch() {
+        let _ = scratch::remove_tree(dir);
+    }
+}
+
+/// One line for a failed workload on a target: what, where, how to fix.
+pub fn explain_failure(e: &WorkloadError, workload: &str, label: &str, path: &Path) -> String {
+    let at = format!("{workload} on target {label} ({})", path.display());
+    match e {
+        WorkloadError::NoSpace { .. } => {
+            format!(
+                "no space left on device: {at} — free space on the target or use a smaller size="
+            )
+        }
+        WorkloadError::Io { source, .. } if source.raw_os_error() == Some(libc::EROFS) => {
+            format!("read-only filesystem: {at} — remount it read-write or pick another target")
+        }
+        WorkloadError::Io { .. } => format!("{e}: {at} — check the filesystem and the kernel log"),
+        _ => format!("{e}: {at}"),
+    }
+}
+
+/// Fills a cell's summary, residency, warnings and error once its samples are in.
+pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
+    entry.summary = crate::metrics::summarize(&entry.samples);
+    let res: Vec<f64> = entry
+        .samples
+        .iter()
+        .filter_map(|s| s.resident_pct)
+        .collect();
+    if !res.is_empty() {
+        let mean = res.iter().sum::<f64>() / res.len() as f64;
+        entry.cache.resident_pct = Some(mean);
+        if cell.cache == CacheState::Cold && mean > 50.0 {
+            entry.warnings.push(format!(
+                "not cold: {mean:.0}% of the workload's pages were still cached after {} — the numbers are warm",
+                entry.cache.method
+            ));
+        }
+        if cell.cache == CacheState::Warm && mean < 50.0 {
+            entry.warnings.push(format!(
+                "warm samples started with only {mean:.0}% of the pages cached"
+            ));
+        }
+    }
+    if let Some(reached) = cell.precision_reached {
+        if !reached {
+            entry
+                .warnings
+                .push("requested precision not reached".into());
+        }
+    }
+    entry.error = p.error.clone();
+}
