@@ -13,6 +13,7 @@ fn bin() -> PathBuf {
 }
 
 /// Starts a long `null` run on `target` and waits until its workload directory exists.
+#[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
 fn start_long_run(target: &Path) -> (Child, PathBuf) {
     let child = Command::new(bin())
         .args([
