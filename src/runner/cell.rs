@@ -36,6 +36,8 @@ pub struct Cell {
     pub done: bool,
     /// With `--runs auto`: whether the precision was reached.
     pub precision_reached: Option<bool>,
+    /// Warm cells read their files once before the first sample.
+    pub primed: bool,
 }
 
 impl Cell {
@@ -75,11 +77,16 @@ impl Cell {
 
 /// Takes one sample of `p` in `state`: makes it cold when asked, measures residency, runs.
 pub fn take_sample(
+    cell: &mut Cell,
     p: &mut Prepared,
-    state: CacheState,
     cold: Option<&ColdMethod>,
 ) -> Result<Sample, WorkloadError> {
+    let state = cell.cache;
     let files = p.workload.cache_files(&p.ctx);
+    if state == CacheState::Warm && !cell.primed {
+        cache::prime(&files);
+        cell.primed = true;
+    }
     if state == CacheState::Cold {
         let method = cold.expect("invariant: a cold cell has a cold method");
         method

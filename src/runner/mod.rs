@@ -88,6 +88,7 @@ fn make_cells(plan: &Plan, prepared: &[Prepared]) -> Vec<Cell> {
                 elapsed_ns: 0,
                 done: false,
                 precision_reached: None,
+                primed: false,
             });
         }
     }
@@ -171,7 +172,7 @@ fn step(
         cell.done = true;
         return false;
     }
-    match cell::take_sample(p, cell.cache, plan.cold.as_ref()) {
+    match cell::take_sample(cell, p, plan.cold.as_ref()) {
         Ok(sample) => {
             cell.elapsed_ns += sample.wall_ns;
             if cell.warmup_left > 0 {

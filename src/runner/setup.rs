@@ -147,7 +147,11 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
                 entry.cache.method
             ));
         }
-        if cell.cache == CacheState::Warm && mean < 50.0 {
+        let direct = entry
+            .samples
+            .iter()
+            .all(|s| s.metrics.get("direct_used") == Some(&1.0));
+        if cell.cache == CacheState::Warm && mean < 50.0 && !direct {
             entry.warnings.push(format!(
                 "warm samples started with only {mean:.0}% of the pages cached"
             ));

@@ -3,7 +3,7 @@
 //! cache residency), a table of CPU and latency, then warnings and failures.
 
 use crate::format::{duration_ns, metric_number};
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, TableComponent, presets};
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use fsbench_model::{ResultEntry, RunRecord, unit_of};
 use std::fmt::Write;
 
@@ -71,9 +71,7 @@ fn header(r: &RunRecord, out: &mut String) {
 
 fn table(opts: TerminalOptions, head: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
-    t.remove_style(TableComponent::HorizontalLines);
-    t.remove_style(TableComponent::MiddleHeaderIntersections);
+    t.load_preset(presets::UTF8_FULL_CONDENSED);
     match opts.width {
         Some(w) => {
             t.set_width(w);
@@ -129,12 +127,7 @@ fn headline_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         } else {
             s.n.to_string()
         };
-        let unit = unit_of(&r.headline).0;
-        let metric = if unit.is_empty() || unit == "ns" {
-            r.headline.clone()
-        } else {
-            format!("{} {unit}", r.headline)
-        };
+        let metric = metric_label(&r.headline);
         t.add_row(vec![
             Cell::new(&r.target),
             Cell::new(&r.workload),
