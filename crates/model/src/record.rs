@@ -83,12 +83,16 @@ pub struct TargetInfo {
 /// fsbench's own measurement cost.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct OverheadInfo {
-    /// Mean cost of recording one operation (clock read + histogram insert), ns.
+    /// Extra time per 4 KiB page-cache read when each read is recorded (clock read + histogram
+    /// insert), measured as recorded loop minus bare loop, ns.
     pub per_op_ns: f64,
-    /// Median latency of a 4 KiB page-cache pread measured at start, ns (0 if not measured).
+    /// Time of one bare 4 KiB page-cache pread measured at start, ns (0 if not measured).
     pub reference_read_ns: f64,
     /// `per_op_ns` as a percentage of `reference_read_ns`.
     pub pct_of_4k_cached_read: f64,
+    /// Cost of one recorder call alone (back-to-back calls, nothing to overlap with), ns.
+    #[serde(default)]
+    pub recorder_only_ns: f64,
 }
 
 /// Results of one target × workload × cache state.

@@ -197,15 +197,17 @@ pub fn sync_data(file: &File, path: &Path) -> Result<(), WorkloadError> {
         .map_err(|e| WorkloadError::io("fdatasync", path, e))
 }
 
-/// The file a data-path workload works on: a file in its scratch directory, or a device.
+/// The file a data-path workload works on: a file in its scratch directory, an existing file the
+/// user named (`file=PATH`, only ever read), or a device.
 #[derive(Debug, Clone)]
 pub struct DataFile {
     /// Path of the file or device.
     pub path: PathBuf,
     /// Usable size in bytes (the requested size, capped at the device size).
     pub size: u64,
-    /// True for a block device.
-    pub device: bool,
+    /// True when fsbench did not create it (a block device or a user's file): it is never created,
+    /// truncated or written unless explicitly allowed.
+    pub external: bool,
 }
 
 impl DataFile {
@@ -221,7 +223,7 @@ impl DataFile {
             Target::Dir(d) => Ok(Self {
                 path: d.join(name),
                 size,
-                device: false,
+                external: false,
             }),
             Target::Device {
                 path,
@@ -238,10 +240,34 @@ impl DataFile {
                 Ok(Self {
                     path: path.clone(),
                     size: size.min(*dev_size),
-                    device: true,
+                    external: true,
                 })
             }
         }
+    }
+}
+
+impl DataFile {
+    /// An existing file named by the user, read only; `size` is capped at its length.
+    pub fn existing(path: &Path, size: u64) -> Result<Self, WorkloadError> {
+        let meta = std::fs::metadata(path).map_err(|e| WorkloadError::io("stat", path, e))?;
+        if !meta.is_file() {
+            return Err(WorkloadError::Invalid(format!(
+                "file={} is not a regular file",
+                path.display()
+            )));
+        }
+        if meta.len() == 0 {
+            return Err(WorkloadError::Invalid(format!(
+                "file={} is empty",
+                path.display()
+            )));
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            size: size.min(meta.len()),
+            external: true,
+        })
     }
 }
 
@@ -253,7 +279,7 @@ pub fn ensure_file(
     pattern: DataPattern,
     seed: u64,
 ) -> Result<(), WorkloadError> {
-    if file.device {
+    if file.external {
         return Ok(());
     }
     if std::fs::metadata(&file.path)

@@ -50,6 +50,24 @@ pub fn fsync_param(p: &mut Params, default: &str) -> Result<FsyncPolicy, ParamEr
     )
 }
 
+/// Reads the optional `file` parameter: an existing file to read instead of one fsbench creates.
+pub fn file_param(p: &mut Params) -> Option<std::path::PathBuf> {
+    p.optional("file").map(std::path::PathBuf::from)
+}
+
+/// The data file of a read workload: the user's `file`, else `name` in the scratch (or the device).
+pub fn read_file(
+    ctx: &Context,
+    user: Option<&std::path::Path>,
+    name: &str,
+    size: u64,
+) -> Result<DataFile, WorkloadError> {
+    match user {
+        Some(path) => DataFile::existing(path, size),
+        None => DataFile::resolve(ctx, name, size, false),
+    }
+}
+
 /// Reads the `data` parameter.
 pub fn data_param(p: &mut Params) -> Result<DataPattern, ParamError> {
     Ok(DataPattern::from_name(p.choice(
@@ -89,7 +107,7 @@ pub fn open_write(
     direct: Direct,
     truncate: bool,
 ) -> Result<(File, bool), WorkloadError> {
-    let truncate = truncate && !file.device;
+    let truncate = truncate && !file.external;
     match direct {
         Direct::Off => Ok((io::open_write(&file.path, false, truncate)?, false)),
         Direct::On => Ok((io::open_write(&file.path, true, truncate)?, true)),

@@ -134,7 +134,7 @@ impl Workload for LargeFile {
         let t0 = rec.now_ns();
         common::write_pass(ctx, rec, &file, &self.pass)?;
         let t1 = rec.now_ns();
-        if self.evict && !file.device {
+        if self.evict && !file.external {
             let f = std::fs::File::open(&file.path)
                 .map_err(|e| WorkloadError::io("open", &file.path, e))?;
             let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);

@@ -20,6 +20,11 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 
 const PARAMS: &[ParamDoc] = &[
     ParamDoc {
+        key: "file",
+        default: "",
+        help: "read this existing file instead of one fsbench writes (never modified)",
+    },
+    ParamDoc {
         key: "count",
         default: "100",
         help: "requests per sample (after one uncounted warm-up)",
@@ -52,6 +57,7 @@ const PARAMS: &[ParamDoc] = &[
 ];
 
 struct Latency {
+    file: Option<PathBuf>,
     count: u64,
     interval_ns: u64,
     bs: u64,
@@ -70,7 +76,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
+    let file = common::file_param(p);
     Ok(Box::new(Latency {
+        file,
         count,
         interval_ns,
         bs,
@@ -83,7 +91,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 
 impl Latency {
     fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        DataFile::resolve(ctx, "latency.dat", self.size, false)
+        common::read_file(ctx, self.file.as_deref(), "latency.dat", self.size)
     }
 
     fn idle(&self, ctx: &Context) -> Result<(), WorkloadError> {
@@ -102,6 +110,7 @@ impl Latency {
 impl Workload for Latency {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
+        self.offsets = Offsets::new(self.seed, file.size, self.bs);
         io::ensure_file(ctx, &file, DataPattern::Random, self.seed)
     }
 
@@ -134,7 +143,7 @@ impl Workload for Latency {
     }
 
     fn space_needed(&self) -> u64 {
-        self.size
+        if self.file.is_some() { 0 } else { self.size }
     }
 
     fn headline(&self) -> Headline {

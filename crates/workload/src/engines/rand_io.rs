@@ -35,6 +35,11 @@ pub const SEEK_INFO: WorkloadInfo = WorkloadInfo {
 
 const SEEK_PARAMS: &[ParamDoc] = &[
     ParamDoc {
+        key: "file",
+        default: "",
+        help: "read this existing file instead of one fsbench writes (never modified)",
+    },
+    ParamDoc {
         key: "bs",
         default: "4k",
         help: "size of each read",
@@ -62,6 +67,11 @@ const SEEK_PARAMS: &[ParamDoc] = &[
 ];
 
 const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "file",
+        default: "",
+        help: "rand-read: read this existing file instead of one fsbench writes (never modified)",
+    },
     ParamDoc {
         key: "bs",
         default: "4k",
@@ -112,6 +122,7 @@ enum Stop {
 }
 
 struct RandIo {
+    file: Option<PathBuf>,
     write: bool,
     bs: u64,
     size: u64,
@@ -145,7 +156,9 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
+    let file = common::file_param(p);
     Ok(Box::new(RandIo {
+        file,
         write: false,
         bs,
         size,
@@ -184,7 +197,9 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
+    let file = if write { None } else { common::file_param(p) };
     Ok(Box::new(RandIo {
+        file,
         write,
         bs,
         size,
@@ -199,7 +214,11 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
 
 impl RandIo {
     fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        DataFile::resolve(ctx, "rand-io.dat", self.size, self.write)
+        if self.write {
+            DataFile::resolve(ctx, "rand-io.dat", self.size, true)
+        } else {
+            common::read_file(ctx, self.file.as_deref(), "rand-io.dat", self.size)
+        }
     }
 
     fn open(&self, file: &DataFile) -> Result<(std::fs::File, bool), WorkloadError> {
@@ -258,6 +277,8 @@ impl RandIo {
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
+        // Offsets must stay inside the file actually used (a user's file or a device may be smaller).
+        self.offsets = Offsets::new(self.seed, file.size, self.bs);
         io::ensure_file(ctx, &file, self.pattern, self.seed)
     }
 
@@ -275,7 +296,7 @@ impl Workload for RandIo {
     }
 
     fn space_needed(&self) -> u64 {
-        self.size
+        if self.file.is_some() { 0 } else { self.size }
     }
 
     fn headline(&self) -> Headline {

@@ -18,6 +18,11 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 
 const PARAMS: &[ParamDoc] = &[
     ParamDoc {
+        key: "file",
+        default: "",
+        help: "read this existing file instead of one fsbench writes (never modified)",
+    },
+    ParamDoc {
         key: "bs",
         default: "1m",
         help: "block size of each read",
@@ -45,6 +50,7 @@ const PARAMS: &[ParamDoc] = &[
 ];
 
 struct SeqRead {
+    file: Option<PathBuf>,
     bs: u64,
     size: u64,
     direct: Direct,
@@ -59,7 +65,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_direct_bs(direct, bs)?;
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
+    let file = common::file_param(p);
     Ok(Box::new(SeqRead {
+        file,
         bs,
         size,
         direct,
@@ -70,7 +78,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 
 impl SeqRead {
     fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        DataFile::resolve(ctx, "seq-read.dat", self.size, false)
+        common::read_file(ctx, self.file.as_deref(), "seq-read.dat", self.size)
     }
 }
 
@@ -94,7 +102,7 @@ impl Workload for SeqRead {
     }
 
     fn space_needed(&self) -> u64 {
-        self.size
+        if self.file.is_some() { 0 } else { self.size }
     }
 
     fn headline(&self) -> Headline {

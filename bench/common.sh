@@ -1,0 +1,38 @@
+# Shared helpers of the bench scripts: build fsbench, find or install the reference tools, a
+# scratch directory that is removed on exit, and JSON extraction.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FSBENCH="$ROOT/target/release/fsbench"
+ROUNDS="${ROUNDS:-3}"
+
+build_fsbench() {
+  (cd "$ROOT" && cargo build --release --quiet)
+}
+
+# need TOOL PACKAGE: make TOOL available (apt-get as root) or exit 0 with a printed reason.
+need() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 || true
+    fi
+  fi
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "SKIP: $1 is not installed (apt-get install $2)"
+    exit 0
+  fi
+}
+
+# json_get FILE EXPR: evaluate a Python expression over the parsed JSON `d`.
+json_get() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# ratio A B: A / B with 3 decimals.
+ratio() {
+  python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.3f}')" "$1" "$2"
+}
+
+# median of the arguments.
+median() {
+  python3 -c "import sys,statistics; print(statistics.median(map(float, sys.argv[1:])))" "$@"
+}
