@@ -26,12 +26,22 @@ fn main() {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            let code = match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                _ => ExitKind::Usage.code(),
-            };
-            let _ = e.print();
-            std::process::exit(code);
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = e.print();
+                    std::process::exit(0);
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    std::process::exit(ExitKind::Usage.code());
+                }
+                _ => {
+                    report(&CliError::usage(one_line_clap_error(
+                        &e.render().to_string(),
+                    )));
+                    std::process::exit(ExitKind::Usage.code());
+                }
+            }
         }
     };
     let code = match cmd::dispatch(cli.command) {
@@ -42,6 +52,22 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// clap's multi-line usage error as one line: the reason and its hints, then where to look.
+fn one_line_clap_error(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect();
+    format!(
+        "{} — see 'fsbench --help' or 'fsbench COMMAND --help'",
+        parts.join(" ")
+    )
 }
 
 fn report(err: &CliError) {

@@ -44,3 +44,71 @@ fn verify_app() {
     mod cli_def;
     cli_def::Cli::command().debug_assert();
 }
+
+#[test]
+fn clap_errors_are_one_line() {
+    for args in [
+        &["run", "--cache", "lukewarm"][..],
+        &["run", "--bogus"][..],
+        &["clean"][..],
+    ] {
+        let out = fsbench().args(args).assert().code(2).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("fsbench: error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn no_subcommand_shows_help_and_fails() {
+    fsbench()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Usage"));
+}
+
+#[test]
+fn workloads_lists_every_data_path_workload_with_parameters() {
+    let out = fsbench()
+        .arg("workloads")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for w in [
+        "seq-write",
+        "seq-read",
+        "rand-read",
+        "rand-write",
+        "latency",
+        "seek-rate",
+        "large-file",
+        "null",
+    ] {
+        assert!(text.contains(&format!("{w}:")), "{w} missing");
+    }
+    assert!(text.contains("bs"));
+    fsbench()
+        .args(["workloads", "seq-reed"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean 'seq-read'"));
+}
+
+#[test]
+fn env_describes_a_directory() {
+    let out = fsbench()
+        .args(["env", "."])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["targets"][0]["fs_type"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty())
+    );
+    fsbench().args(["env", "/nonexistent/x"]).assert().code(2);
+}
