@@ -131,7 +131,15 @@ pub fn target(label: &str, path: &Path) -> TargetInfo {
     }
     let m = mount_of(path, &mounts()).unwrap_or_default();
     let (free, total) = space(path).unwrap_or((0, 0));
+    let chain = crate::blockdev::chain(&m.dev);
+    let encryption = crate::blockdev::fs_encryption(&m.fs_type)
+        .map(str::to_string)
+        .unwrap_or(chain.encryption);
     TargetInfo {
+        device_chain: chain.names,
+        encryption,
+        rotational: chain.rotational,
+        device_model: chain.model,
         label: label.to_string(),
         path: path.display().to_string(),
         kind: "dir".into(),

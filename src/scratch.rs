@@ -326,6 +326,34 @@ mod tests {
     }
 
     #[test]
+    fn removal_never_crosses_a_mount_point() {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("SKIP removal_never_crosses_a_mount_point: needs root to mount");
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(t.path(), "mnt").unwrap();
+        let m = s.path().join("mnt");
+        std::fs::create_dir(&m).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(&m)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        std::fs::write(m.join("other-fs-file"), b"x").unwrap();
+        let err = remove_tree(s.path()).unwrap_err();
+        assert!(m.join("other-fs-file").exists(), "crossed into the mount");
+        std::process::Command::new("umount")
+            .arg(&m)
+            .status()
+            .unwrap();
+        assert!(err.message.contains("cannot remove"), "{}", err.message);
+        s.remove().unwrap();
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
     fn missing_and_file_targets_are_explained() {
         let t = tempfile::tempdir().unwrap();
         let e = Scratch::create(&t.path().join("nope"), "x").unwrap_err();

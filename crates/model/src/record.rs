@@ -78,6 +78,18 @@ pub struct TargetInfo {
     pub free_bytes: u64,
     /// Total bytes of the filesystem (or device).
     pub total_bytes: u64,
+    /// Block devices under the filesystem, top first (`dm-0 (crypt)`, `nvme0n1p2`, `nvme0n1`).
+    #[serde(default)]
+    pub device_chain: Vec<String>,
+    /// Encryption layer found (`dm-crypt`, `fuse.gocryptfs`, `ecryptfs`...), empty when none.
+    #[serde(default)]
+    pub encryption: String,
+    /// Whether the bottom device spins (`/sys/block/X/queue/rotational`), when known.
+    #[serde(default)]
+    pub rotational: Option<bool>,
+    /// Model of the bottom device, when the kernel reports it.
+    #[serde(default)]
+    pub device_model: String,
 }
 
 /// fsbench's own measurement cost.
