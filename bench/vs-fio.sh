@@ -50,6 +50,8 @@ for r in $(seq "$ROUNDS"); do
 done
 
 echo "== seq-write 1 MiB x 512, fdatasync at end (both rewrite an existing file: open O_TRUNC)"
+dd if=/dev/zero of="$WORK/dd.out" bs=1M count=512 conv=fdatasync status=none  # untimed: allocate once
+dd_all=(); fs_all=()
 for r in $(seq "$ROUNDS"); do
   t0=$(date +%s.%N)
   dd if=/dev/zero of="$WORK/dd.out" bs=1M count=512 conv=fdatasync status=none
@@ -58,17 +60,22 @@ for r in $(seq "$ROUNDS"); do
   "$FSBENCH" run -q --target "$WORK" --workload "seq-write:bs=1m,size=512m,fsync=end,data=zero" \
       --cache warm --runs 2 --warmup 0 --json "$WORK/sw.json" >/dev/null
   fs=$(json_get "$WORK/sw.json" 'd["results"][0]["samples"][1]["metrics"]["throughput_mib_s"]')
-  echo "round $r: fsbench $fs MiB/s, dd $dd_bw MiB/s -> ratio $(ratio "$fs" "$dd_bw") (goal 0.95..1.05)"
+  dd_all+=("$dd_bw"); fs_all+=("$fs")
+  echo "round $r: fsbench $fs MiB/s, dd $dd_bw MiB/s -> ratio $(ratio "$fs" "$dd_bw")"
 done
+echo "seq-write medians: fsbench $(median "${fs_all[@]}") MiB/s, dd $(median "${dd_all[@]}") MiB/s -> ratio $(ratio "$(median "${fs_all[@]}")" "$(median "${dd_all[@]}")") (goal 0.95..1.05)"
 
-echo "== latency, direct 4 KiB, 200 requests, 10 ms apart, both on the same 64 MiB file"
+LAT_ROUNDS=$((ROUNDS * 3))
+echo "== latency, direct 4 KiB, 10 ms apart, same 64 MiB file, $LAT_ROUNDS alternating rounds of 50 requests"
 head -c $((64 << 20)) /dev/urandom > "$WORK/lat.dat"
 sync
-for r in $(seq "$ROUNDS"); do
+io_all=(); fs_all=()
+for r in $(seq "$LAT_ROUNDS"); do
   # ioping -p 1 prints one raw line per request; field 6 is that request's time in ns.
-  io_med=$(ioping -D -c 201 -i 10ms -s 4k -S 64m -p 1 -q "$WORK/lat.dat" | awk '{print $6}' | tail -n 200 \
+  io_med=$(ioping -D -c 51 -i 10ms -s 4k -S 64m -p 1 -q "$WORK/lat.dat" | awk '{print $6}' | tail -n 50 \
       | python3 -c 'import sys,statistics; print(statistics.median(float(x) for x in sys.stdin))')
-  fs_run "latency:count=200,interval=10ms,bs=4k,size=64m,direct=true,file=$WORK/lat.dat" "$WORK/lat.json"
+  fs_run "latency:count=50,interval=10ms,bs=4k,size=64m,direct=true,file=$WORK/lat.dat" "$WORK/lat.json"
   fs=$(json_get "$WORK/lat.json" 'd["results"][0]["summary"]["lat_p50_ns"]["mean"]')
-  echo "round $r: fsbench median $fs ns, ioping -D median $io_med ns -> ratio $(ratio "$fs" "$io_med") (goal 0.95..1.05)"
+  io_all+=("$io_med"); fs_all+=("$fs")
 done
+echo "latency medians over rounds: fsbench $(median "${fs_all[@]}") ns, ioping -D $(median "${io_all[@]}") ns -> ratio $(ratio "$(median "${fs_all[@]}")" "$(median "${io_all[@]}")") (goal 0.95..1.05)"
