@@ -3,8 +3,6 @@
 //! without ever following a symlink or crossing a mount boundary. Leftovers of killed runs are
 //! found by `find_stale` (`fsbench clean`).
 
-use rustix::fs::{AtFlags, Mode, OFlags};
-use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -158,71 +156,15 @@ pub fn explain(e: &std::io::Error, target: &Path, what: &str) -> ScratchError {
 }
 
 /// Removes the tree at `root` without following symlinks and without crossing into another
-/// filesystem: every step is relative to an already opened directory fd (no path re-resolution,
-/// so a symlink swapped in mid-removal is unlinked, never followed).
+/// filesystem (see `fsbench_workload::fsops`).
 pub fn remove_tree(root: &Path) -> Result<(), ScratchError> {
-    let fail = |e: std::io::Error| ScratchError {
+    fsbench_workload::fsops::remove_all_io(root).map_err(|e| ScratchError {
         message: format!(
             "cannot remove scratch {}: {e} — remove it by hand",
             root.display()
         ),
         errno: e.raw_os_error(),
-    };
-    let meta = match std::fs::symlink_metadata(root) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(fail(e)),
-    };
-    if !meta.is_dir() {
-        return std::fs::remove_file(root).map_err(fail);
-    }
-    use std::os::unix::fs::MetadataExt;
-    let dir = open_dir_nofollow(rustix::fs::CWD, root).map_err(|e| fail(e.into()))?;
-    empty_dir(&dir, meta.dev()).map_err(|e| fail(e.into()))?;
-    drop(dir);
-    std::fs::remove_dir(root).map_err(fail)
-}
-
-fn open_dir_nofollow<Fd: AsFd, P: rustix::path::Arg>(
-    parent: Fd,
-    name: P,
-) -> rustix::io::Result<OwnedFd> {
-    rustix::fs::openat(
-        parent,
-        name,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-}
-
-/// Empties the directory `dir` (which lives on device `dev`), depth first.
-fn empty_dir(dir: &OwnedFd, dev: u64) -> rustix::io::Result<()> {
-    let mut names = Vec::new();
-    for entry in rustix::fs::Dir::read_from(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name.to_bytes() != b"." && name.to_bytes() != b".." {
-            names.push(name.to_owned());
-        }
-    }
-    for name in names {
-        let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
-        let is_dir =
-            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory;
-        if is_dir {
-            if st.st_dev != dev {
-                // A mount point inside the scratch: never cross it.
-                return Err(rustix::io::Errno::XDEV);
-            }
-            let sub = open_dir_nofollow(dir, name.as_c_str())?;
-            empty_dir(&sub, dev)?;
-            drop(sub);
-            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR)?;
-        } else {
-            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty())?;
-        }
-    }
-    Ok(())
+    })
 }
 
 /// A scratch directory found in a target, and whether its owner is gone.

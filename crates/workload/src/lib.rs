@@ -11,9 +11,11 @@ mod cancel;
 mod context;
 pub mod engines;
 mod error;
+pub mod fsops;
 pub mod io;
 mod params;
 mod registry;
+pub mod tree;
 pub mod units;
 
 pub use cancel::CancelToken;

@@ -1,0 +1,11 @@
+//! Synthetic source trees: a deterministic, seeded description of directories and files shaped
+//! like real checkouts (Chromium, Firefox, Linux), and writing one to disk. The same profile,
+//! scale and seed give the same tree, with the same manifest hash, on every machine.
+
+mod profile;
+mod spec;
+mod write;
+
+pub use profile::{PROFILES, Profile};
+pub use spec::{Manifest, TreeSpec};
+pub use write::{remove_tree, write_tree};
