@@ -23,6 +23,14 @@ use clap::Parser;
 use error::{CliError, ExitKind};
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str)
+        == Some(fsbench_workload::engines::walk_procs::WORKER_COMMAND)
+    {
+        std::process::exit(fsbench_workload::engines::walk_procs::worker_main(
+            &argv[2..],
+        ));
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

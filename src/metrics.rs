@@ -53,6 +53,13 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>) -> Sample {
     for (name, v) in d.metrics {
         m.insert(name, v);
     }
+    if let Some(&entries) = m.get("entries") {
+        m.insert("entries_per_s".into(), rate(entries));
+        if entries > 0.0 {
+            m.insert("sys_ns_per_entry".into(), d.sys_ns as f64 / entries);
+            m.insert("user_ns_per_entry".into(), d.user_ns as f64 / entries);
+        }
+    }
     if let Some(r) = resident_pct {
         m.insert("resident_pct".into(), r);
     }

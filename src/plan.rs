@@ -73,6 +73,10 @@ pub struct PlanWorkload {
     pub raw: BTreeMap<String, String>,
     /// Canonical parameters, defaults included.
     pub params: BTreeMap<String, String>,
+    /// Parameters swept by a list value, with this variant's value.
+    pub sweep: BTreeMap<String, String>,
+    /// A cold sample needs a system-wide drop (metadata workloads).
+    pub cold_needs_global: bool,
 }
 
 /// How many samples a cell takes.
@@ -120,10 +124,10 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
     } else {
         args.workloads.clone()
     };
-    let workloads = specs
-        .iter()
-        .map(|s| parse_workload(s))
-        .collect::<CliResult<Vec<_>>>()?;
+    let mut workloads = Vec::new();
+    for spec in &specs {
+        workloads.extend(expand_sweep(spec)?);
+    }
     check_compatible(&targets, &workloads)?;
     let caches = match args.cache.unwrap_or(CacheArg::Both) {
         CacheArg::Cold => vec![CacheState::Cold],
@@ -133,6 +137,14 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
     let cold = caches
         .contains(&CacheState::Cold)
         .then(|| ColdMethod::choose(args.cold_cmd.as_deref()));
+    if cold == Some(ColdMethod::Fadvise) {
+        if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
+            return Err(CliError::usage(format!(
+                "cannot make '{}' cold: it reads metadata (dentries, inodes) that only drop_caches drops — run as root, give --cold-cmd, or use --cache warm",
+                w.info.name
+            )));
+        }
+    }
     Ok(Plan {
         targets,
         workloads,
@@ -249,6 +261,53 @@ fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> CliResult<TargetKin
     })
 }
 
+/// Expands `NAME:key=a,b,c,other=x` (a list value sweeps that parameter) into one workload per
+/// combination, each validated.
+pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+    for tok in params.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        match (tok.split_once('='), keys.last_mut()) {
+            (Some((k, v)), _) => keys.push((k.trim().to_string(), vec![v.trim().to_string()])),
+            (None, Some((_, values))) => values.push(tok.to_string()),
+            (None, None) => {
+                return Err(CliError::usage(format!(
+                    "bad parameter '{tok}' (--workload {spec}) — write key=value, a list as key=a,b,c"
+                )));
+            }
+        }
+    }
+    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (k, values) in &keys {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values
+                    .iter()
+                    .map(move |v| [c.clone(), vec![(k.clone(), v.clone())]].concat())
+            })
+            .collect();
+    }
+    let swept: Vec<&String> = keys
+        .iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(k, _)| k)
+        .collect();
+    combos
+        .into_iter()
+        .map(|c| {
+            let text = c
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let mut w = parse_workload(&format!("{name}:{text}"))?;
+            w.sweep = c.into_iter().filter(|(k, _)| swept.contains(&k)).collect();
+            Ok(w)
+        })
+        .collect()
+}
+
 /// Parses `NAME[:key=value,...]` and builds the workload once to validate its parameters.
 pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
     let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
@@ -267,14 +326,14 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
         ))
     };
     let parsed = Params::parse(params).map_err(bad)?;
-    let raw: BTreeMap<String, String> = Params::parse(params)
-        .map(|_| split_raw(params))
-        .map_err(bad)?;
-    let (_, canonical) = fsbench_workload::build(info, parsed).map_err(bad)?;
+    let raw = split_raw(params);
+    let (built, canonical) = fsbench_workload::build(info, parsed).map_err(bad)?;
     Ok(PlanWorkload {
         info,
         raw,
         params: canonical,
+        sweep: BTreeMap::new(),
+        cold_needs_global: built.cold_needs_global(),
     })
 }
 
@@ -323,6 +382,17 @@ mod tests {
         for w in DEFAULT_WORKLOADS {
             parse_workload(w).unwrap();
         }
+    }
+
+    #[test]
+    fn lists_expand_to_sweeps() {
+        let ws = expand_sweep("null:ops=1,2,4,sleep=0s").unwrap();
+        assert_eq!(ws.len(), 3);
+        assert_eq!(ws[2].params["ops"], "4");
+        assert_eq!(ws[2].sweep.get("ops").map(String::as_str), Some("4"));
+        assert!(!ws[0].sweep.contains_key("sleep"));
+        assert_eq!(expand_sweep("null:ops=1,2,sleep=0s,1ms").unwrap().len(), 4);
+        assert!(expand_sweep("null:,x").is_err());
     }
 
     #[test]

@@ -105,6 +105,7 @@ fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> Resul
         target: plan.targets[p.target].label.clone(),
         workload: w.info.name.to_string(),
         params: w.params.clone(),
+        sweep: w.sweep.clone(),
         cache: CacheInfo {
             state: cache.name().into(),
             method: method.into(),

@@ -116,6 +116,9 @@ pub struct ResultEntry {
     pub workload: String,
     /// Canonical parameters, defaults included.
     pub params: BTreeMap<String, String>,
+    /// The swept parameters' values of this cell (`workers=1,2,4` gives one cell per value).
+    #[serde(default)]
+    pub sweep: BTreeMap<String, String>,
     /// Cache state and how it was obtained.
     pub cache: CacheInfo,
     /// The headline metric's name (a key of `summary`).

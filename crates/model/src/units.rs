@@ -11,7 +11,7 @@ pub fn unit_of(name: &str) -> (&'static str, Better) {
         ("IOPS", Better::Higher)
     } else if name.ends_with("_per_s") {
         ("/s", Better::Higher)
-    } else if name.ends_with("_ns") {
+    } else if name.ends_with("_ns") || name.contains("_ns_per_") {
         ("ns", Better::Lower)
     } else if name.ends_with("_pct") {
         ("%", Better::Lower)
@@ -32,5 +32,6 @@ mod tests {
         assert_eq!(unit_of("files_per_s"), ("/s", Better::Higher));
         assert_eq!(unit_of("cpu_pct").0, "%");
         assert_eq!(unit_of("files").0, "");
+        assert_eq!(unit_of("sys_ns_per_entry"), ("ns", Better::Lower));
     }
 }

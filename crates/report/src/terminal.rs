@@ -90,6 +90,15 @@ fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
 }
 
+/// The workload's name with the swept parameters of this cell (`walk workers=2`).
+fn workload_label(r: &ResultEntry) -> String {
+    let mut s = r.workload.clone();
+    for (k, v) in &r.sweep {
+        s.push_str(&format!(" {k}={v}"));
+    }
+    s
+}
+
 fn cache_label(r: &ResultEntry) -> String {
     let res = r
         .cache
@@ -131,7 +140,7 @@ fn headline_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         let metric = metric_label(&r.headline);
         t.add_row(vec![
             Cell::new(&r.target),
-            Cell::new(&r.workload),
+            Cell::new(workload_label(r)),
             Cell::new(cache_label(r)),
             Cell::new(metric),
             right(n(s.median)),
@@ -183,7 +192,7 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
     for r in results.iter().filter(|r| !r.samples.is_empty()) {
         t.add_row(vec![
             Cell::new(&r.target),
-            Cell::new(&r.workload),
+            Cell::new(workload_label(r)),
             Cell::new(&r.cache.state),
             right(duration_ns(mean_of(r, "wall_ns"))),
             right(duration_ns(mean_of(r, "user_ns"))),

@@ -17,6 +17,7 @@ mod params;
 mod registry;
 pub mod tree;
 pub mod units;
+pub mod walker;
 
 pub use cancel::CancelToken;
 pub use context::{Context, Target};
@@ -81,6 +82,12 @@ pub trait Workload: Send {
 
     /// Whether `run` can read a block device directly (no scratch directory needed).
     fn supports_device(&self) -> bool {
+        false
+    }
+
+    /// True when a cold sample needs a system-wide drop (dentries and inodes, not only file
+    /// pages): metadata workloads such as walks. Per-file fadvise cannot make them cold.
+    fn cold_needs_global(&self) -> bool {
         false
     }
 }

@@ -35,6 +35,8 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::latency::INFO,
     engines::rand_io::SEEK_INFO,
     engines::large_file::INFO,
+    engines::tree_create::INFO,
+    engines::walk::INFO,
     engines::null::INFO,
 ];
 

@@ -7,3 +7,6 @@ pub mod null;
 pub mod rand_io;
 pub mod seq_read;
 pub mod seq_write;
+pub mod tree_create;
+pub mod walk;
+pub mod walk_procs;

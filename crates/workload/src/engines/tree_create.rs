@@ -1,0 +1,162 @@
+//! `tree-create`: write a synthetic source tree (profile, scale, seed), then delete it. Creation
+//! rate (files/s) is the headline; deletion is timed too. The tree's manifest is recorded.
+
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::tree::{self, Profile, TreeSpec};
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "tree-create",
+    summary: "create a synthetic source tree (chromium, firefox, linux, small), then delete it",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "profile",
+        default: "small",
+        help: "chromium (~250k files), firefox, linux or small",
+    },
+    ParamDoc {
+        key: "scale",
+        default: "1",
+        help: "multiply the profile's counts (0.01 .. 10)",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of names, sizes and contents",
+    },
+];
+
+struct TreeCreate {
+    spec: TreeSpec,
+    seed: u64,
+    sample: u64,
+}
+
+/// Reads `profile`, `scale` and `seed` and generates the spec (shared with walk and friends).
+pub fn tree_params(
+    p: &mut Params,
+    default_profile: &str,
+    default_scale: &str,
+) -> Result<(TreeSpec, u64), ParamError> {
+    let name = p.string("profile", default_profile);
+    let profile = Profile::find(&name).ok_or_else(|| ParamError {
+        key: "profile".into(),
+        message: format!("unknown profile '{name}': use one of {}", Profile::names()),
+    })?;
+    let scale_text = p.string("scale", default_scale);
+    let scale: f64 = scale_text
+        .parse()
+        .ok()
+        .filter(|s: &f64| (0.0001..=10.0).contains(s))
+        .ok_or_else(|| ParamError {
+            key: "scale".into(),
+            message: format!("invalid scale '{scale_text}': use a number from 0.0001 to 10"),
+        })?;
+    let seed = p.u64("seed", "42")?;
+    let spec = TreeSpec::generate(&profile, scale, seed);
+    let m = spec.manifest();
+    p.record(
+        "manifest",
+        format!(
+            "files={} dirs={} bytes={} hash={:016x}",
+            m.files, m.dirs, m.bytes, m.hash
+        ),
+    );
+    Ok((spec, seed))
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let (spec, seed) = tree_params(p, "small", "1")?;
+    Ok(Box::new(TreeCreate {
+        spec,
+        seed,
+        sample: 0,
+    }))
+}
+
+impl Workload for TreeCreate {
+    fn prepare(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let dir = ctx.scratch().ok_or_else(|| {
+            WorkloadError::Unsupported("tree-create needs a directory target".into())
+        })?;
+        self.sample += 1;
+        let root = dir.join(format!("tree-{}", self.sample));
+        std::fs::create_dir(&root).map_err(|e| WorkloadError::io("mkdir", &root, e))?;
+        let t0 = rec.now_ns();
+        let files = tree::write_tree(&self.spec, &root, self.seed, &ctx.cancel)?;
+        let t1 = rec.now_ns();
+        tree::remove_tree(&root)?;
+        let t2 = rec.now_ns();
+        let m = self.spec.manifest();
+        rec.add_ops(files + m.dirs, m.bytes);
+        rec.phase("create", t1 - t0);
+        rec.phase("delete", t2 - t1);
+        rec.metric("files", files as f64);
+        rec.metric(
+            "files_per_s",
+            files as f64 / ((t1 - t0).max(1) as f64 / 1e9),
+        );
+        rec.metric(
+            "delete_files_per_s",
+            files as f64 / ((t2 - t1).max(1) as f64 / 1e9),
+        );
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn space_needed(&self) -> u64 {
+        let m = self.spec.manifest();
+        m.bytes + (m.files + m.dirs) * 4096
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Metric {
+            name: "files_per_s",
+            unit: "files/s",
+            higher_is_better: true,
+        }
+    }
+
+    fn cold_needs_global(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CancelToken;
+    use fsbench_measure::SampleRecorder;
+
+    #[test]
+    fn creates_and_deletes_the_whole_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        let mut p = Params::parse("profile=small,scale=0.05").unwrap();
+        let mut w = build(&mut p).unwrap();
+        let mut rec = SampleRecorder::new();
+        rec.start();
+        w.run(&ctx, &mut rec).unwrap();
+        let d = rec.finish();
+        assert!(d.metrics.iter().any(|(n, v)| n == "files" && *v == 100.0));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

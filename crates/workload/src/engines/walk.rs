@@ -1,0 +1,262 @@
+//! `walk`: L recursive directory walks (readdir + lstat per entry) shared across J workers,
+//! threads or processes, over a generated tree or an existing one (read only). The readdir
+//! global-lock study: sys time that grows with J while wall time stops falling.
+
+use super::tree_create::tree_params;
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::tree::{self, TreeSpec};
+use crate::walker::{self, StatMode, WalkCounts};
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::{Path, PathBuf};
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "walk",
+    summary: "L recursive walks (readdir + lstat) across J workers over a generated tree or tree=PATH",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "tree",
+        default: "generated",
+        help: "generated, or an existing directory walked read-only",
+    },
+    ParamDoc {
+        key: "workers",
+        default: "1",
+        help: "J: parallel workers (a list sweeps: workers=1,2,4)",
+    },
+    ParamDoc {
+        key: "walks",
+        default: "workers",
+        help: "L: total walks, shared across the workers",
+    },
+    ParamDoc {
+        key: "mode",
+        default: "threads",
+        help: "threads or procs (separate processes, as in the study)",
+    },
+    ParamDoc {
+        key: "stat",
+        default: "lstat",
+        help: "lstat, statx or none (d_type only)",
+    },
+    ParamDoc {
+        key: "profile",
+        default: "chromium",
+        help: "profile of the generated tree",
+    },
+    ParamDoc {
+        key: "scale",
+        default: "0.1",
+        help: "scale of the generated tree",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of the generated tree",
+    },
+];
+
+/// Where the walked tree is.
+enum TreeSource {
+    Generated { spec: Box<TreeSpec>, seed: u64 },
+    Existing(PathBuf),
+}
+
+struct Walk {
+    source: TreeSource,
+    workers: u64,
+    walks: u64,
+    procs: bool,
+    stat: StatMode,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let tree = p.string("tree", "generated");
+    let workers = p.u64("workers", "1")?.max(1);
+    let walks = p.u64("walks", &workers.to_string())?.max(1);
+    let procs = p.choice("mode", &["threads", "procs"], "threads")? == "procs";
+    let stat = match p.choice("stat", &["lstat", "statx", "none"], "lstat")? {
+        "statx" => StatMode::Statx,
+        "none" => StatMode::None,
+        _ => StatMode::Lstat,
+    };
+    let source = if tree == "generated" {
+        let (spec, seed) = tree_params(p, "chromium", "0.1")?;
+        TreeSource::Generated {
+            spec: Box::new(spec),
+            seed,
+        }
+    } else {
+        if let Some(key) = ["profile", "scale", "seed"]
+            .into_iter()
+            .find(|k| p.optional(k).is_some())
+        {
+            return Err(ParamError {
+                key: key.into(),
+                message: "applies only to tree=generated".into(),
+            });
+        }
+        TreeSource::Existing(PathBuf::from(tree))
+    };
+    Ok(Box::new(Walk {
+        source,
+        workers,
+        walks,
+        procs,
+        stat,
+    }))
+}
+
+impl Walk {
+    fn root(&self, ctx: &Context) -> Result<PathBuf, WorkloadError> {
+        match &self.source {
+            TreeSource::Existing(p) => Ok(p.clone()),
+            TreeSource::Generated { .. } => ctx
+                .scratch()
+                .map(|d| d.join("tree"))
+                .ok_or_else(|| WorkloadError::Unsupported("walk needs a directory target".into())),
+        }
+    }
+
+    /// Walks assigned to worker `k` of `workers`.
+    fn share(&self, k: u64) -> u64 {
+        self.walks / self.workers + u64::from(k < self.walks % self.workers)
+    }
+
+    fn run_threads(&self, root: &Path, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
+        let results: Vec<std::io::Result<WalkCounts>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.workers)
+                .map(|k| {
+                    let n = self.share(k);
+                    let cancel = ctx.cancel.clone();
+                    s.spawn(move || walk_n(root, n, self.stat, &cancel))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(std::io::Error::other("walker thread panicked")))
+                })
+                .collect()
+        });
+        let mut total = WalkCounts::default();
+        for r in results {
+            total.add(r.map_err(|e| walk_error(e, root, ctx))?);
+        }
+        Ok(total)
+    }
+}
+
+/// Runs `n` walks of `root` one after another.
+pub fn walk_n(
+    root: &Path,
+    n: u64,
+    stat: StatMode,
+    cancel: &crate::CancelToken,
+) -> std::io::Result<WalkCounts> {
+    let mut total = WalkCounts::default();
+    for _ in 0..n {
+        total.add(walker::walk(root, stat, cancel)?);
+    }
+    Ok(total)
+}
+
+fn walk_error(e: std::io::Error, root: &Path, ctx: &Context) -> WorkloadError {
+    if ctx.cancel.is_cancelled() {
+        WorkloadError::Interrupted
+    } else {
+        WorkloadError::io("walk", root, e)
+    }
+}
+
+impl Workload for Walk {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let root = self.root(ctx)?;
+        match &self.source {
+            TreeSource::Generated { spec, seed } => {
+                std::fs::create_dir(&root).map_err(|e| WorkloadError::io("mkdir", &root, e))?;
+                tree::write_tree(spec, &root, *seed, &ctx.cancel).map(|_| ())
+            }
+            TreeSource::Existing(p) if p.is_dir() => Ok(()),
+            TreeSource::Existing(p) => Err(WorkloadError::Invalid(format!(
+                "tree={} is not a directory",
+                p.display()
+            ))),
+        }
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let root = self.root(ctx)?;
+        let counts = if self.procs {
+            super::walk_procs::run(&root, self.workers, |k| self.share(k), self.stat, ctx)?
+        } else {
+            self.run_threads(&root, ctx)?
+        };
+        rec.add_ops(counts.entries, 0);
+        rec.metric("entries", counts.entries as f64);
+        rec.metric("dirs", counts.dirs as f64);
+        rec.metric("errors", counts.errors as f64);
+        rec.metric("workers", self.workers as f64);
+        rec.metric("walks", self.walks as f64);
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> bool {
+        matches!(self.source, TreeSource::Generated { .. })
+    }
+
+    fn space_needed(&self) -> u64 {
+        match &self.source {
+            TreeSource::Generated { spec, .. } => {
+                let m = spec.manifest();
+                m.bytes + (m.files + m.dirs) * 4096
+            }
+            TreeSource::Existing(_) => 0,
+        }
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Metric {
+            name: "entries_per_s",
+            unit: "entries/s",
+            higher_is_better: true,
+        }
+    }
+
+    fn cold_needs_global(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CancelToken;
+    use fsbench_measure::SampleRecorder;
+
+    #[test]
+    fn walks_are_shared_across_workers_and_entries_add_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        let mut p = Params::parse("profile=small,scale=0.05,workers=2,walks=3").unwrap();
+        let mut w = build(&mut p).unwrap();
+        w.prepare(&ctx).unwrap();
+        let mut rec = SampleRecorder::new();
+        rec.start();
+        w.run(&ctx, &mut rec).unwrap();
+        let d = rec.finish();
+        let entries = d.metrics.iter().find(|(n, _)| n == "entries").unwrap().1;
+        // 100 files + 9 directories below the root, three walks.
+        assert_eq!(entries, 3.0 * 109.0);
+    }
+}
