@@ -13,6 +13,7 @@ mod plan;
 mod runner;
 pub mod scratch;
 mod signals;
+mod sweeps;
 
 /// Number formatting shared with the reports.
 mod format {

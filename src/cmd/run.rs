@@ -74,6 +74,7 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     } else {
         "failed".into()
     };
+    crate::sweeps::attach(&mut sink.record);
     sink.save();
     print_report(&sink.record);
     if let Some(e) = sink.json_error {
@@ -117,6 +118,7 @@ fn new_record(plan: &crate::plan::Plan) -> RunRecord {
         overhead: crate::overhead::measure(),
         results: Vec::new(),
         comparisons: Vec::new(),
+        scaling: Vec::new(),
     }
 }
 

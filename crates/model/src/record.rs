@@ -19,6 +19,47 @@ pub struct RunRecord {
     /// Statistical comparisons of headline metrics against the baseline.
     #[serde(default)]
     pub comparisons: Vec<Comparison>,
+    /// Scaling analyses of workloads swept over `workers`.
+    #[serde(default)]
+    pub scaling: Vec<Scaling>,
+}
+
+/// A workload swept over its worker count on one target and cache state.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Scaling {
+    /// Target label.
+    pub target: String,
+    /// Workload name.
+    pub workload: String,
+    /// Cache state.
+    pub cache: String,
+    /// One row per worker count.
+    pub rows: Vec<ScalingRow>,
+    /// `scales`, `saturates` or `lock-contention`.
+    pub verdict: String,
+    /// The verdict in words, with the numbers that led to it.
+    pub explanation: String,
+}
+
+/// One worker count of a sweep (means over its samples).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct ScalingRow {
+    /// Workers (J).
+    pub workers: u32,
+    /// Entries per second.
+    pub rate: f64,
+    /// Rate over the rate at the smallest J.
+    pub speedup: f64,
+    /// Speedup over the ideal speedup (capped at the CPU count).
+    pub efficiency: f64,
+    /// Kernel time per entry, ns.
+    pub sys_ns_per_entry: f64,
+    /// Wall time, ns.
+    pub wall_ns: f64,
+    /// User CPU, ns.
+    pub user_ns: f64,
+    /// System CPU, ns.
+    pub sys_ns: f64,
 }
 
 /// Identity and outcome of a run.

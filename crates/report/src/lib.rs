@@ -4,4 +4,5 @@
 
 pub mod format;
 pub mod json;
+pub mod scaling;
 pub mod terminal;

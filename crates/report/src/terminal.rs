@@ -21,7 +21,42 @@ pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
         let _ = writeln!(out, "{}", headline_table(&record.results, opts));
         let _ = writeln!(out, "{}", cpu_latency_table(&record.results, opts));
     }
+    for s in &record.scaling {
+        let _ = writeln!(out, "{}", scaling_table(s, opts));
+        let _ = writeln!(
+            out,
+            "{} on {} ({}): {}",
+            s.workload, s.target, s.cache, s.explanation
+        );
+    }
     notes(&record.results, out);
+}
+
+fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {
+    let head = [
+        "J",
+        "entries/s",
+        "speedup",
+        "efficiency",
+        "real",
+        "user",
+        "sys",
+        "sys/entry",
+    ];
+    let mut t = table(opts, &head);
+    for r in &s.rows {
+        t.add_row(vec![
+            right(r.workers.to_string()),
+            right(crate::format::count(r.rate)),
+            right(format!("{:.2}x", r.speedup)),
+            right(format!("{:.0}%", r.efficiency * 100.0)),
+            right(duration_ns(r.wall_ns)),
+            right(duration_ns(r.user_ns)),
+            right(duration_ns(r.sys_ns)),
+            right(duration_ns(r.sys_ns_per_entry)),
+        ]);
+    }
+    t
 }
 
 fn header(r: &RunRecord, out: &mut String) {

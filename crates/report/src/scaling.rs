@@ -1,0 +1,277 @@
+//! Scaling of a workload swept over its worker count J: speedup, parallel efficiency, and sys
+//! time per entry against J, read into a plain verdict: it scales, it saturates at some J, or sys
+//! time per unit of work grows with J — the signature of a contended kernel lock (the APFS
+//! readdir study).
+
+/// One point of a sweep: J workers did `work` units (entries) in `wall_ns`, using `sys_ns` of
+/// kernel time (summed over workers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// Workers.
+    pub workers: u32,
+    /// Units of work done (entries walked).
+    pub work: f64,
+    /// Wall time, ns.
+    pub wall_ns: f64,
+    /// User CPU, ns.
+    pub user_ns: f64,
+    /// System CPU, ns.
+    pub sys_ns: f64,
+}
+
+/// Derived figures of one point against the smallest J.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// Workers.
+    pub workers: u32,
+    /// Work per second.
+    pub rate: f64,
+    /// rate / rate at the smallest J.
+    pub speedup: f64,
+    /// speedup / ideal speedup (ideal is limited by the CPUs).
+    pub efficiency: f64,
+    /// Kernel time per unit of work, ns.
+    pub sys_per_unit_ns: f64,
+}
+
+/// What the sweep shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Efficiency stays high up to the largest J.
+    Scales {
+        /// Largest J.
+        workers: u32,
+        /// Its speedup.
+        speedup: f64,
+        /// Its efficiency.
+        efficiency: f64,
+    },
+    /// Throughput stops growing from this J on, without sys time per unit exploding.
+    Saturates {
+        /// First J past which adding workers gains under 10%.
+        at: u32,
+        /// Best speedup reached.
+        speedup: f64,
+    },
+    /// Sys time per unit grows with J while efficiency falls: a kernel lock is likely contended.
+    LockContention {
+        /// Factor by which sys time per unit grew from the smallest to the largest J.
+        sys_growth: f64,
+        /// Largest J.
+        workers: u32,
+        /// Efficiency at the largest J.
+        efficiency: f64,
+    },
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Scales {
+                workers,
+                speedup,
+                efficiency,
+            } => write!(
+                f,
+                "scales: {speedup:.2}x at J={workers} ({:.0}% parallel efficiency)",
+                efficiency * 100.0
+            ),
+            Self::Saturates { at, speedup } => {
+                write!(
+                    f,
+                    "saturates at J={at} (best speedup {speedup:.2}x); more workers do not help"
+                )
+            }
+            Self::LockContention {
+                sys_growth,
+                workers,
+                efficiency,
+            } => write!(
+                f,
+                "sys time per entry grows {sys_growth:.1}x by J={workers} while efficiency falls to {:.0}% — kernel lock contention likely",
+                efficiency * 100.0
+            ),
+        }
+    }
+}
+
+/// Rows and verdict of a sweep on a machine with `cpus` CPUs; `None` with fewer than two
+/// distinct J or no work done.
+pub fn analyse(points: &[Point], cpus: u32) -> Option<(Vec<Row>, Verdict)> {
+    let mut pts: Vec<Point> = points
+        .iter()
+        .copied()
+        .filter(|p| p.wall_ns > 0.0 && p.work > 0.0)
+        .collect();
+    pts.sort_by_key(|p| p.workers);
+    pts.dedup_by_key(|p| p.workers);
+    if pts.len() < 2 {
+        return None;
+    }
+    let base = pts[0];
+    let base_rate = base.work / base.wall_ns * 1e9;
+    let cap = |j: u32| f64::from(j.min(cpus.max(1)).max(1));
+    let rows: Vec<Row> = pts
+        .iter()
+        .map(|p| {
+            let rate = p.work / p.wall_ns * 1e9;
+            let speedup = rate / base_rate;
+            Row {
+                workers: p.workers,
+                rate,
+                speedup,
+                efficiency: speedup / (cap(p.workers) / cap(base.workers)),
+                sys_per_unit_ns: p.sys_ns / p.work,
+            }
+        })
+        .collect();
+    Some((rows.clone(), verdict(&rows)))
+}
+
+fn verdict(rows: &[Row]) -> Verdict {
+    let (first, last) = (rows[0], rows[rows.len() - 1]);
+    let sys_growth = if first.sys_per_unit_ns > 0.0 {
+        last.sys_per_unit_ns / first.sys_per_unit_ns
+    } else {
+        1.0
+    };
+    if last.efficiency >= 0.75 {
+        return Verdict::Scales {
+            workers: last.workers,
+            speedup: last.speedup,
+            efficiency: last.efficiency,
+        };
+    }
+    if sys_growth >= 2.0 {
+        return Verdict::LockContention {
+            sys_growth,
+            workers: last.workers,
+            efficiency: last.efficiency,
+        };
+    }
+    let at = rows
+        .windows(2)
+        .find(|w| w[1].rate < w[0].rate * 1.1)
+        .map(|w| w[0].workers)
+        .unwrap_or(last.workers);
+    let best = rows.iter().map(|r| r.speedup).fold(f64::MIN, f64::max);
+    Verdict::Saturates { at, speedup: best }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRIES: f64 = 250_000.0;
+
+    fn p(workers: u32, walks: f64, real_s: f64, user_s: f64, sys_s: f64) -> Point {
+        Point {
+            workers,
+            work: walks * ENTRIES,
+            wall_ns: real_s * 1e9,
+            user_ns: user_s * 1e9,
+            sys_ns: sys_s * 1e9,
+        }
+    }
+
+    /// The seed's macOS 10.13 figures (12-thread MacBook Pro): time ./slow-readdir.py.
+    #[test]
+    fn macos_10_13_reads_as_lock_contention() {
+        let pts = [
+            p(1, 12.0, 523.740, 73.397, 230.687),
+            p(12, 12.0, 172.470, 114.053, 1422.808),
+            p(18, 18.0, 210.731, 160.216, 2014.406),
+        ];
+        let (rows, v) = analyse(&pts, 12).unwrap();
+        assert!(matches!(v, Verdict::LockContention { .. }), "{v}");
+        assert!(rows[1].efficiency < 0.3);
+        assert!(v.to_string().contains("kernel lock contention likely"));
+    }
+
+    /// The seed's macOS 10.14 figures: better, still contended.
+    #[test]
+    fn macos_10_14_reads_as_lock_contention() {
+        let pts = [
+            p(1, 12.0, 461.657, 65.830, 227.041),
+            p(12, 12.0, 97.981, 100.272, 649.091),
+            p(18, 18.0, 140.727, 181.048, 1076.228),
+        ];
+        let (_, v) = analyse(&pts, 12).unwrap();
+        assert!(
+            matches!(v, Verdict::LockContention { sys_growth, .. } if sys_growth > 2.5),
+            "{v}"
+        );
+    }
+
+    /// Measured here: walk of /usr (132k entries) on ext4, 2 CPUs, warm, J=1 and J=2.
+    #[test]
+    fn ext4_here_reads_as_scaling() {
+        let pts = [
+            Point {
+                workers: 1,
+                work: 132_300.0,
+                wall_ns: 356.68e6,
+                user_ns: 57.82e6,
+                sys_ns: 298.77e6,
+            },
+            Point {
+                workers: 2,
+                work: 264_600.0,
+                wall_ns: 377.73e6,
+                user_ns: 112.52e6,
+                sys_ns: 639.08e6,
+            },
+        ];
+        let (rows, v) = analyse(&pts, 2).unwrap();
+        assert!(matches!(v, Verdict::Scales { .. }), "{v}");
+        assert!(rows[1].speedup > 1.8);
+    }
+
+    #[test]
+    fn flat_rate_without_sys_growth_saturates() {
+        let pts = [
+            Point {
+                workers: 1,
+                work: 100.0,
+                wall_ns: 1e9,
+                user_ns: 1e8,
+                sys_ns: 1e8,
+            },
+            Point {
+                workers: 2,
+                work: 200.0,
+                wall_ns: 1.2e9,
+                user_ns: 2e8,
+                sys_ns: 2e8,
+            },
+            Point {
+                workers: 4,
+                work: 400.0,
+                wall_ns: 2.3e9,
+                user_ns: 4e8,
+                sys_ns: 4e8,
+            },
+        ];
+        let (_, v) = analyse(&pts, 8).unwrap();
+        assert_eq!(
+            v,
+            Verdict::Saturates {
+                at: 2,
+                speedup: 400.0 / 2.3 / 100.0
+            }
+        );
+    }
+
+    #[test]
+    fn degenerate_sweeps_have_no_verdict() {
+        assert!(analyse(&[], 2).is_none());
+        let one = Point {
+            workers: 1,
+            work: 1.0,
+            wall_ns: 1.0,
+            user_ns: 0.0,
+            sys_ns: 0.0,
+        };
+        assert!(analyse(&[one, one], 2).is_none());
+    }
+}
