@@ -74,8 +74,8 @@ fn json_follows_the_documented_contract() {
     assert!(v["overhead"]["per_op_ns"].as_f64().unwrap() > 0.0);
 }
 
-#[test]
-fn two_targets_are_interleaved_and_both_reported() {
+/// Runs `null` on two targets A and B with `extra` flags; returns the order samples were taken.
+fn sample_order(extra: &[&str]) -> Vec<String> {
     let dir = temp_dir();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir(&a).unwrap();
@@ -92,6 +92,7 @@ fn two_targets_are_interleaved_and_both_reported() {
             "--warmup",
             "0",
         ])
+        .args(extra)
         .arg("--target")
         .arg(format!("A={}", a.display()))
         .arg("--target")
@@ -100,52 +101,32 @@ fn two_targets_are_interleaved_and_both_reported() {
         .success()
         .get_output()
         .clone();
-    let progress = String::from_utf8_lossy(&out.stderr);
-    let order: Vec<&str> = progress
-        .lines()
-        .filter(|l| l.contains("sample"))
-        .map(|l| if l.contains(" on A ") { "A" } else { "B" })
-        .collect();
-    assert_eq!(order, ["A", "B", "A", "B"], "{progress}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(" A ") && stdout.contains(" B "), "{stdout}");
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("sample"))
+        .map(|l| {
+            if l.contains(" on A ") {
+                "A".into()
+            } else {
+                "B".into()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn two_targets_are_interleaved_and_both_reported() {
+    assert_eq!(sample_order(&[]), ["A", "B", "A", "B"]);
 }
 
 #[test]
 fn sequential_order_keeps_targets_together() {
-    let dir = temp_dir();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    std::fs::create_dir(&a).unwrap();
-    std::fs::create_dir(&b).unwrap();
-    let out = fsbench()
-        .args([
-            "run",
-            "--workload",
-            "null:ops=10",
-            "--cache",
-            "warm",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-            "--order",
-            "sequential",
-        ])
-        .arg("--target")
-        .arg(format!("A={}", a.display()))
-        .arg("--target")
-        .arg(format!("B={}", b.display()))
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let progress = String::from_utf8_lossy(&out.stderr);
-    let order: Vec<&str> = progress
-        .lines()
-        .filter(|l| l.contains("sample"))
-        .map(|l| if l.contains(" on A ") { "A" } else { "B" })
-        .collect();
-    assert_eq!(order, ["A", "A", "B", "B"], "{progress}");
+    assert_eq!(
+        sample_order(&["--order", "sequential"]),
+        ["A", "A", "B", "B"]
+    );
 }
 
 #[test]

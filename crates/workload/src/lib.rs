@@ -15,6 +15,8 @@ pub mod fsops;
 pub mod io;
 mod params;
 mod registry;
+#[cfg(test)]
+mod testutil;
 pub mod tree;
 pub mod units;
 pub mod walker;

@@ -177,8 +177,7 @@ impl Workload for LargeFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn multiple_of_ram_is_resolved() {
@@ -190,21 +189,10 @@ mod tests {
 
     #[test]
     fn writes_then_reads_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("size=1m,bs=64k").unwrap();
-        let mut w = build(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let d = rec.finish();
-        assert_eq!(d.bytes, 2 << 20);
-        assert_eq!(d.ops, 32);
-        assert!(d.metrics.iter().any(|(n, v)| n == "read_mib_s" && *v > 0.0));
-        assert_eq!(
-            d.phases.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-            ["fsync", "write", "read"]
-        );
+        let d = Harness::new(build, "size=1m,bs=64k").sample();
+        assert_eq!((d.bytes, d.ops), (2 << 20, 32));
+        assert!(Harness::metric(&d, "read_mib_s") > 0.0);
+        let phases: Vec<&str> = d.phases.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(phases, ["fsync", "write", "read"]);
     }
 }

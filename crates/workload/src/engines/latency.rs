@@ -158,20 +158,11 @@ impl Workload for Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn counts_requests_without_the_warmup() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("count=5,interval=1ms,direct=false").unwrap();
-        let mut w = build(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let d = rec.finish();
+        let d = Harness::new(build, "count=5,interval=1ms,direct=false").sample();
         assert_eq!(d.ops, 5);
         assert_eq!(d.latency.unwrap().count, 5);
         assert!(d.wall_ns >= 5_000_000);

@@ -311,39 +311,21 @@ impl Workload for RandIo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
-
-    fn sample(w: &mut Box<dyn Workload>, ctx: &Context) -> fsbench_measure::SampleData {
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(ctx, &mut rec).unwrap();
-        rec.finish()
-    }
+    use crate::testutil::Harness;
 
     #[test]
     fn rand_read_does_the_requested_ops() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=4k,size=64k,ops=100").unwrap();
-        let mut w = build_read(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let d = sample(&mut w, &ctx);
+        let d = Harness::new(build_read, "bs=4k,size=64k,ops=100").sample();
         assert_eq!((d.ops, d.bytes), (100, 409_600));
         assert_eq!(d.latency.unwrap().count, 100);
     }
 
     #[test]
     fn rand_write_keeps_the_file_size() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=4k,size=64k,ops=50,fsync=none").unwrap();
-        let mut w = build_write(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let d = sample(&mut w, &ctx);
-        assert_eq!(d.ops, 50);
+        let mut h = Harness::new(build_write, "bs=4k,size=64k,ops=50,fsync=none");
+        assert_eq!(h.sample().ops, 50);
         assert_eq!(
-            std::fs::metadata(dir.path().join("rand-io.dat"))
+            std::fs::metadata(h.dir.path().join("rand-io.dat"))
                 .unwrap()
                 .len(),
             65536
@@ -352,14 +334,15 @@ mod tests {
 
     #[test]
     fn duration_mode_stops_by_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=4k,size=64k,duration=50ms").unwrap();
-        let mut w = build_read(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let d = sample(&mut w, &ctx);
+        let d = Harness::new(build_read, "bs=4k,size=64k,duration=50ms").sample();
         assert!(d.ops > 0);
         assert!(d.wall_ns >= 50_000_000);
+    }
+
+    #[test]
+    fn seek_rate_reads_back_to_back() {
+        let d = Harness::new(build_seek, "size=64k,duration=20ms,direct=false").sample();
+        assert!(d.ops > 0);
     }
 
     #[test]

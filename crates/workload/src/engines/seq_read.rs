@@ -117,23 +117,14 @@ impl Workload for SeqRead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn reads_the_prepared_file_completely() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=64k,size=200k").unwrap();
-        let mut w = build(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
+        let mut h = Harness::new(build, "bs=64k,size=200k");
         for _ in 0..2 {
-            let mut rec = SampleRecorder::new();
-            rec.start();
-            w.run(&ctx, &mut rec).unwrap();
-            let d = rec.finish();
-            assert_eq!(d.bytes, 200 * 1024);
-            assert_eq!(d.ops, 4);
+            let d = h.sample();
+            assert_eq!((d.bytes, d.ops), (200 * 1024, 4));
         }
     }
 }

@@ -114,52 +114,38 @@ impl Workload for SeqWrite {
 mod tests {
     use super::*;
     use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn writes_exactly_size_bytes_in_blocks() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=4k,size=10000,fsync=each").unwrap();
-        let mut w = build(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let d = rec.finish();
-        assert_eq!(d.bytes, 10000);
-        assert_eq!(d.ops, 3);
-        let len = std::fs::metadata(dir.path().join("seq-write.dat"))
-            .unwrap()
-            .len();
-        assert_eq!(len, 10000);
+        let mut h = Harness::new(build, "bs=4k,size=10000,fsync=each");
+        let d = h.sample();
+        assert_eq!((d.bytes, d.ops), (10000, 3));
+        assert_eq!(
+            std::fs::metadata(h.dir.path().join("seq-write.dat"))
+                .unwrap()
+                .len(),
+            10000
+        );
     }
 
     #[test]
     fn zero_data_is_zero() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("bs=4k,size=8k,data=zero").unwrap();
-        let mut w = build(&mut p).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let bytes = std::fs::read(dir.path().join("seq-write.dat")).unwrap();
+        let mut h = Harness::new(build, "bs=4k,size=8k,data=zero");
+        h.sample();
+        let bytes = std::fs::read(h.dir.path().join("seq-write.dat")).unwrap();
         assert!(bytes.iter().all(|&b| b == 0));
     }
 
     #[test]
     fn cancelled_write_stops_with_interrupted() {
-        let dir = tempfile::tempdir().unwrap();
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        let ctx = Context::dir(dir.path(), cancel);
-        let mut p = Params::parse("bs=4k,size=1m").unwrap();
-        let mut w = build(&mut p).unwrap();
-        let mut rec = SampleRecorder::new();
+        let mut h = Harness::new(build, "bs=4k,size=1m");
+        h.ctx.cancel = CancelToken::new();
+        h.ctx.cancel.cancel();
+        let mut rec = fsbench_measure::SampleRecorder::new();
         rec.start();
         assert!(matches!(
-            w.run(&ctx, &mut rec),
+            h.workload.run(&h.ctx, &mut rec),
             Err(WorkloadError::Interrupted)
         ));
     }

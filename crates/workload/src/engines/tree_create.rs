@@ -143,20 +143,13 @@ impl Workload for TreeCreate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn creates_and_deletes_the_whole_tree() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("profile=small,scale=0.05").unwrap();
-        let mut w = build(&mut p).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let d = rec.finish();
-        assert!(d.metrics.iter().any(|(n, v)| n == "files" && *v == 100.0));
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut h = Harness::new(build, "profile=small,scale=0.05");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "files"), 100.0);
+        assert_eq!(std::fs::read_dir(h.dir.path()).unwrap().count(), 0);
     }
 }

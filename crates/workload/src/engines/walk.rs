@@ -241,22 +241,12 @@ impl Workload for Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CancelToken;
-    use fsbench_measure::SampleRecorder;
+    use crate::testutil::Harness;
 
     #[test]
     fn walks_are_shared_across_workers_and_entries_add_up() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::dir(dir.path(), CancelToken::new());
-        let mut p = Params::parse("profile=small,scale=0.05,workers=2,walks=3").unwrap();
-        let mut w = build(&mut p).unwrap();
-        w.prepare(&ctx).unwrap();
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        w.run(&ctx, &mut rec).unwrap();
-        let d = rec.finish();
-        let entries = d.metrics.iter().find(|(n, _)| n == "entries").unwrap().1;
+        let d = Harness::new(build, "profile=small,scale=0.05,workers=2,walks=3").sample();
         // 100 files + 9 directories below the root, three walks.
-        assert_eq!(entries, 3.0 * 109.0);
+        assert_eq!(Harness::metric(&d, "entries"), 3.0 * 109.0);
     }
 }
