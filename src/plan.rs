@@ -266,7 +266,11 @@ fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> CliResult<TargetKin
 pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
     let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
     let mut keys: Vec<(String, Vec<String>)> = Vec::new();
-    for tok in params.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+    for tok in fsbench_workload::split_top_level(params)
+        .iter()
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+    {
         match (tok.split_once('='), keys.last_mut()) {
             (Some((k, v)), _) => keys.push((k.trim().to_string(), vec![v.trim().to_string()])),
             (None, Some((_, values))) => values.push(tok.to_string()),
@@ -326,7 +330,7 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
         ))
     };
     let parsed = Params::parse(params).map_err(bad)?;
-    let raw = split_raw(params);
+    let raw = parsed.raw().clone();
     let (built, canonical) = fsbench_workload::build(info, parsed).map_err(bad)?;
     Ok(PlanWorkload {
         info,
@@ -335,14 +339,6 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
         sweep: BTreeMap::new(),
         cold_needs_global: built.cold_needs_global(),
     })
-}
-
-fn split_raw(params: &str) -> BTreeMap<String, String> {
-    params
-        .split(',')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect()
 }
 
 fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> CliResult<()> {

@@ -82,6 +82,7 @@ pub fn take_sample(
     cold: Option<&ColdMethod>,
 ) -> Result<Sample, WorkloadError> {
     let state = cell.cache;
+    p.workload.before_sample(&p.ctx)?;
     let files = p.workload.cache_files(&p.ctx);
     if state == CacheState::Warm && !cell.primed {
         cache::prime(&files);

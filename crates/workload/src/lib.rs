@@ -25,7 +25,7 @@ pub use cancel::CancelToken;
 pub use context::{Context, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
-pub use params::{ParamDoc, ParamError, Params};
+pub use params::{ParamDoc, ParamError, Params, split_top_level};
 pub use registry::{Built, WorkloadInfo, build, find, names, suggest};
 
 use std::path::PathBuf;
@@ -57,6 +57,12 @@ pub trait Workload: Send {
     /// Unmeasured set-up (create the files the run reads, generate trees). Called once per
     /// target and workload, before any sample.
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError>;
+
+    /// Unmeasured set-up before each sample (before the cache is made cold): a `command`'s
+    /// prepare step, restoring state a sample changed.
+    fn before_sample(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
+        Ok(())
+    }
 
     /// One measured sample. Report every operation through `rec`; check `ctx.cancel` at least
     /// every few milliseconds.

@@ -51,14 +51,22 @@ impl Params {
     /// Parses `key=value,key=value` (an empty string gives no parameters).
     pub fn parse(text: &str) -> Result<Self, ParamError> {
         let mut raw = BTreeMap::new();
-        for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+        for part in split_top_level(text)
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+        {
             let (k, v) = part.split_once('=').ok_or_else(|| ParamError {
                 key: part.trim().to_string(),
                 message: "expected key=value".into(),
             })?;
-            raw.insert(k.trim().to_string(), v.trim().to_string());
+            raw.insert(k.trim().to_string(), unquote(v.trim()));
         }
         Ok(Self::new(raw))
+    }
+
+    /// The raw `key → value` pairs not yet consumed (all of them before any getter ran).
+    pub fn raw(&self) -> &BTreeMap<String, String> {
+        &self.raw
     }
 
     fn take(&mut self, key: &str, default: &str) -> String {
@@ -163,6 +171,35 @@ impl Params {
     }
 }
 
+/// Splits `a=1,b='x, y',c=2` at the commas that are not inside single or double quotes.
+pub fn split_top_level(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (c, quote) {
+            ('\'' | '"', None) => quote = Some(c),
+            (q, Some(open)) if q == open => quote = None,
+            (',', None) => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        parts.last_mut().expect("invariant: never empty").push(c);
+    }
+    parts
+}
+
+/// Removes one pair of surrounding quotes from a value, and quotes inside `key='...'`.
+fn unquote(v: &str) -> String {
+    let b = v.as_bytes();
+    if b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0] {
+        v[1..v.len() - 1].to_string()
+    } else {
+        v.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +225,17 @@ mod tests {
         let canon = p.finish(DOCS).unwrap();
         assert_eq!(canon["bs"], "1k");
         assert_eq!(canon["size"], "1m");
+    }
+
+    #[test]
+    fn quoted_values_keep_their_commas() {
+        let mut p = Params::parse("run='git status, -s',cwd=/tmp").unwrap();
+        assert_eq!(p.string("run", ""), "git status, -s");
+        assert_eq!(p.string("cwd", ""), "/tmp");
+        assert_eq!(
+            split_top_level("a=1,2,b=\"x,y\""),
+            ["a=1", "2", "b=\"x,y\""]
+        );
     }
 
     #[test]

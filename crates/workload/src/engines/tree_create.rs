@@ -3,7 +3,7 @@
 
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
-use crate::tree::{self, Profile, TreeSpec};
+use crate::tree::{self, TreeSpec, tree_params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 
@@ -37,39 +37,6 @@ struct TreeCreate {
     spec: TreeSpec,
     seed: u64,
     sample: u64,
-}
-
-/// Reads `profile`, `scale` and `seed` and generates the spec (shared with walk and friends).
-pub fn tree_params(
-    p: &mut Params,
-    default_profile: &str,
-    default_scale: &str,
-) -> Result<(TreeSpec, u64), ParamError> {
-    let name = p.string("profile", default_profile);
-    let profile = Profile::find(&name).ok_or_else(|| ParamError {
-        key: "profile".into(),
-        message: format!("unknown profile '{name}': use one of {}", Profile::names()),
-    })?;
-    let scale_text = p.string("scale", default_scale);
-    let scale: f64 = scale_text
-        .parse()
-        .ok()
-        .filter(|s: &f64| (0.0001..=10.0).contains(s))
-        .ok_or_else(|| ParamError {
-            key: "scale".into(),
-            message: format!("invalid scale '{scale_text}': use a number from 0.0001 to 10"),
-        })?;
-    let seed = p.u64("seed", "42")?;
-    let spec = TreeSpec::generate(&profile, scale, seed);
-    let m = spec.manifest();
-    p.record(
-        "manifest",
-        format!(
-            "files={} dirs={} bytes={} hash={:016x}",
-            m.files, m.dirs, m.bytes, m.hash
-        ),
-    );
-    Ok((spec, seed))
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {

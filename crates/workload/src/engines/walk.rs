@@ -2,10 +2,9 @@
 //! threads or processes, over a generated tree or an existing one (read only). The readdir
 //! global-lock study: sys time that grows with J while wall time stops falling.
 
-use super::tree_create::tree_params;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
-use crate::tree::{self, TreeSpec};
+use crate::tree::TreeSource;
 use crate::walker::{self, StatMode, WalkCounts};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::{Path, PathBuf};
@@ -61,12 +60,6 @@ const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-/// Where the walked tree is.
-enum TreeSource {
-    Generated { spec: Box<TreeSpec>, seed: u64 },
-    Existing(PathBuf),
-}
-
 struct Walk {
     source: TreeSource,
     workers: u64,
@@ -76,7 +69,6 @@ struct Walk {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let tree = p.string("tree", "generated");
     let workers = p.u64("workers", "1")?.max(1);
     let walks = p.u64("walks", &workers.to_string())?.max(1);
     let procs = p.choice("mode", &["threads", "procs"], "threads")? == "procs";
@@ -85,24 +77,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         "none" => StatMode::None,
         _ => StatMode::Lstat,
     };
-    let source = if tree == "generated" {
-        let (spec, seed) = tree_params(p, "chromium", "0.1")?;
-        TreeSource::Generated {
-            spec: Box::new(spec),
-            seed,
-        }
-    } else {
-        if let Some(key) = ["profile", "scale", "seed"]
-            .into_iter()
-            .find(|k| p.optional(k).is_some())
-        {
-            return Err(ParamError {
-                key: key.into(),
-                message: "applies only to tree=generated".into(),
-            });
-        }
-        TreeSource::Existing(PathBuf::from(tree))
-    };
+    let source = TreeSource::from_params(p, "chromium", "0.1")?;
     Ok(Box::new(Walk {
         source,
         workers,
@@ -113,16 +88,6 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 }
 
 impl Walk {
-    fn root(&self, ctx: &Context) -> Result<PathBuf, WorkloadError> {
-        match &self.source {
-            TreeSource::Existing(p) => Ok(p.clone()),
-            TreeSource::Generated { .. } => ctx
-                .scratch()
-                .map(|d| d.join("tree"))
-                .ok_or_else(|| WorkloadError::Unsupported("walk needs a directory target".into())),
-        }
-    }
-
     /// Walks assigned to worker `k` of `workers`.
     fn share(&self, k: u64) -> u64 {
         self.walks / self.workers + u64::from(k < self.walks % self.workers)
@@ -177,22 +142,11 @@ fn walk_error(e: std::io::Error, root: &Path, ctx: &Context) -> WorkloadError {
 
 impl Workload for Walk {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        let root = self.root(ctx)?;
-        match &self.source {
-            TreeSource::Generated { spec, seed } => {
-                std::fs::create_dir(&root).map_err(|e| WorkloadError::io("mkdir", &root, e))?;
-                tree::write_tree(spec, &root, *seed, &ctx.cancel).map(|_| ())
-            }
-            TreeSource::Existing(p) if p.is_dir() => Ok(()),
-            TreeSource::Existing(p) => Err(WorkloadError::Invalid(format!(
-                "tree={} is not a directory",
-                p.display()
-            ))),
-        }
+        self.source.prepare(ctx).map(|_| ())
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let root = self.root(ctx)?;
+        let root = self.source.root(ctx)?;
         let counts = if self.procs {
             super::walk_procs::run(&root, self.workers, |k| self.share(k), self.stat, ctx)?
         } else {
@@ -212,17 +166,11 @@ impl Workload for Walk {
     }
 
     fn writes(&self) -> bool {
-        matches!(self.source, TreeSource::Generated { .. })
+        self.source.writes()
     }
 
     fn space_needed(&self) -> u64 {
-        match &self.source {
-            TreeSource::Generated { spec, .. } => {
-                let m = spec.manifest();
-                m.bytes + (m.files + m.dirs) * 4096
-            }
-            TreeSource::Existing(_) => 0,
-        }
+        self.source.space_needed()
     }
 
     fn headline(&self) -> Headline {
