@@ -37,6 +37,8 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::large_file::INFO,
     engines::tree_create::INFO,
     engines::walk::INFO,
+    engines::status_scan::INFO,
+    engines::null_build::INFO,
     engines::null::INFO,
 ];
 

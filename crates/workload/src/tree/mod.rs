@@ -2,6 +2,7 @@
 //! like real checkouts (Chromium, Firefox, Linux), and writing one to disk. The same profile,
 //! scale and seed give the same tree, with the same manifest hash, on every machine.
 
+pub mod index;
 mod params;
 mod profile;
 mod source;

@@ -1,0 +1,204 @@
+//! `status-scan`: what `git status` does to a filesystem. lstat every tracked file and compare it
+//! with the index (mtime, size, inode), then look for untracked files: read every directory, or
+//! with `untracked-cache=on` only the directories whose mtime changed (git's untracked cache).
+//! Paths are full paths, resolved by the kernel on every call, as git does.
+
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::tree::TreeSource;
+use crate::tree::index::Index;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use rustix::fs::{FileType, Mode, OFlags, RawDir};
+use std::mem::MaybeUninit;
+use std::path::PathBuf;
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "status-scan",
+    summary: "git status's filesystem work: lstat every tracked file, read directories for untracked files",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "tree",
+        default: "generated",
+        help: "generated, or an existing directory (read only)",
+    },
+    ParamDoc {
+        key: "untracked-cache",
+        default: "off",
+        help: "on: read only directories whose mtime changed",
+    },
+    ParamDoc {
+        key: "profile",
+        default: "chromium",
+        help: "profile of the generated tree",
+    },
+    ParamDoc {
+        key: "scale",
+        default: "0.1",
+        help: "scale of the generated tree",
+    },
+    ParamDoc {
+        key: "seed",
+        default: "42",
+        help: "seed of the generated tree",
+    },
+];
+
+struct StatusScan {
+    source: TreeSource,
+    untracked_cache: bool,
+    index: Index,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let source = TreeSource::from_params(p, "chromium", "0.1")?;
+    let untracked_cache = p.choice("untracked-cache", &["on", "off"], "off")? == "on";
+    Ok(Box::new(StatusScan {
+        source,
+        untracked_cache,
+        index: Index::default(),
+    }))
+}
+
+/// Counts of one scan.
+#[derive(Debug, Default)]
+struct Scan {
+    checked: u64,
+    modified: u64,
+    dirs_read: u64,
+    untracked: u64,
+}
+
+impl StatusScan {
+    fn check_tracked(&self, scan: &mut Scan, ctx: &Context) -> Result<(), WorkloadError> {
+        for (i, f) in self.index.files.iter().enumerate() {
+            if i % 4096 == 0 {
+                ctx.cancel.check()?;
+            }
+            scan.checked += 1;
+            match rustix::fs::lstat(f.path.as_c_str()) {
+                Ok(st) => {
+                    let mtime = st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128;
+                    if mtime != f.mtime_ns || st.st_size as u64 != f.size || st.st_ino != f.ino {
+                        scan.modified += 1;
+                    }
+                }
+                Err(_) => scan.modified += 1,
+            }
+        }
+        Ok(())
+    }
+
+    fn find_untracked(&self, scan: &mut Scan) -> Result<(), WorkloadError> {
+        let mut buf = vec![MaybeUninit::<u8>::uninit(); 32 * 1024];
+        let mut path = Vec::with_capacity(4096);
+        for (dir, mtime) in &self.index.dirs {
+            if self.untracked_cache {
+                let st = rustix::fs::lstat(dir.as_c_str()).ok();
+                let now = st.map(|s| s.st_mtime as i128 * 1_000_000_000 + s.st_mtime_nsec as i128);
+                if now == Some(*mtime) {
+                    continue;
+                }
+            }
+            let Ok(fd) = rustix::fs::open(
+                dir.as_c_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) else {
+                continue;
+            };
+            scan.dirs_read += 1;
+            let mut raw = RawDir::new(&fd, &mut buf);
+            while let Some(Ok(e)) = raw.next() {
+                let name = e.file_name().to_bytes();
+                if name == b"." || name == b".." || e.file_type() == FileType::Directory {
+                    continue;
+                }
+                path.clear();
+                path.extend_from_slice(dir.as_bytes());
+                path.push(b'/');
+                path.extend_from_slice(name);
+                if !self.index.known.contains(&path) {
+                    scan.untracked += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Workload for StatusScan {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let root = self.source.prepare(ctx)?;
+        self.index = Index::build(&root)?;
+        Ok(())
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let mut scan = Scan::default();
+        let t0 = rec.now_ns();
+        self.check_tracked(&mut scan, ctx)?;
+        let t1 = rec.now_ns();
+        self.find_untracked(&mut scan)?;
+        let t2 = rec.now_ns();
+        rec.phase("tracked", t1 - t0);
+        rec.phase("untracked", t2 - t1);
+        rec.add_ops(scan.checked + scan.dirs_read, 0);
+        rec.metric("files_checked", scan.checked as f64);
+        rec.metric("modified", scan.modified as f64);
+        rec.metric("dirs_read", scan.dirs_read as f64);
+        rec.metric("untracked", scan.untracked as f64);
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> bool {
+        self.source.writes()
+    }
+
+    fn space_needed(&self) -> u64 {
+        self.source.space_needed()
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Wall
+    }
+
+    fn cold_needs_global(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Harness;
+
+    #[test]
+    fn clean_tree_has_nothing_modified_or_untracked() {
+        let d = Harness::new(build, "profile=small,scale=0.05").sample();
+        assert_eq!(Harness::metric(&d, "files_checked"), 100.0);
+        assert_eq!(Harness::metric(&d, "modified"), 0.0);
+        assert_eq!(Harness::metric(&d, "untracked"), 0.0);
+        assert_eq!(Harness::metric(&d, "dirs_read"), 10.0);
+    }
+
+    #[test]
+    fn changes_are_seen_and_the_untracked_cache_skips_unchanged_dirs() {
+        let mut h = Harness::new(build, "profile=small,scale=0.05,untracked-cache=on");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "dirs_read"), 0.0);
+        let tree = h.dir.path().join("tree");
+        std::fs::write(tree.join("new-file"), b"x").unwrap();
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "dirs_read"), 1.0);
+        assert_eq!(Harness::metric(&d, "untracked"), 1.0);
+    }
+}
