@@ -39,6 +39,7 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::walk::INFO,
     engines::status_scan::INFO,
     engines::null_build::INFO,
+    engines::command::INFO,
     engines::null::INFO,
 ];
 

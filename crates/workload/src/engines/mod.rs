@@ -1,5 +1,6 @@
 //! One module per workload. Each exposes `INFO` (name, parameters, builder) for the registry.
 
+pub mod command;
 pub mod common;
 pub mod large_file;
 pub mod latency;

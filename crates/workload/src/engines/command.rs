@@ -1,0 +1,250 @@
+//! `command`: time any external command the way hyperfine does (`git status`, `ninja`, a build):
+//! wall time around spawn-to-exit, user and sys CPU of the waited-for children (wait4 rusage,
+//! taken by the recorder), exit status checked, and the shell's own start-up measured in
+//! `prepare` and subtracted (`shell=none` runs the program directly). An optional `prepare`
+//! command runs before every sample, unmeasured. What the command itself writes is up to it:
+//! fsbench's own files stay in its scratch.
+
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::registry::WorkloadInfo;
+use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "command",
+    summary: "time an external command like hyperfine: wall, user, sys, %CPU, exit status",
+    params: PARAMS,
+    build,
+};
+
+const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "run",
+        default: "",
+        help: "the command, e.g. run='git status' (required)",
+    },
+    ParamDoc {
+        key: "cwd",
+        default: "scratch",
+        help: "directory to run it in (default: the scratch directory)",
+    },
+    ParamDoc {
+        key: "prepare",
+        default: "",
+        help: "command run before every sample, unmeasured",
+    },
+    ParamDoc {
+        key: "shell",
+        default: "sh",
+        help: "sh (run through sh -c, start-up subtracted) or none (split on spaces)",
+    },
+    ParamDoc {
+        key: "check",
+        default: "true",
+        help: "fail the sample when the command exits non-zero",
+    },
+];
+
+struct CommandWorkload {
+    run: String,
+    cwd: Option<PathBuf>,
+    prepare: Option<String>,
+    shell: bool,
+    check: bool,
+    shell_overhead_ns: u64,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let run = p.string("run", "");
+    if run.trim().is_empty() {
+        return Err(ParamError {
+            key: "run".into(),
+            message: "missing: give the command, e.g. command:run='git status'".into(),
+        });
+    }
+    let cwd = p.optional("cwd").map(PathBuf::from);
+    let prepare = p.optional("prepare").filter(|s| !s.trim().is_empty());
+    let shell = p.choice("shell", &["sh", "none"], "sh")? == "sh";
+    let check = p.bool("check", "true")?;
+    Ok(Box::new(CommandWorkload {
+        run,
+        cwd,
+        prepare,
+        shell,
+        check,
+        shell_overhead_ns: 0,
+    }))
+}
+
+impl CommandWorkload {
+    fn cwd(&self, ctx: &Context) -> Option<PathBuf> {
+        self.cwd
+            .clone()
+            .or_else(|| ctx.scratch().map(PathBuf::from))
+    }
+
+    fn command(&self, text: &str, ctx: &Context, shell: bool) -> Result<Command, WorkloadError> {
+        let mut c = if shell {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(text);
+            c
+        } else {
+            let mut words = text.split_whitespace();
+            let prog = words
+                .next()
+                .ok_or_else(|| WorkloadError::Invalid("empty command".into()))?;
+            let mut c = Command::new(prog);
+            c.args(words);
+            c
+        };
+        if let Some(d) = self.cwd(ctx) {
+            c.current_dir(d);
+        }
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        Ok(c)
+    }
+
+    /// Runs `text` to completion (killing it on cancel); returns its wall time.
+    fn execute(
+        &self,
+        text: &str,
+        ctx: &Context,
+        shell: bool,
+        check: bool,
+    ) -> Result<u64, WorkloadError> {
+        let mut cmd = self.command(text, ctx, shell)?;
+        let start = Instant::now();
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| WorkloadError::io("spawn", text, e))?;
+        let status = loop {
+            if ctx.cancel.is_cancelled() {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(WorkloadError::Interrupted);
+            }
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) => std::thread::sleep(Duration::from_micros(200)),
+                Err(e) => return Err(WorkloadError::io("wait", text, e)),
+            }
+        };
+        let wall = start.elapsed().as_nanos() as u64;
+        if check && !status.success() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            let last = err.lines().last().unwrap_or("").trim().to_string();
+            return Err(WorkloadError::Invalid(format!(
+                "command '{text}' exited with {status}: {last} (check=false to allow)"
+            )));
+        }
+        Ok(wall)
+    }
+}
+
+impl Workload for CommandWorkload {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        if let Some(d) = self.cwd(ctx).filter(|d| !d.is_dir()) {
+            return Err(WorkloadError::Invalid(format!(
+                "cwd={} is not a directory",
+                d.display()
+            )));
+        }
+        if self.shell {
+            let mut times = Vec::new();
+            for _ in 0..15 {
+                times.push(self.execute("", ctx, true, true)?);
+            }
+            times.sort_unstable();
+            self.shell_overhead_ns = times[times.len() / 2];
+        }
+        Ok(())
+    }
+
+    fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        match &self.prepare {
+            Some(p) => self.execute(p, ctx, true, true).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let wall = self.execute(&self.run, ctx, self.shell, self.check)?;
+        rec.add_ops(1, 0);
+        rec.metric(
+            "command_ns",
+            wall.saturating_sub(self.shell_overhead_ns) as f64,
+        );
+        rec.metric("shell_overhead_ns", self.shell_overhead_ns as f64);
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> bool {
+        false
+    }
+
+    fn headline(&self) -> Headline {
+        Headline::Metric {
+            name: "command_ns",
+            unit: "ns",
+            higher_is_better: false,
+        }
+    }
+
+    fn cold_needs_global(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Harness;
+
+    #[test]
+    fn times_a_command_and_subtracts_the_shell() {
+        let d = Harness::new(build, "run='sleep 0.05'").sample();
+        let t = Harness::metric(&d, "command_ns");
+        assert!(t >= 40e6 && t < 1e9, "{t}");
+        assert!(Harness::metric(&d, "shell_overhead_ns") > 0.0);
+    }
+
+    #[test]
+    fn failing_command_fails_unless_unchecked() {
+        let mut h = Harness::new(build, "run='exit 3'");
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err();
+        assert!(e.to_string().contains("exited with"), "{e}");
+        Harness::new(build, "run='exit 3',check=false").sample();
+    }
+
+    #[test]
+    fn prepare_runs_before_each_sample_in_cwd() {
+        let mut h = Harness::new(
+            build,
+            "run='test -f marker',prepare='touch marker',shell=sh",
+        );
+        h.workload.before_sample(&h.ctx).unwrap();
+        h.sample();
+        assert!(h.dir.path().join("marker").exists());
+    }
+
+    #[test]
+    fn missing_run_is_a_parameter_error() {
+        let mut p = Params::parse("cwd=/tmp").unwrap();
+        assert!(build(&mut p).is_err());
+    }
+}
