@@ -51,15 +51,29 @@ const PARAMS: &[ParamDoc] = &[
 struct StatusScan {
     source: TreeSource,
     untracked_cache: bool,
+    threads: Option<u64>,
     index: Index,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let source = TreeSource::from_params(p, "chromium", "0.1")?;
     let untracked_cache = p.choice("untracked-cache", &["on", "off"], "off")? == "on";
+    let threads = match p.string("threads", "auto").as_str() {
+        "auto" => None,
+        t => Some(
+            t.parse::<u64>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| ParamError {
+                    key: "threads".into(),
+                    message: format!("invalid value '{t}': use auto or a number >= 1"),
+                })?,
+        ),
+    };
     Ok(Box::new(StatusScan {
         source,
         untracked_cache,
+        threads,
         index: Index::default(),
     }))
 }
@@ -74,22 +88,38 @@ struct Scan {
 }
 
 impl StatusScan {
-    fn check_tracked(&self, scan: &mut Scan, ctx: &Context) -> Result<(), WorkloadError> {
-        for (i, f) in self.index.files.iter().enumerate() {
-            if i % 4096 == 0 {
-                ctx.cancel.check()?;
-            }
-            scan.checked += 1;
-            match rustix::fs::lstat(f.path.as_c_str()) {
-                Ok(st) => {
-                    let mtime = st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128;
-                    if mtime != f.mtime_ns || st.st_size as u64 != f.size || st.st_ino != f.ino {
-                        scan.modified += 1;
-                    }
-                }
-                Err(_) => scan.modified += 1,
-            }
+    /// Threads for the lstat pass: as git's preload-index, one per 500 files up to the CPUs.
+    fn thread_count(&self) -> usize {
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        match self.threads {
+            Some(t) => t as usize,
+            None => (self.index.files.len() / 500).clamp(1, cpus),
         }
+    }
+
+    /// lstat every tracked file (split across threads) and count those that differ.
+    fn check_tracked(&self, scan: &mut Scan, ctx: &Context) -> Result<(), WorkloadError> {
+        let files = &self.index.files;
+        let chunk = files.len().div_ceil(self.thread_count()).max(1);
+        let modified: Vec<Result<u64, WorkloadError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| s.spawn(move || check_part(part, ctx)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or(Err(WorkloadError::Invalid("lstat thread panicked".into())))
+                })
+                .collect()
+        });
+        for m in modified {
+            scan.modified += m?;
+        }
+        scan.checked += files.len() as u64;
         Ok(())
     }
 
@@ -129,6 +159,26 @@ impl StatusScan {
         }
         Ok(())
     }
+}
+
+/// lstat each file of `part`; returns how many differ from the index.
+fn check_part(part: &[crate::tree::index::Tracked], ctx: &Context) -> Result<u64, WorkloadError> {
+    let mut modified = 0;
+    for (i, f) in part.iter().enumerate() {
+        if i % 4096 == 0 {
+            ctx.cancel.check()?;
+        }
+        match rustix::fs::lstat(f.path.as_c_str()) {
+            Ok(st) => {
+                let mtime = st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128;
+                if mtime != f.mtime_ns || st.st_size as u64 != f.size || st.st_ino != f.ino {
+                    modified += 1;
+                }
+            }
+            Err(_) => modified += 1,
+        }
+    }
+    Ok(modified)
 }
 
 impl Workload for StatusScan {

@@ -44,7 +44,8 @@ fn cpath(p: &Path) -> Result<CString, WorkloadError> {
 }
 
 impl Index {
-    /// Snapshots the tree under `root` (never following symlinks; symlinks are tracked as files).
+    /// Snapshots the tree under `root` (never following symlinks; symlinks are tracked as files;
+    /// `.git` directories are skipped).
     pub fn build(root: &Path) -> Result<Self, WorkloadError> {
         let mut index = Index::default();
         let mut stack = vec![root.to_path_buf()];
@@ -59,7 +60,10 @@ impl Index {
                 let m = std::fs::symlink_metadata(&path)
                     .map_err(|e| WorkloadError::io("lstat", &path, e))?;
                 if m.is_dir() {
-                    stack.push(path);
+                    // A repository's own metadata is not part of its tree (git never tracks it).
+                    if entry.file_name() != ".git" {
+                        stack.push(path);
+                    }
                 } else {
                     let c = cpath(&path)?;
                     index.known.insert(c.as_bytes().to_vec());
