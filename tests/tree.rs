@@ -107,3 +107,69 @@ fn profile_with_an_existing_tree_is_an_error() {
         .code(2)
         .stderr(predicates::str::contains("applies only to tree=generated"));
 }
+
+#[test]
+fn status_scan_and_null_build_find_nothing_to_do_on_a_fresh_tree() {
+    let t = temp_dir();
+    let v = run(
+        t.path(),
+        &[
+            "-w",
+            "status-scan:profile=small,scale=0.05,untracked-cache=on",
+            "-w",
+            "null-build:profile=small,scale=0.05",
+            "--cache",
+            "warm",
+            "--runs",
+            "2",
+        ],
+    );
+    let scan = &v["results"][0]["samples"][0]["metrics"];
+    assert_eq!(scan["files_checked"], 100.0);
+    assert_eq!(scan["modified"], 0.0);
+    assert_eq!(scan["untracked"], 0.0);
+    let build = &v["results"][1]["samples"][0]["metrics"];
+    assert_eq!(build["dirty"], 0.0);
+    assert!(build["nodes"].as_f64().unwrap() > 10.0);
+    assert_eq!(v["results"][0]["headline"], "wall_ns");
+    assert!(entries(t.path()).is_empty());
+}
+
+#[test]
+fn command_reports_child_cpu_and_fails_on_a_bad_exit() {
+    let t = temp_dir();
+    let v = run(
+        t.path(),
+        &[
+            "-w",
+            "command:run='i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'",
+            "--cache",
+            "warm",
+            "--runs",
+            "2",
+        ],
+    );
+    let s = &v["results"][0]["samples"][0];
+    assert!(
+        s["user_ns"].as_u64().unwrap() > 0,
+        "child user time is counted: {s}"
+    );
+    assert!(s["metrics"]["command_ns"].as_f64().unwrap() > 0.0);
+    fsbench()
+        .args([
+            "run",
+            "-q",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "-w",
+            "command:run='exit 7'",
+        ])
+        .arg("--target")
+        .arg(t.path())
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("exited with"));
+    assert!(entries(t.path()).is_empty());
+}
