@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod ministat;
 mod run;
 mod safety;
 mod tree;

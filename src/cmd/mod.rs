@@ -2,6 +2,7 @@
 
 pub mod clean;
 pub mod env;
+pub mod ministat;
 pub mod run;
 pub mod workloads;
 
@@ -11,7 +12,7 @@ use crate::error::{CliError, CliResult};
 /// Runs a subcommand; `Ok(code)` for commands that choose their own exit status (ministat).
 pub fn dispatch(command: Command) -> CliResult<i32> {
     match command {
-        Command::Ministat { .. } => unavailable("ministat", 4),
+        Command::Ministat { args } => Ok(ministat::run(args)),
         Command::Postmark { .. } => unavailable("postmark", 6),
         Command::History => unavailable("history", 0),
         Command::Show { .. } => unavailable("show", 0),

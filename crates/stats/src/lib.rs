@@ -3,6 +3,8 @@
 //! from numbers to numbers (or text), and degenerate input gives `None`, never a panic or a NaN.
 #![warn(missing_docs)]
 
+pub mod cfmt;
+pub mod ministat;
 mod summary;
 
 pub use summary::{Summary, summarize};
