@@ -4,7 +4,13 @@
 #![warn(missing_docs)]
 
 pub mod cfmt;
+mod compare;
 pub mod ministat;
+mod moments;
+mod outliers;
 mod summary;
 
+pub use compare::{Difference, Method, compare, relative_precision};
+pub use moments::Moments;
+pub use outliers::{THRESHOLD as OUTLIER_THRESHOLD, modified_z_outliers};
 pub use summary::{Summary, summarize};
