@@ -131,6 +131,12 @@ pub struct RunArgs {
     /// Sample order across targets.
     #[arg(long, value_enum, default_value_t = OrderArg::Interleaved)]
     pub order: OrderArg,
+    /// Confidence level of the comparisons, in percent.
+    #[arg(long, default_value_t = 95.0, value_name = "PCT")]
+    pub confidence: f64,
+    /// Draw ministat's distribution plot for every comparison.
+    #[arg(long)]
+    pub plot: bool,
     /// Write the results as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -5,6 +5,7 @@ mod blockdev;
 mod cache;
 mod cli;
 mod cmd;
+mod compare;
 mod envinfo;
 mod error;
 mod metrics;

@@ -128,3 +128,44 @@ fn random_inputs_agree_with_the_installed_ministat() {
         assert_eq!(ours.status.code(), real.status.code(), "round {round}");
     }
 }
+
+#[test]
+fn modern_uses_the_true_median_and_percivals_interval() {
+    let dir = fixture("ministat/cases/01-two");
+    let old = fsbench()
+        .args(["ministat", "a", "b"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let new = fsbench()
+        .args(["ministat", "--modern", "a", "b"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let (old, new) = (
+        String::from_utf8_lossy(&old.stdout),
+        String::from_utf8_lossy(&new.stdout),
+    );
+    // a = 1 2 3 4: old median is the upper middle point (3), modern the mean of the middle two.
+    assert!(
+        old.contains("x   4             1             4             3"),
+        "{old}"
+    );
+    assert!(
+        new.contains("x   4             1             4           2.5"),
+        "{new}"
+    );
+}
+
+#[test]
+fn quiet_drops_legend_and_header() {
+    let dir = fixture("ministat/cases/01-two");
+    let out = fsbench()
+        .args(["ministat", "-q", "-n", "a", "b"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("x a") && !text.contains("Median"), "{text}");
+    assert_eq!(text.lines().count(), 2);
+}

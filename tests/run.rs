@@ -145,6 +145,7 @@ fn runs_auto_stops_within_bounds() {
     ]);
     let n = v["results"][0]["samples"].as_array().unwrap().len();
     assert!((3..=6).contains(&n), "{n}");
+    assert!(v["results"][0]["precision_reached"].is_boolean());
 }
 
 #[test]
@@ -313,4 +314,101 @@ fn bad_inputs_give_one_line_errors_and_exit_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+#[test]
+fn two_targets_get_a_verdict_that_agrees_with_ministat() {
+    let dir = temp_dir();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    let json = dir.path().join("out.json");
+    let out = fsbench()
+        .args([
+            "run",
+            "-q",
+            "--workload",
+            "null:ops=20000",
+            "--cache",
+            "warm",
+            "--runs",
+            "5",
+            "--plot",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--target")
+        .arg(format!("A={}", a.display()))
+        .arg("--target")
+        .arg(format!("B={}", b.display()))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("proven at 95%"), "{stdout}");
+    assert!(
+        stdout.contains("    N           Min           Max        Median"),
+        "--plot prints ministat's block: {stdout}"
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &v["comparisons"][0];
+    assert_eq!(c["baseline"], "A/null/warm");
+    assert_eq!(c["other"], "B/null/warm");
+    // The same samples through `fsbench ministat` (byte-identical to ministat) give the same verdict.
+    let files: Vec<std::path::PathBuf> = (0..2)
+        .map(|i| {
+            let p = dir.path().join(format!("s{i}"));
+            let vals: Vec<String> = v["results"][i]["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["metrics"]["iops"].to_string())
+                .collect();
+            std::fs::write(&p, vals.join("\n") + "\n").unwrap();
+            p
+        })
+        .collect();
+    let m = fsbench().arg("ministat").args(&files).output().unwrap();
+    let text = String::from_utf8_lossy(&m.stdout);
+    assert_eq!(
+        text.contains("Difference at 95.0%"),
+        c["proven"].as_bool().unwrap(),
+        "{text}"
+    );
+}
+
+#[test]
+fn cold_and_warm_of_one_target_are_compared() {
+    let v = run_json(&[
+        "--workload",
+        "null:ops=10",
+        "--cache",
+        "both",
+        "--cold-cmd",
+        "true",
+        "--runs",
+        "3",
+        "--confidence",
+        "90",
+    ]);
+    let c = &v["comparisons"][0];
+    assert_eq!(c["baseline"], "a/null/cold");
+    assert_eq!(c["other"], "a/null/warm");
+    assert_eq!(c["confidence"], 90.0);
+}
+
+#[test]
+fn outliers_are_flagged_not_dropped() {
+    let v = run_json(&[
+        "--workload",
+        "null:ops=10",
+        "--cache",
+        "warm",
+        "--runs",
+        "6",
+    ]);
+    let samples = v["results"][0]["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 6);
+    assert!(samples.iter().all(|s| s["outlier"].is_boolean()));
 }

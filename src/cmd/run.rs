@@ -51,6 +51,12 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 /// Runs the plan described by `args`.
 pub fn run(args: RunArgs) -> CliResult<i32> {
     let plan = crate::plan::from_args(&args)?;
+    if !(args.confidence > 0.0 && args.confidence < 100.0) {
+        return Err(CliError::usage(format!(
+            "invalid --confidence {} — give a percentage between 0 and 100, e.g. 95",
+            args.confidence
+        )));
+    }
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
@@ -75,8 +81,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         "failed".into()
     };
     crate::sweeps::attach(&mut sink.record);
+    crate::compare::attach(&mut sink.record, args.confidence);
     sink.save();
-    print_report(&sink.record);
+    print_report(&sink.record, args.plot);
     if let Some(e) = sink.json_error {
         return Err(CliError::run(e));
     }
@@ -122,7 +129,7 @@ fn new_record(plan: &crate::plan::Plan) -> RunRecord {
     }
 }
 
-fn print_report(record: &RunRecord) {
+fn print_report(record: &RunRecord, plot: bool) {
     let width = if std::io::stdout().is_terminal() {
         rustix::termios::tcgetwinsize(std::io::stdout())
             .ok()
@@ -134,7 +141,7 @@ fn print_report(record: &RunRecord) {
     let mut text = String::new();
     fsbench_report::terminal::render(
         record,
-        fsbench_report::terminal::TerminalOptions { width },
+        fsbench_report::terminal::TerminalOptions { width, plot },
         &mut text,
     );
     print!("{text}");

@@ -114,6 +114,7 @@ fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> Resul
         headline: crate::metrics::headline_name(p.workload.headline()),
         samples: Vec::new(),
         summary: Default::default(),
+        precision_reached: None,
         warnings: Vec::new(),
         error: None,
     }

@@ -130,9 +130,45 @@ pub fn explain_failure(e: &WorkloadError, workload: &str, label: &str, path: &Pa
     }
 }
 
+/// Flags outlier samples of the headline (never dropping them) and warns when the first sample
+/// stands apart from the rest, the usual sign of a cache or device still warming up.
+fn flag_outliers(entry: &mut ResultEntry) {
+    let values: Vec<f64> = entry
+        .samples
+        .iter()
+        .map(|s| s.metrics.get(&entry.headline).copied().unwrap_or(f64::NAN))
+        .collect();
+    let flags = fsbench_stats::modified_z_outliers(&values);
+    for (s, f) in entry.samples.iter_mut().zip(&flags) {
+        s.outlier = *f;
+    }
+    let outliers = flags.iter().filter(|f| **f).count();
+    if outliers > 0 {
+        entry.warnings.push(format!(
+            "{outliers} of {} samples flagged as outliers (modified z-score > {}); kept in every statistic",
+            values.len(),
+            fsbench_stats::OUTLIER_THRESHOLD
+        ));
+    }
+    if values.len() >= 3 {
+        let rest = fsbench_stats::summarize(&values[1..]);
+        if let Some(r) = rest.filter(|r| r.median != 0.0) {
+            let dev = (values[0] - r.median) / r.median;
+            let spread = (r.max - r.min) / r.median.abs();
+            if dev.abs() > 0.25 && dev.abs() > 2.0 * spread {
+                entry.warnings.push(format!(
+                    "the first sample differs from the others' median by {:+.0}% — a warm-up effect? (--warmup 1 discards one)",
+                    dev * 100.0
+                ));
+            }
+        }
+    }
+}
+
 /// Fills a cell's summary, residency, warnings and error once its samples are in.
 pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     entry.summary = crate::metrics::summarize(&entry.samples);
+    flag_outliers(entry);
     let res: Vec<f64> = entry
         .samples
         .iter()
@@ -157,6 +193,7 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
             ));
         }
     }
+    entry.precision_reached = cell.precision_reached;
     if let Some(reached) = cell.precision_reached {
         if !reached {
             entry

@@ -168,6 +168,9 @@ pub struct ResultEntry {
     pub samples: Vec<Sample>,
     /// Summary per metric.
     pub summary: BTreeMap<String, MetricSummary>,
+    /// With `--runs auto`: whether the CI95 half-width reached the requested precision.
+    #[serde(default)]
+    pub precision_reached: Option<bool>,
     /// Things the reader should know (cold not reached, outliers, slow first sample).
     #[serde(default)]
     pub warnings: Vec<String>,

@@ -12,6 +12,8 @@ use std::fmt::Write;
 pub struct TerminalOptions {
     /// Table width in columns (`None`: no wrapping).
     pub width: Option<u16>,
+    /// Draw ministat's distribution plot for each comparison.
+    pub plot: bool,
 }
 
 /// Renders `record` as text.
@@ -29,7 +31,96 @@ pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
             s.workload, s.target, s.cache, s.explanation
         );
     }
+    comparisons(record, opts, out);
     notes(&record.results, out);
+}
+
+fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
+    if record.comparisons.is_empty() {
+        return;
+    }
+    let head = ["metric", "baseline", "vs", "difference", "%", "verdict"];
+    let mut t = table(opts, &head);
+    for c in &record.comparisons {
+        let n = |v: f64| metric_number(&c.metric, v);
+        let verdict = if c.proven {
+            format!("proven at {}%", c.confidence)
+        } else {
+            format!("no difference proven at {}%", c.confidence)
+        };
+        t.add_row(vec![
+            Cell::new(metric_label(&c.metric)),
+            Cell::new(&c.baseline),
+            Cell::new(&c.other),
+            right(format!("{} ± {}", n(c.difference), n(c.ci_half))),
+            right(format!("{:+.2}% ± {:.2}%", c.difference_pct, c.ci_half_pct)),
+            Cell::new(verdict),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if opts.plot {
+        for c in &record.comparisons {
+            plot_comparison(record, c, opts, out);
+        }
+    }
+}
+
+/// ministat's own report (plot, vitals, verdict) for the samples of one comparison.
+fn plot_comparison(
+    record: &RunRecord,
+    c: &fsbench_model::Comparison,
+    opts: TerminalOptions,
+    out: &mut String,
+) {
+    use fsbench_stats::ministat::{self, Dataset, Options};
+    let find = |label: &str| {
+        record
+            .results
+            .iter()
+            .find(|r| crate::terminal::label_of(r) == label)
+            .map(|r| {
+                let v: Vec<f64> = r
+                    .samples
+                    .iter()
+                    .filter_map(|s| s.metrics.get(&c.metric).copied())
+                    .collect();
+                Dataset::from_values(label, &v)
+            })
+    };
+    let (Some(a), Some(b)) = (find(&c.baseline), find(&c.other)) else {
+        return;
+    };
+    if a.n() < 3 || b.n() < 3 {
+        let _ = writeln!(
+            out,
+            "(no plot for {} vs {}: ministat needs 3 samples per side)",
+            c.baseline, c.other
+        );
+        return;
+    }
+    let o = Options {
+        width: opts.width.map(|w| w as usize - 2).unwrap_or(74),
+        confidence_index: ministat::confidence_index(c.confidence).unwrap_or(2),
+        no_plot: false,
+        stats_only: false,
+        separate_bars: false,
+        quiet: false,
+        modern: false,
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} vs {}",
+        metric_label(&c.metric),
+        c.baseline,
+        c.other
+    );
+    out.push_str(&ministat::render(&[a, b], &o));
+}
+
+/// The label comparisons use for a cell (`target/workload[ sweep]/cache`).
+pub fn label_of(r: &ResultEntry) -> String {
+    let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
+    format!("{}/{}{}/{}", r.target, r.workload, sweep, r.cache.state)
 }
 
 fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {

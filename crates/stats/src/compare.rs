@@ -65,6 +65,24 @@ pub fn compare(
     confidence: f64,
     method: Method,
 ) -> Option<Difference> {
+    compare_with(baseline, other, method, |df| t_critical(confidence, df))
+}
+
+/// Pooled Student's t exactly as ministat decides it: the critical value comes from ministat's
+/// own table (`level_index` 0..6 for 80, 90, 95, 98, 99, 99.5), so the verdict always agrees with
+/// `ministat -c LEVEL` on the same samples.
+pub fn compare_ministat(baseline: &[f64], other: &[f64], level_index: usize) -> Option<Difference> {
+    compare_with(baseline, other, Method::StudentPooled, |df| {
+        crate::ministat::student_t(df as usize, level_index)
+    })
+}
+
+fn compare_with(
+    baseline: &[f64],
+    other: &[f64],
+    method: Method,
+    critical: impl Fn(f64) -> Option<f64>,
+) -> Option<Difference> {
     let (m1, v1) = mean_var(baseline)?;
     let (m2, v2) = mean_var(other)?;
     let (n1, n2) = (baseline.len() as f64, other.len() as f64);
@@ -84,7 +102,7 @@ pub fn compare(
     if !df.is_finite() {
         return None;
     }
-    let t = t_critical(confidence, df)?;
+    let t = critical(df)?;
     let d = m2 - m1;
     let e = t * se;
     let pct = |x: f64| if m1 != 0.0 { x * 100.0 / m1 } else { f64::NAN };
@@ -136,6 +154,13 @@ mod tests {
         // Equal n: Welch's standard error equals the pooled one (0.163978).
         assert!((d.s - 0.163978).abs() < 1e-6);
         assert!(d.proven);
+    }
+
+    #[test]
+    fn ministat_table_gives_ministat_interval() {
+        let d = compare_ministat(&A, &B, 2).unwrap();
+        assert_eq!(format!("{:.6}", d.ci_half), "0.365344");
+        assert_eq!(d.t, 2.228);
     }
 
     #[test]

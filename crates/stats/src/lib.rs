@@ -10,7 +10,7 @@ mod moments;
 mod outliers;
 mod summary;
 
-pub use compare::{Difference, Method, compare, relative_precision};
+pub use compare::{Difference, Method, compare, compare_ministat, relative_precision};
 pub use moments::Moments;
 pub use outliers::{THRESHOLD as OUTLIER_THRESHOLD, modified_z_outliers};
 pub use summary::{Summary, summarize};

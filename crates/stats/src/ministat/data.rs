@@ -190,6 +190,21 @@ fn sort_like_qsort(v: &mut [f64]) {
 }
 
 impl Dataset {
+    /// A dataset from values in input order (as if read from a file called `name`).
+    pub fn from_values(name: &str, values: &[f64]) -> Self {
+        let (sy, syy) = values
+            .iter()
+            .fold((0.0, 0.0), |(a, b), v| (a + v, b + v * v));
+        let mut points = values.to_vec();
+        sort_like_qsort(&mut points);
+        Dataset {
+            name: name.to_string(),
+            points,
+            sy,
+            syy,
+        }
+    }
+
     /// Number of points.
     pub fn n(&self) -> usize {
         self.points.len()
