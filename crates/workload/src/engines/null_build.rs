@@ -6,7 +6,7 @@
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
 use crate::tree::TreeSource;
-use crate::tree::index::Index;
+use crate::tree::index::{Index, cpath, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -64,11 +64,6 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         nodes: Vec::new(),
         edges: Vec::new(),
     }))
-}
-
-fn cpath(p: &Path) -> Result<CString, WorkloadError> {
-    CString::new(p.as_os_str().as_bytes())
-        .map_err(|_| WorkloadError::Invalid(format!("path with NUL: {}", p.display())))
 }
 
 /// Creates an (empty) output file; outputs are written after all sources, so they are newer.
@@ -138,7 +133,7 @@ impl NullBuild {
 fn mtime(path: &CString) -> Option<i128> {
     rustix::fs::stat(path.as_c_str())
         .ok()
-        .map(|s| s.st_mtime as i128 * 1_000_000_000 + s.st_mtime_nsec as i128)
+        .map(|s| stat_mtime_ns(&s))
 }
 
 impl Workload for NullBuild {

@@ -6,7 +6,7 @@
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
 use crate::tree::TreeSource;
-use crate::tree::index::Index;
+use crate::tree::index::{Index, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use rustix::fs::{FileType, Mode, OFlags, RawDir};
 use std::mem::MaybeUninit;
@@ -129,7 +129,7 @@ impl StatusScan {
         for (dir, mtime) in &self.index.dirs {
             if self.untracked_cache {
                 let st = rustix::fs::lstat(dir.as_c_str()).ok();
-                let now = st.map(|s| s.st_mtime as i128 * 1_000_000_000 + s.st_mtime_nsec as i128);
+                let now = st.map(|s| stat_mtime_ns(&s));
                 if now == Some(*mtime) {
                     continue;
                 }
@@ -170,7 +170,7 @@ fn check_part(part: &[crate::tree::index::Tracked], ctx: &Context) -> Result<u64
         }
         match rustix::fs::lstat(f.path.as_c_str()) {
             Ok(st) => {
-                let mtime = st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128;
+                let mtime = stat_mtime_ns(&st);
                 if mtime != f.mtime_ns || st.st_size as u64 != f.size || st.st_ino != f.ino {
                     modified += 1;
                 }

@@ -38,7 +38,13 @@ pub fn mtime_ns(m: &std::fs::Metadata) -> i128 {
     m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128
 }
 
-fn cpath(p: &Path) -> Result<CString, WorkloadError> {
+/// mtime of a raw `stat` result, ns since the epoch (same scale as [`mtime_ns`]).
+pub fn stat_mtime_ns(st: &rustix::fs::Stat) -> i128 {
+    st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128
+}
+
+/// `p` as a C string for raw syscalls.
+pub fn cpath(p: &Path) -> Result<CString, WorkloadError> {
     CString::new(p.as_os_str().as_bytes())
         .map_err(|_| WorkloadError::Invalid(format!("path with NUL: {}", p.display())))
 }
