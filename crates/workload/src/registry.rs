@@ -40,6 +40,7 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::status_scan::INFO,
     engines::null_build::INFO,
     engines::command::INFO,
+    engines::postmark::INFO,
     engines::null::INFO,
 ];
 

@@ -6,6 +6,7 @@ pub mod large_file;
 pub mod latency;
 pub mod null;
 pub mod null_build;
+pub mod postmark;
 pub mod rand_io;
 pub mod seq_read;
 pub mod seq_write;
