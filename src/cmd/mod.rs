@@ -3,6 +3,7 @@
 pub mod clean;
 pub mod env;
 pub mod ministat;
+pub mod postmark;
 pub mod run;
 pub mod workloads;
 
@@ -13,7 +14,7 @@ use crate::error::{CliError, CliResult};
 pub fn dispatch(command: Command) -> CliResult<i32> {
     match command {
         Command::Ministat { args } => Ok(ministat::run(args)),
-        Command::Postmark { .. } => unavailable("postmark", 6),
+        Command::Postmark { config } => postmark::run(config.as_deref()),
         Command::History => unavailable("history", 0),
         Command::Show { .. } => unavailable("show", 0),
         Command::Compare { .. } => unavailable("compare", 0),

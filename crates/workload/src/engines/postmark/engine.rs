@@ -36,6 +36,8 @@ pub struct PmCounts {
     pub bytes_written_f32: f32,
     /// The transaction loop ran out of files (postmark then prints no report).
     pub out_of_files: bool,
+    /// Transactions completed before the end (or before running out of files).
+    pub transactions_done: u64,
 }
 
 /// Phase boundaries: monotonic ns (precise) and `time()` seconds (postmark's own report).
@@ -210,6 +212,7 @@ impl<'a> Run<'a> {
                     self.counts.deleted += 1;
                 }
             }
+            self.counts.transactions_done += 1;
         }
         Ok(())
     }
