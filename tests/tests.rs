@@ -4,6 +4,7 @@ mod util;
 
 mod cli;
 mod ministat;
+mod postmark;
 mod run;
 mod safety;
 mod tree;

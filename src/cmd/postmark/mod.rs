@@ -315,6 +315,9 @@ impl Session {
                 "out of files!\nFor this workload, either increase the number of files or\ndecrease the number of transactions."
             );
             println!("Deleting files...Done");
+            if self.cfg.subdirectories > 1 {
+                println!("Deleting subdirectories...Done");
+            }
             return Ok(());
         }
         println!("Done\nDeleting files...Done");
