@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# fsbench postmark vs Debian postmark on the CSAIL configuration (8,192 files, 256 directories,
+# 500 B - 1 MiB, seed 42, 4 KiB blocks) with 500 and 20,000 transactions, interleaved, ROUNDS
+# rounds, on tmpfs and on a loop-mounted ext4 (root; skipped otherwise). Goal (issue 6): fsbench's
+# time <= 1.0x postmark's. Times are wall times of the whole program.
+source "$(dirname "$0")/common.sh"
+need postmark postmark
+build_fsbench
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to mount tmpfs and a loop ext4"; exit 0; }
+WORK="$(mktemp -d /var/tmp/fsbench-pm.XXXXXX)"
+cleanup() { umount "$WORK/tmpfs" "$WORK/ext4" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/tmpfs" "$WORK/ext4"
+mount -t tmpfs -o size=12g tmpfs "$WORK/tmpfs"
+truncate -s 12G "$WORK/ext4.img" && mkfs.ext4 -q -F "$WORK/ext4.img" && mount -o loop "$WORK/ext4.img" "$WORK/ext4"
+for fs in tmpfs ext4; do
+  for tx in 500 20000; do
+    cfg="$WORK/$fs/csail-$tx.pmrc"
+    printf '%s\n' "set number 8192" "set subdirectories 256" "set size 500 1048576" "set seed 42" \
+      "set read 4096" "set write 4096" "set transactions $tx" "set location $WORK/$fs" "run" "quit" > "$cfg"
+    p=(); f=()
+    for r in $(seq "$ROUNDS"); do
+      sync; t0=$(date +%s.%N); postmark "$cfg" >/dev/null; t1=$(date +%s.%N)
+      sync; t2=$(date +%s.%N); "$FSBENCH" postmark "$cfg" >/dev/null; t3=$(date +%s.%N)
+      p+=("$(python3 -c "print($t1-$t0)")"); f+=("$(python3 -c "print($t3-$t2)")")
+    done
+    echo "$fs, $tx transactions: fsbench $(median "${f[@]}")s, postmark $(median "${p[@]}")s -> ratio $(ratio "$(median "${f[@]}")" "$(median "${p[@]}")") (goal <= 1.0)"
+  done
+done
