@@ -20,9 +20,14 @@ for fs in tmpfs ext4; do
       "set read 4096" "set write 4096" "set transactions $tx" "set location $WORK/$fs" "run" "quit" > "$cfg"
     p=(); f=()
     for r in $(seq "$ROUNDS"); do
-      sync; t0=$(date +%s.%N); postmark "$cfg" >/dev/null; t1=$(date +%s.%N)
-      sync; t2=$(date +%s.%N); "$FSBENCH" postmark "$cfg" >/dev/null; t3=$(date +%s.%N)
-      p+=("$(python3 -c "print($t1-$t0)")"); f+=("$(python3 -c "print($t3-$t2)")")
+      # Alternate who goes first: the second program pays for freeing the first one's 4 GiB.
+      order=(real ours); [ $((r % 2)) = 0 ] && order=(ours real)
+      for who in "${order[@]}"; do
+        sync; sleep 1; t0=$(date +%s.%N)
+        if [ "$who" = real ]; then postmark "$cfg" >/dev/null; else "$FSBENCH" postmark "$cfg" >/dev/null; fi
+        t1=$(date +%s.%N)
+        if [ "$who" = real ]; then p+=("$(python3 -c "print($t1-$t0)")"); else f+=("$(python3 -c "print($t1-$t0)")"); fi
+      done
     done
     echo "$fs, $tx transactions: fsbench $(median "${f[@]}")s, postmark $(median "${p[@]}")s -> ratio $(ratio "$(median "${f[@]}")" "$(median "${p[@]}")") (goal <= 1.0)"
   done
