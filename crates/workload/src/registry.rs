@@ -41,6 +41,8 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::null_build::INFO,
     engines::command::INFO,
     engines::postmark::INFO,
+    engines::tar_io::EXTRACT_INFO,
+    engines::tar_io::DELETE_INFO,
     engines::null::INFO,
 ];
 

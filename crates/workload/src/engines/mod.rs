@@ -11,6 +11,8 @@ pub mod rand_io;
 pub mod seq_read;
 pub mod seq_write;
 pub mod status_scan;
+pub mod tar_io;
+pub mod tarball;
 pub mod tree_create;
 pub mod walk;
 pub mod walk_procs;

@@ -1,0 +1,194 @@
+//! Tarballs for `tar-extract` and `tar-delete`: a deterministic synthetic archive generated from
+//! a tree profile (`profile=csail`: ~76,000 files in ~7,000 directories) or the user's
+//! `archive=FILE`, and a streaming extraction that refuses any entry that would land outside the
+//! destination (`..`, absolute paths, links pointing out) before writing it.
+
+use crate::params::{ParamError, Params};
+use crate::tree::{TreeSpec, tree_params};
+use crate::{CancelToken, WorkloadError};
+use std::path::{Component, Path, PathBuf};
+
+/// Where the archive comes from.
+pub enum ArchiveSource {
+    /// Generated into the scratch during `prepare`, once per run.
+    Generated {
+        /// The tree packed into it.
+        spec: Box<TreeSpec>,
+        /// Seed of the contents.
+        seed: u64,
+    },
+    /// The user's archive, only read.
+    File(PathBuf),
+}
+
+impl ArchiveSource {
+    /// Reads `archive`, or `profile`, `scale`, `seed` for a generated one.
+    pub fn from_params(p: &mut Params) -> Result<Self, ParamError> {
+        match p.optional("archive") {
+            Some(a) => Ok(Self::File(PathBuf::from(a))),
+            None => {
+                let (spec, seed) = tree_params(p, "csail", "0.01")?;
+                Ok(Self::Generated {
+                    spec: Box::new(spec),
+                    seed,
+                })
+            }
+        }
+    }
+
+    /// The archive path for a scratch directory `dir`.
+    pub fn path(&self, dir: Option<&Path>) -> Result<PathBuf, WorkloadError> {
+        match self {
+            Self::File(p) => Ok(p.clone()),
+            Self::Generated { .. } => dir.map(|d| d.join("archive.tar")).ok_or_else(|| {
+                WorkloadError::Unsupported("tar workloads need a directory target".into())
+            }),
+        }
+    }
+
+    /// Makes the archive (generated: write the tree, pack it, remove the tree); checks a user's one.
+    pub fn prepare(&self, dir: &Path, cancel: &CancelToken) -> Result<PathBuf, WorkloadError> {
+        let path = self.path(Some(dir))?;
+        match self {
+            Self::File(p) if p.is_file() => {}
+            Self::File(p) => {
+                return Err(WorkloadError::Invalid(format!(
+                    "archive={} is not a file",
+                    p.display()
+                )));
+            }
+            Self::Generated { spec, seed } => {
+                let src = dir.join("archive-src");
+                std::fs::create_dir(&src).map_err(|e| WorkloadError::io("mkdir", &src, e))?;
+                crate::tree::write_tree(spec, &src, *seed, cancel)?;
+                let file = std::fs::File::create(&path)
+                    .map_err(|e| WorkloadError::io("create", &path, e))?;
+                let mut b = tar::Builder::new(std::io::BufWriter::new(file));
+                b.follow_symlinks(false);
+                b.append_dir_all(".", &src)
+                    .map_err(|e| WorkloadError::io("pack", &path, e))?;
+                b.into_inner()
+                    .and_then(|mut w| std::io::Write::flush(&mut w))
+                    .map_err(|e| WorkloadError::io("pack", &path, e))?;
+                crate::fsops::remove_all(&src)?;
+            }
+        }
+        Ok(path)
+    }
+
+    /// Bytes the generated archive and one extraction need.
+    pub fn space_needed(&self) -> u64 {
+        match self {
+            Self::Generated { spec, .. } => {
+                let m = spec.manifest();
+                2 * (m.bytes + (m.files + m.dirs) * 4096)
+            }
+            Self::File(p) => std::fs::metadata(p).map(|m| 2 * m.len()).unwrap_or(0),
+        }
+    }
+}
+
+/// True when `rel`, joined to a destination, stays inside it (lexically: no root, no `..` above).
+fn stays_inside(rel: &Path) -> bool {
+    let mut depth: i64 = 0;
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
+/// Extracts `archive` into `dest` (which exists), preserving modes and mtimes as GNU tar does.
+/// Returns (files, directories, bytes). An escaping entry stops the extraction with an error
+/// before anything is written for it.
+pub fn extract(
+    archive: &Path,
+    dest: &Path,
+    cancel: &CancelToken,
+) -> Result<(u64, u64, u64), WorkloadError> {
+    let file = std::fs::File::open(archive).map_err(|e| WorkloadError::io("open", archive, e))?;
+    let mut ar = tar::Archive::new(std::io::BufReader::with_capacity(1 << 20, file));
+    ar.set_preserve_permissions(true);
+    ar.set_preserve_mtime(true);
+    ar.set_overwrite(false);
+    let bad = |e: std::io::Error| WorkloadError::io("read archive", archive, e);
+    let (mut files, mut dirs, mut bytes) = (0, 0, 0);
+    for (i, entry) in ar.entries().map_err(bad)?.enumerate() {
+        if i % 256 == 0 {
+            cancel.check()?;
+        }
+        let mut entry = entry.map_err(bad)?;
+        let path = entry.path().map_err(bad)?.into_owned();
+        check_entry(&path, &entry)?;
+        let kind = entry.header().entry_type();
+        bytes += entry.size();
+        if !entry
+            .unpack_in(dest)
+            .map_err(|e| WorkloadError::io("extract", dest.join(&path), e))?
+        {
+            return Err(escape(&path, "its path leaves the destination"));
+        }
+        if kind.is_dir() { dirs += 1 } else { files += 1 }
+    }
+    Ok((files, dirs, bytes))
+}
+
+fn escape(path: &Path, why: &str) -> WorkloadError {
+    WorkloadError::Invalid(format!(
+        "archive entry '{}' refused: {why}; nothing is written outside the scratch",
+        path.display()
+    ))
+}
+
+fn check_entry<R: std::io::Read>(path: &Path, entry: &tar::Entry<R>) -> Result<(), WorkloadError> {
+    if !stays_inside(path) {
+        return Err(escape(path, "its path leaves the destination"));
+    }
+    let kind = entry.header().entry_type();
+    if kind.is_symlink() || kind.is_hard_link() {
+        let target = entry
+            .link_name()
+            .ok()
+            .flatten()
+            .map(|t| t.into_owned())
+            .unwrap_or_default();
+        let base = if kind.is_symlink() {
+            path.parent().unwrap_or(Path::new("")).join(&target)
+        } else {
+            target.clone()
+        };
+        if target.is_absolute() || !stays_inside(&base) {
+            return Err(escape(
+                path,
+                &format!(
+                    "its link to '{}' points outside the destination",
+                    target.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_containment() {
+        assert!(stays_inside(Path::new("a/b/../c")));
+        assert!(stays_inside(Path::new("./a")));
+        assert!(!stays_inside(Path::new("../a")));
+        assert!(!stays_inside(Path::new("a/../../b")));
+        assert!(!stays_inside(Path::new("/etc/passwd")));
+    }
+}
