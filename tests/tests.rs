@@ -7,4 +7,5 @@ mod ministat;
 mod postmark;
 mod run;
 mod safety;
+mod tar;
 mod tree;
