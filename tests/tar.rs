@@ -6,8 +6,11 @@ use predicates::prelude::*;
 use std::path::Path;
 use std::process::Command;
 
+/// One archive member: name, kind (`file`, `sym`, `hard`), contents or link target.
+type Member<'a> = (&'a str, &'a str, &'a str);
+
 /// Builds `out` with Python's tarfile from (name, kind, data-or-link-target) entries.
-fn make_tar(out: &Path, members: &[(&str, &str, &str)]) {
+fn make_tar(out: &Path, members: &[Member]) {
     let spec: Vec<String> = members
         .iter()
         .map(|(n, k, d)| format!("({n:?}, {k:?}, {d:?})"))
@@ -31,7 +34,7 @@ fn hostile_archives_are_refused_and_nothing_escapes() {
     let canary = temp_dir();
     std::fs::write(canary.path().join("keep"), b"precious").unwrap();
     let outside = canary.path().display().to_string();
-    let cases: Vec<(&str, Vec<(&str, &str, &str)>)> = vec![
+    let cases: Vec<(&str, Vec<Member>)> = vec![
         (
             "dotdot",
             vec![
