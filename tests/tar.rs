@@ -114,3 +114,42 @@ fn extract_and_delete_a_synthetic_archive() {
     );
     assert!(entries(t.path()).is_empty());
 }
+
+#[test]
+fn modes_and_mtimes_are_kept_like_gnu_tar() {
+    let work = temp_dir();
+    let tar = work.path().join("m.tar");
+    let script = format!(
+        "import io, tarfile\nt = tarfile.open({:?}, 'w')\nd = tarfile.TarInfo('dir'); d.type = tarfile.DIRTYPE; d.mode = 0o750; d.mtime = 1200000000; t.addfile(d)\ni = tarfile.TarInfo('dir/f'); i.size = 3; i.mode = 0o640; i.mtime = 1000000000; t.addfile(i, io.BytesIO(b'abc'))\nt.close()\n",
+        tar.display().to_string()
+    );
+    assert!(
+        Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let dest = temp_dir();
+    fsbench_workload::engines::tarball::extract(
+        &tar,
+        dest.path(),
+        &fsbench_workload::CancelToken::new(),
+    )
+    .unwrap();
+    use std::os::unix::fs::MetadataExt;
+    let f = std::fs::metadata(dest.path().join("dir/f")).unwrap();
+    assert_eq!(f.mtime(), 1_000_000_000);
+    assert_eq!(std::fs::read(dest.path().join("dir/f")).unwrap(), b"abc");
+    let d = std::fs::metadata(dest.path().join("dir")).unwrap();
+    assert_eq!(
+        d.mtime(),
+        1_200_000_000,
+        "directory mtime is set after its contents"
+    );
+    if rustix::process::geteuid().is_root() {
+        assert_eq!(f.mode() & 0o7777, 0o640);
+        assert_eq!(d.mode() & 0o7777, 0o750);
+    }
+}

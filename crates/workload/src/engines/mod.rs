@@ -14,5 +14,6 @@ pub mod status_scan;
 pub mod tar_io;
 pub mod tarball;
 pub mod tree_create;
+pub mod untar;
 pub mod walk;
 pub mod walk_procs;

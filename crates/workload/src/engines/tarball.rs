@@ -89,7 +89,7 @@ impl ArchiveSource {
 }
 
 /// True when `rel`, joined to a destination, stays inside it (lexically: no root, no `..` above).
-fn stays_inside(rel: &Path) -> bool {
+pub(crate) fn stays_inside(rel: &Path) -> bool {
     let mut depth: i64 = 0;
     for c in rel.components() {
         match c {
@@ -115,68 +115,8 @@ pub fn extract(
     dest: &Path,
     cancel: &CancelToken,
 ) -> Result<(u64, u64, u64), WorkloadError> {
-    let file = std::fs::File::open(archive).map_err(|e| WorkloadError::io("open", archive, e))?;
-    let mut ar = tar::Archive::new(std::io::BufReader::with_capacity(1 << 20, file));
-    ar.set_preserve_permissions(true);
-    ar.set_preserve_mtime(true);
-    ar.set_overwrite(false);
-    let bad = |e: std::io::Error| WorkloadError::io("read archive", archive, e);
-    let (mut files, mut dirs, mut bytes) = (0, 0, 0);
-    for (i, entry) in ar.entries().map_err(bad)?.enumerate() {
-        if i % 256 == 0 {
-            cancel.check()?;
-        }
-        let mut entry = entry.map_err(bad)?;
-        let path = entry.path().map_err(bad)?.into_owned();
-        check_entry(&path, &entry)?;
-        let kind = entry.header().entry_type();
-        bytes += entry.size();
-        if !entry
-            .unpack_in(dest)
-            .map_err(|e| WorkloadError::io("extract", dest.join(&path), e))?
-        {
-            return Err(escape(&path, "its path leaves the destination"));
-        }
-        if kind.is_dir() { dirs += 1 } else { files += 1 }
-    }
-    Ok((files, dirs, bytes))
-}
-
-fn escape(path: &Path, why: &str) -> WorkloadError {
-    WorkloadError::Invalid(format!(
-        "archive entry '{}' refused: {why}; nothing is written outside the scratch",
-        path.display()
-    ))
-}
-
-fn check_entry<R: std::io::Read>(path: &Path, entry: &tar::Entry<R>) -> Result<(), WorkloadError> {
-    if !stays_inside(path) {
-        return Err(escape(path, "its path leaves the destination"));
-    }
-    let kind = entry.header().entry_type();
-    if kind.is_symlink() || kind.is_hard_link() {
-        let target = entry
-            .link_name()
-            .ok()
-            .flatten()
-            .map(|t| t.into_owned())
-            .unwrap_or_default();
-        let base = if kind.is_symlink() {
-            path.parent().unwrap_or(Path::new("")).join(&target)
-        } else {
-            target.clone()
-        };
-        if target.is_absolute() || !stays_inside(&base) {
-            return Err(escape(
-                path,
-                &format!(
-                    "its link to '{}' points outside the destination",
-                    target.display()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    let x = super::untar::extract(archive, dest, cancel)?;
+    Ok((x.files, x.dirs, x.bytes))
 }
 
 #[cfg(test)]
