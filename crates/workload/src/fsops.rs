@@ -43,22 +43,35 @@ fn open_dir_nofollow<Fd: AsFd, P: rustix::path::Arg>(
     )
 }
 
-/// Empties the directory `dir` (which lives on device `dev`), depth first.
+/// Empties the directory `dir` (which lives on device `dev`), depth first. The entry type from
+/// getdents decides; only directories (and file systems that do not report types) cost a stat,
+/// as `rm -rf` does.
 fn empty_dir(dir: &OwnedFd, dev: u64) -> rustix::io::Result<()> {
-    let mut names = Vec::new();
+    use rustix::fs::FileType;
+    let mut entries = Vec::new();
     for entry in rustix::fs::Dir::read_from(dir)? {
         let entry = entry?;
         let name = entry.file_name();
         if name.to_bytes() != b"." && name.to_bytes() != b".." {
-            names.push(name.to_owned());
+            entries.push((name.to_owned(), entry.file_type()));
         }
     }
-    for name in names {
-        let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
-        if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory {
-            if st.st_dev != dev {
-                return Err(rustix::io::Errno::XDEV);
+    for (name, kind) in entries {
+        let is_dir = match kind {
+            FileType::Directory | FileType::Unknown => {
+                let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+                if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+                    if st.st_dev != dev {
+                        return Err(rustix::io::Errno::XDEV);
+                    }
+                    true
+                } else {
+                    false
+                }
             }
+            _ => false,
+        };
+        if is_dir {
             let sub = open_dir_nofollow(dir, name.as_c_str())?;
             empty_dir(&sub, dev)?;
             drop(sub);
