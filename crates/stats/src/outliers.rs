@@ -13,11 +13,15 @@ fn median(sorted: &[f64]) -> f64 {
     }
 }
 
+/// Fewest samples for which outliers are judged: with fewer, the MAD of a handful of values is
+/// too unstable to single one out (three samples almost always "have" an outlier).
+pub const MIN_SAMPLES: usize = 5;
+
 /// One flag per sample. With MAD = 0 (more than half the samples equal), any sample that differs
-/// from the median is flagged; with fewer than 3 samples nothing is. Non-finite samples are
-/// flagged.
+/// from the median is flagged; with fewer than [`MIN_SAMPLES`] samples nothing is. Non-finite
+/// samples are flagged.
 pub fn modified_z_outliers(x: &[f64]) -> Vec<bool> {
-    if x.len() < 3 {
+    if x.len() < MIN_SAMPLES {
         return vec![false; x.len()];
     }
     let mut s: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
