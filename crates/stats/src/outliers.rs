@@ -58,15 +58,11 @@ mod tests {
 
     #[test]
     fn mad_zero_and_small_inputs() {
-        assert_eq!(
-            modified_z_outliers(&[5.0, 5.0, 5.0, 6.0]),
-            [false, false, false, true]
-        );
-        assert_eq!(modified_z_outliers(&[5.0, 5.0, 5.0]), [false, false, false]);
-        assert_eq!(modified_z_outliers(&[1.0, 100.0]), [false, false]);
-        assert_eq!(
-            modified_z_outliers(&[1.0, 2.0, f64::NAN]),
-            [false, false, true]
-        );
+        let f = modified_z_outliers(&[5.0, 5.0, 5.0, 5.0, 6.0]);
+        assert_eq!(f, [false, false, false, false, true]);
+        assert_eq!(modified_z_outliers(&[5.0; 5]), [false; 5]);
+        assert_eq!(modified_z_outliers(&[1.0, 100.0, 1.0]), [false; 3]);
+        let f = modified_z_outliers(&[1.0, 2.0, 1.5, 1.2, f64::NAN]);
+        assert_eq!(f, [false, false, false, false, true]);
     }
 }
