@@ -215,7 +215,8 @@ pub struct Sample {
     /// Page-cache residency of the workload's files right before the sample, percent.
     #[serde(default)]
     pub resident_pct: Option<f64>,
-    /// Flagged as an outlier of its cell (modified z-score of the headline > 3.5); never dropped.
+    /// Flagged as an outlier of its cell (modified z-score of the headline > 3.5, judged with 5 or
+    /// more samples); never dropped.
     #[serde(default)]
     pub outlier: bool,
 }
