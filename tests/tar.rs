@@ -58,6 +58,10 @@ fn hostile_archives_are_refused_and_nothing_escapes() {
             ],
         ),
         ("hardlink-out", vec![("h", "hard", "/etc/passwd")]),
+        (
+            "symlink-chain",
+            vec![("l0", "sym", "."), ("l1", "sym", "l0/..")],
+        ),
     ];
     for (name, members) in cases {
         let tar = work.path().join(format!("{name}.tar"));

@@ -6,7 +6,7 @@
 use crate::params::{ParamError, Params};
 use crate::tree::{TreeSpec, tree_params};
 use crate::{CancelToken, WorkloadError};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Where the archive comes from.
 pub enum ArchiveSource {
@@ -88,25 +88,6 @@ impl ArchiveSource {
     }
 }
 
-/// True when `rel`, joined to a destination, stays inside it (lexically: no root, no `..` above).
-pub(crate) fn stays_inside(rel: &Path) -> bool {
-    let mut depth: i64 = 0;
-    for c in rel.components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => return false,
-        }
-    }
-    true
-}
-
 /// Extracts `archive` into `dest` (which exists), preserving modes and mtimes as GNU tar does.
 /// Returns (files, directories, bytes). An escaping entry stops the extraction with an error
 /// before anything is written for it.
@@ -117,18 +98,4 @@ pub fn extract(
 ) -> Result<(u64, u64, u64), WorkloadError> {
     let x = super::untar::extract(archive, dest, cancel)?;
     Ok((x.files, x.dirs, x.bytes))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lexical_containment() {
-        assert!(stays_inside(Path::new("a/b/../c")));
-        assert!(stays_inside(Path::new("./a")));
-        assert!(!stays_inside(Path::new("../a")));
-        assert!(!stays_inside(Path::new("a/../../b")));
-        assert!(!stays_inside(Path::new("/etc/passwd")));
-    }
 }

@@ -27,6 +27,9 @@ struct Extractor {
     /// The last parent directory opened: tar lists a directory's entries together.
     cached: Option<(PathBuf, OwnedFd)>,
     dir_times: Vec<(PathBuf, u64, u32)>,
+    /// Symlinks this extraction made: a later link target may not pass through one, since
+    /// `l0 -> .` then `l1 -> l0/..` looks inside lexically but points out.
+    symlinks: std::collections::HashSet<PathBuf>,
     exact_modes: bool,
     buf: Vec<u8>,
     out: Extracted,
@@ -166,8 +169,7 @@ impl Extractor {
     fn link(&mut self, rel: &Path, target: &Path, symbolic: bool) -> Result<(), WorkloadError> {
         let (parent, name) = split(rel)?;
         if symbolic {
-            let resolved = parent.join(target);
-            if target.is_absolute() || !super::tarball::stays_inside(&resolved) {
+            if target.is_absolute() || !self.target_inside(&parent, target) {
                 return Err(refused(
                     rel,
                     &format!(
@@ -178,6 +180,7 @@ impl Extractor {
             }
             let dir = self.dir_fd(&parent)?;
             rustix::fs::symlinkat(target, dir, name).map_err(io("symlink", rel))?;
+            self.symlinks.insert(rel.to_path_buf());
         } else {
             let target = clean(target)?;
             let (tparent, tname) = split(&target)?;
@@ -188,6 +191,30 @@ impl Extractor {
         }
         self.out.files += 1;
         Ok(())
+    }
+
+    /// Resolves `target` from directory `parent` lexically; false when it climbs above the
+    /// destination or passes through a symlink this archive made (whose real target is elsewhere).
+    fn target_inside(&self, parent: &Path, target: &Path) -> bool {
+        let mut at = parent.to_path_buf();
+        for c in target.components() {
+            match c {
+                Component::Normal(n) => {
+                    at.push(n);
+                    if self.symlinks.contains(&at) {
+                        return false;
+                    }
+                }
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !at.pop() {
+                        return false;
+                    }
+                }
+                Component::RootDir | Component::Prefix(_) => return false,
+            }
+        }
+        true
     }
 
     /// Directory modes and mtimes last, after their contents were written (as GNU tar does).
@@ -243,6 +270,7 @@ pub fn extract(
         root,
         cached: None,
         dir_times: Vec::new(),
+        symlinks: Default::default(),
         exact_modes,
         buf: vec![0; 256 * 1024],
         out: Extracted::default(),
@@ -275,4 +303,35 @@ pub fn extract(
     }
     x.finish()?;
     Ok(x.out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extractor(links: &[&str]) -> Extractor {
+        let root =
+            rustix::fs::open(".", OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        Extractor {
+            root,
+            cached: None,
+            dir_times: Vec::new(),
+            symlinks: links.iter().map(PathBuf::from).collect(),
+            exact_modes: false,
+            buf: Vec::new(),
+            out: Extracted::default(),
+        }
+    }
+
+    #[test]
+    fn link_targets_stay_inside_and_never_pass_through_archive_symlinks() {
+        let x = extractor(&["l0"]);
+        assert!(x.target_inside(Path::new("a/b"), Path::new("../c")));
+        assert!(x.target_inside(Path::new(""), Path::new("./a")));
+        assert!(!x.target_inside(Path::new(""), Path::new("../a")));
+        assert!(!x.target_inside(Path::new("a"), Path::new("../../b")));
+        assert!(!x.target_inside(Path::new(""), Path::new("l0/..")));
+        assert!(!x.target_inside(Path::new(""), Path::new("/etc")));
+        assert!(clean(Path::new("a/../b")).is_err());
+    }
 }
