@@ -14,7 +14,7 @@ use crate::error::{CliError, CliResult};
 pub fn dispatch(command: Command) -> CliResult<i32> {
     match command {
         Command::Ministat { args } => Ok(ministat::run(args)),
-        Command::Postmark { config } => postmark::run(config.as_deref()),
+        Command::Postmark { config } => postmark::run(config),
         Command::History => unavailable("history", 0),
         Command::Show { .. } => unavailable("show", 0),
         Command::Compare { .. } => unavailable("compare", 0),

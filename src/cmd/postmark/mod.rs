@@ -1,356 +1,294 @@
-//! `fsbench postmark [CONFIG]`: a drop-in for the postmark program. Reads postmark's command
-//! language from CONFIG (then stops at `quit`, or continues at the `pm>` prompt) or from standard
-//! input, prints its messages, `show` and reports in its layout with the same counts, then
-//! fsbench's precise timings. Files live in a fsbench scratch directory under `location`.
+//! `fsbench postmark [CONFIG]`: a drop-in for Debian's `postmark` (1.53, "PostMark v1.51").
+//! It reads postmark's command language from CONFIG, else from `./.pmrc` if present, then
+//! interactively at the `pm>` prompt, and prints postmark's messages and report with the same
+//! counts (the engine replays postmark's generator exactly), followed by a separate block of
+//! nanosecond timings. Differences from postmark, all deliberate:
+//! - files live in a fresh scratch directory under each location (`.fsbench-postmark-…`,
+//!   removed afterwards, also on error and Ctrl-C), never loose in it;
+//! - in a configuration file (CONFIG, `.pmrc`, `load`), a refused command, an unknown command or
+//!   a missing file is an error naming FILE:LINE (exit 2) instead of a message and carrying on
+//!   with defaults; blank lines and `#` comments are skipped; interactively postmark's
+//!   `Error: …` / `Eh?` behaviour is kept;
+//! - an I/O error ends the run (exit 3) instead of being printed and ignored;
+//! - fewer than 10 transactions print a dot per transaction (postmark divides by zero);
+//! - line endings: a trailing `\r\n` or `\n` is removed (postmark drops the last character).
 
+mod exec;
+mod lang;
 mod report;
 
 use crate::error::{CliError, CliResult};
-use fsbench_measure::{CpuTimes, SampleRecorder};
+use exec::RunError;
 use fsbench_workload::CancelToken;
-use fsbench_workload::engines::postmark::{self, PmConfig};
+use lang::{Action, LangError, Settings};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-const HELP: &str = "set size - Sets low and high bounds of files
-set number - Sets number of simultaneous files
-set seed - Sets seed for random number generator
-set transactions - Sets number of transactions
-set location - Sets location of working files
-set subdirectories - Sets number of subdirectories
-set read - Sets read block size
-set write - Sets write block size
-set buffering - Sets usage of buffered I/O
-set bias read - Sets the chance of choosing read over append
-set bias create - Sets the chance of choosing create over delete
-set report - Choose verbose or terse report format
-run - Runs one iteration of benchmark
-load - Read configuration file
-show - Displays current configuration
-help - Prints out available commands
-quit - Exit program
-";
+/// Postmark's banner, with fsbench's name so the two cannot be confused.
+const BANNER: &str = "PostMark v1.51 : 8/14/01";
+/// Postmark's prompt.
+const PROMPT: &str = "pm>";
+/// Nesting limit of `load` (postmark recurses until its stack overflows).
+const MAX_LOAD_DEPTH: u32 = 16;
 
-/// Commands in postmark's dispatch order (the first whose name prefixes the line wins).
-const COMMANDS: &[&str] = &[
-    "set size",
-    "set number",
-    "set seed",
-    "set transactions",
-    "set location",
-    "set subdirectories",
-    "set read",
-    "set write",
-    "set buffering",
-    "set bias read",
-    "set bias create",
-    "set report",
-    "run",
-    "load",
-    "show",
-    "help",
-    "quit",
-    "exit",
-    "?",
-];
-
-/// Interpreter state: the configuration and report style.
-struct Session {
-    cfg: PmConfig,
-    terse: bool,
-    location: Option<PathBuf>,
-    cancel: CancelToken,
+/// Where the line being executed came from.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    /// Typed at the prompt: postmark's forgiving behaviour.
+    Interactive,
+    /// Line `1`-based of a configuration file: errors are fatal.
+    File(&'a Path, usize),
 }
 
-/// What a line asks the interpreter to do next.
+/// Whether to keep reading.
+#[derive(Debug, PartialEq, Eq)]
 enum Flow {
     Continue,
     Quit,
 }
 
-/// Runs postmark: the config file (if any), then the prompt unless the file quit.
-pub fn run(config: Option<&Path>) -> CliResult<i32> {
+struct Session {
+    settings: Settings,
+    runs: u32,
+    cancel: CancelToken,
+    depth: u32,
+}
+
+/// Runs the drop-in; returns the exit code.
+pub fn run(config: Option<PathBuf>) -> CliResult<i32> {
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     let mut s = Session {
-        cfg: PmConfig::default(),
-        terse: false,
-        location: None,
+        settings: Settings::default(),
+        runs: 0,
         cancel,
+        depth: 0,
     };
-    println!("PostMark v1.51 : 8/14/01");
-    let file = config
-        .map(Path::to_path_buf)
-        .or_else(|| Some(PathBuf::from(".pmrc")).filter(|p| p.is_file()));
-    if let Some(f) = file {
-        println!("Reading configuration from file '{}'", f.display());
-        if let Flow::Quit = s.load(&f)? {
-            return Ok(0);
-        }
+    println!("{BANNER} (fsbench {} drop-in)", env!("CARGO_PKG_VERSION"));
+    let flow = match &config {
+        Some(path) => s.source(path)?,
+        None if Path::new(".pmrc").is_file() => s.source(Path::new(".pmrc"))?,
+        None => Flow::Continue,
+    };
+    if flow == Flow::Continue {
+        s.interactive()?;
     }
-    let stdin = std::io::stdin();
-    let mut line = String::new();
-    loop {
-        print!("pm>");
-        let _ = std::io::stdout().flush();
-        line.clear();
-        if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
-            return Ok(0);
+    Ok(0)
+}
+
+fn fatal(origin: Origin<'_>, what: &str, hint: &str) -> CliError {
+    match origin {
+        Origin::File(path, line) => {
+            CliError::usage(format!("{what} ({}:{line}) — {hint}", path.display()))
         }
-        if let Flow::Quit = s.dispatch(line.trim_end_matches(['\n', '\r']), None)? {
-            return Ok(0);
-        }
+        Origin::Interactive => CliError::usage(format!("{what} — {hint}")),
     }
 }
 
 impl Session {
-    fn load(&mut self, file: &Path) -> CliResult<Flow> {
-        let text = std::fs::read_to_string(file).map_err(|e| {
+    /// Executes a configuration file; `Quit` when it contained `quit`.
+    fn source(&mut self, path: &Path) -> CliResult<Flow> {
+        let text = std::fs::read(path).map_err(|e| {
             CliError::usage(format!(
-                "cannot read postmark configuration ({}): {e} — check the path",
-                file.display()
+                "cannot read configuration file '{}': {e} — check the path",
+                path.display()
             ))
         })?;
+        println!("Reading configuration from file '{}'", path.display());
+        let text = String::from_utf8_lossy(&text);
         for (i, line) in text.lines().enumerate() {
-            if let Flow::Quit = self.dispatch(line, Some((file, i + 1)))? {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if self.line(line, Origin::File(path, i + 1))? == Flow::Quit {
                 return Ok(Flow::Quit);
             }
         }
         Ok(Flow::Continue)
     }
 
-    /// Executes one command line; `at` names the file and line for errors of a config file.
-    fn dispatch(&mut self, line: &str, at: Option<(&Path, usize)>) -> CliResult<Flow> {
-        if line.trim().is_empty() {
-            return Ok(Flow::Continue);
-        }
-        if let Some(cmd) = line.strip_prefix('!') {
-            let _ = std::process::Command::new("sh").arg("-c").arg(cmd).status();
-            return Ok(Flow::Continue);
-        }
-        let Some(name) = COMMANDS.iter().find(|c| line.starts_with(**c)) else {
-            println!("Eh?");
-            return Ok(Flow::Continue);
-        };
-        let param = line.get(name.len() + 1..).unwrap_or("").trim();
-        match *name {
-            "quit" | "exit" => return Ok(Flow::Quit),
-            "help" | "?" => print!("{HELP}"),
-            "show" => print!("{}", self.show()),
-            "load" => return self.load(Path::new(param)),
-            "run" => self.run_once(at)?,
-            setter => {
-                if let Err(msg) = self.set(setter, param) {
-                    println!("Error: {msg}");
-                }
+    /// The `pm>` loop on standard input, until `quit` or end of input.
+    fn interactive(&mut self) -> CliResult<()> {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut buf = String::new();
+        loop {
+            print!("{PROMPT}");
+            let _ = std::io::stdout().flush();
+            buf.clear();
+            match input.read_line(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => return Err(CliError::run(format!("cannot read standard input: {e}"))),
             }
+            let line = buf.strip_suffix('\n').unwrap_or(&buf);
+            let line = match line.strip_suffix('\r').unwrap_or(line) {
+                "?" => "help",
+                "exit" => "quit",
+                l => l,
+            };
+            if self.line(line, Origin::Interactive)? == Flow::Quit {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Executes one line.
+    fn line(&mut self, line: &str, origin: Origin<'_>) -> CliResult<Flow> {
+        match lang::dispatch(&mut self.settings, line) {
+            Ok(action) => self.act(action, line, origin),
+            Err(LangError { message, hint }) => match origin {
+                Origin::Interactive => {
+                    eprintln!("Error: {message}");
+                    Ok(Flow::Continue)
+                }
+                Origin::File(..) => Err(fatal(origin, &message, &hint)),
+            },
+        }
+    }
+
+    fn act(&mut self, action: Action, line: &str, origin: Origin<'_>) -> CliResult<Flow> {
+        match action {
+            Action::Done => {}
+            Action::Quit => return Ok(Flow::Quit),
+            Action::Unknown => match origin {
+                Origin::Interactive => println!("Eh?"),
+                Origin::File(..) => {
+                    let what = format!("unknown command '{line}'");
+                    return Err(fatal(origin, &what, &known_commands()));
+                }
+            },
+            Action::Help(cmds) => cmds
+                .iter()
+                .for_each(|c| println!("{} - {}", c.name, c.help)),
+            Action::Shell(cmd) => shell(cmd),
+            Action::Show(file) => self.show(file.as_deref()),
+            Action::Load(file) => self.load(&file, origin)?,
+            Action::Run(file) => self.run(file.as_deref(), origin)?,
         }
         Ok(Flow::Continue)
     }
 
-    fn set(&mut self, name: &str, param: &str) -> Result<(), &'static str> {
-        let positive = |err| match atoi(param) {
-            n if n > 0 => Ok(n as u64),
-            _ => Err(err),
-        };
-        let c = &mut self.cfg;
-        match name {
-            "set size" => {
-                let mut it = param.split_whitespace();
-                let low = it
-                    .next()
-                    .map(atoi)
-                    .filter(|&l| l > 0)
-                    .ok_or("no file size low or high bounds specified")?
-                    as u64;
-                let high = it.next().map(atoi).unwrap_or(0).max(0) as u64;
-                c.size_low = low;
-                c.size_high = high.max(low);
-            }
-            "set number" => c.number = positive("invalid number of files")?,
-            "set seed" => c.seed = positive("invalid seed for random numbers")? as u32,
-            "set transactions" => c.transactions = positive("no transactions specified")?,
-            "set subdirectories" => {
-                c.subdirectories = positive("invalid number of subdirectories")?
-            }
-            "set read" => c.read_bs = positive("invalid read block size")?,
-            "set write" => c.write_bs = positive("invalid write block size")?,
-            "set buffering" => {
-                c.buffered = match param {
-                    "true" => true,
-                    "false" => false,
-                    _ => return Err("no buffering mode (true/false) specified"),
-                }
-            }
-            "set bias read" | "set bias create" => {
-                let b = Some(atoi(param)).filter(|b| !param.is_empty() && (-1..=10).contains(b));
-                let b = b.ok_or("no bias specified (0-10 for greater chance,-1 to disable)")?;
-                if name == "set bias read" {
-                    c.bias_read = b
-                } else {
-                    c.bias_create = b
-                }
-            }
-            "set report" => {
-                self.terse = match param {
-                    "terse" => true,
-                    "verbose" => false,
-                    _ => return Err("either 'verbose' or 'terse' required"),
-                }
-            }
-            "set location" => {
-                if param.is_empty() {
-                    return Err("no directory name specified");
-                }
-                self.location = Some(PathBuf::from(
-                    param
-                        .trim_start_matches('+')
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or(param),
-                ));
-            }
-            _ => return Err("unknown setting"),
+    fn load(&mut self, file: &str, origin: Origin<'_>) -> CliResult<()> {
+        if self.depth >= MAX_LOAD_DEPTH {
+            let what = format!("'load {file}' nested more than {MAX_LOAD_DEPTH} deep");
+            return Err(fatal(origin, &what, "a file must not load itself"));
         }
-        Ok(())
-    }
-
-    fn show(&self) -> String {
-        let c = &self.cfg;
-        let mut s = format!(
-            "Current configuration is:\nThe base number of files is {}\nTransactions: {}\n",
-            c.number, c.transactions
-        );
-        if c.size_low == c.size_high {
-            s += &format!("Files are {} in size\n", size_text(c.size_low));
-        } else {
-            s += &format!(
-                "Files range between {} and {} in size\n",
-                size_text(c.size_low),
-                size_text(c.size_high)
-            );
-        }
-        match &self.location {
-            Some(l) => s += &format!("Working directory: \n\t{} (weight=1)\n", l.display()),
-            None => {
-                s += &format!(
-                    "Working directory: {}\n",
-                    std::env::current_dir()
-                        .map(|d| d.display().to_string())
-                        .unwrap_or_default()
-                )
-            }
-        }
-        if c.subdirectories > 1 {
-            s += &format!("{} subdirectories will be used\n", c.subdirectories);
-        }
-        s += &format!(
-            "Block sizes are: read={}, write={}\n",
-            size_text(c.read_bs),
-            size_text(c.write_bs)
-        );
-        s += &format!(
-            "Biases are: read/append={}, create/delete={}\n",
-            c.bias_read, c.bias_create
-        );
-        s += if c.buffered {
-            "Using Unix buffered file I/O\n"
-        } else {
-            "Not using Unix buffered file I/O\n"
-        };
-        s += &format!(
-            "Random number generator seed is {}\nReport format is {}.\n",
-            c.seed,
-            if self.terse { "terse" } else { "verbose" }
-        );
-        s
-    }
-
-    fn run_once(&mut self, at: Option<(&Path, usize)>) -> CliResult<()> {
-        let location = self.location.clone().unwrap_or_else(|| PathBuf::from("."));
-        let where_ = at
-            .map(|(f, l)| format!("{}:{l}", f.display()))
-            .unwrap_or_else(|| "run".into());
-        let run_id = format!(
-            "postmark-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        );
-        let scratch = crate::scratch::Scratch::create(&location, &run_id)
-            .map_err(|e| CliError::usage(format!("{} ({where_})", e.message)))?;
-        if self.cfg.subdirectories > 1 {
-            println!("Creating subdirectories...Done");
-        }
-        let mut rec = SampleRecorder::new();
-        rec.start();
-        let cpu0 = CpuTimes::process();
-        let result = postmark::run(&self.cfg, scratch.path(), &mut rec, &self.cancel);
-        let cpu = CpuTimes::process().since(cpu0);
-        let (c, t, ops) = match result {
-            Ok(r) => r,
-            Err(fsbench_workload::WorkloadError::Interrupted) => {
-                return Err(CliError::interrupted());
-            }
-            Err(e) => {
-                return Err(CliError::run(format!(
-                    "postmark run failed: {e} ({where_}) — check the location"
-                )));
-            }
-        };
-        scratch.remove().map_err(|e| CliError::run(e.message))?;
-        println!("Creating files...Done");
-        let step = self.cfg.transactions / 10;
-        let dots = if step == 0 {
-            0
-        } else {
-            c.transactions_done.div_ceil(step)
-        };
-        print!("Performing transactions{}", ".".repeat(dots as usize));
-        if c.out_of_files {
-            println!(
-                "out of files!\nFor this workload, either increase the number of files or\ndecrease the number of transactions."
-            );
-            println!("Deleting files...Done");
-            if self.cfg.subdirectories > 1 {
-                println!("Deleting subdirectories...Done");
-            }
+        if matches!(origin, Origin::Interactive) && !Path::new(file).is_file() {
+            eprintln!("Error: cannot read configuration file '{file}'");
             return Ok(());
         }
-        println!("Done\nDeleting files...Done");
-        if self.cfg.subdirectories > 1 {
-            println!("Deleting subdirectories...Done");
+        self.depth += 1;
+        // `quit` in a loaded file ends that file only (postmark's cli_load ignores it).
+        let r = self.source(Path::new(file)).map_err(|e| match origin {
+            Origin::File(p, l) => CliError {
+                kind: e.kind,
+                message: format!("{} (loaded from {}:{l})", e.message, p.display()),
+            },
+            Origin::Interactive => e,
+        });
+        self.depth -= 1;
+        r.map(drop)
+    }
+
+    fn show(&self, file: Option<&str>) {
+        let s = &self.settings;
+        let workdir = if s.locations.is_empty() {
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        let (head, tail) = report::show(&s.cfg, s.terse, &workdir, s.locations.len() > 1);
+        let mut dest = Output::open(file);
+        dest.write(&head);
+        for (name, weight) in &s.locations {
+            println!("\t{name} (weight={weight})");
         }
-        print!("{}", report::postmark_report(&self.cfg, &c, &t, self.terse));
-        print!("{}", report::precise(&c, &t, &ops, cpu.user_ns, cpu.sys_ns));
-        Ok(())
+        dest.write(&tail);
+    }
+
+    fn run(&mut self, file: Option<&str>, origin: Origin<'_>) -> CliResult<()> {
+        self.runs += 1;
+        let stdout = std::io::stdout();
+        let mut progress = stdout.lock();
+        let result = exec::run(&self.settings, self.runs, &self.cancel, &mut progress);
+        drop(progress);
+        match result {
+            Ok(out) => {
+                let mut dest = Output::open(file);
+                if let Some(r) = &out.report {
+                    dest.write(r);
+                }
+                dest.write(&out.precise);
+                Ok(())
+            }
+            Err(RunError::Config { what, hint }) => match origin {
+                Origin::Interactive => {
+                    eprintln!("Error: {what}");
+                    Ok(())
+                }
+                Origin::File(..) => Err(fatal(origin, &format!("cannot run: {what}"), &hint)),
+            },
+            Err(RunError::Cli(e)) => Err(e),
+        }
     }
 }
 
-/// C's atoi.
-fn atoi(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, rest) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let v = digits.parse::<i64>().unwrap_or(0);
-    if neg { -v } else { v }
+fn known_commands() -> String {
+    let names: Vec<&str> = lang::COMMANDS.iter().map(|c| c.name).collect();
+    format!("postmark's commands are: {}", names.join(", "))
 }
 
-/// postmark's size wording in `show`: bytes below 1 KiB, else kilobytes or megabytes.
-fn size_text(n: u64) -> String {
-    let v = n as f32;
-    if v / 1_048_576.0 > 1.0 {
-        format!("{:.2} megabytes", v / 1_048_576.0)
-    } else if v / 1024.0 > 1.0 {
-        format!("{:.2} kilobytes", v / 1024.0)
-    } else {
-        format!("{n} bytes")
+/// `!CMD` runs CMD with `sh -c`; a bare `!` starts `$SHELL` (postmark's `system()`).
+fn shell(cmd: Option<String>) {
+    let _ = std::io::stdout().flush();
+    let status = match cmd {
+        Some(c) => std::process::Command::new("sh").arg("-c").arg(c).status(),
+        None => match std::env::var_os("SHELL") {
+            Some(sh) => std::process::Command::new(sh).status(),
+            None => return,
+        },
+    };
+    if let Err(e) = status {
+        eprintln!("Error: cannot run shell command: {e}");
+    }
+}
+
+/// Standard output, or a file the text is appended to (`run FILE`, `show FILE`).
+enum Output {
+    Stdout,
+    File(std::fs::File),
+}
+
+impl Output {
+    fn open(file: Option<&str>) -> Self {
+        let Some(name) = file else {
+            return Self::Stdout;
+        };
+        match std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(name)
+        {
+            Ok(f) => Self::File(f),
+            Err(_) => {
+                eprintln!("Error: Cannot direct output to file '{name}'");
+                Self::Stdout
+            }
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        let r = match self {
+            Self::Stdout => std::io::stdout().write_all(text.as_bytes()),
+            Self::File(f) => f.write_all(text.as_bytes()),
+        };
+        if let Err(e) = r {
+            eprintln!("fsbench: error: cannot write the report: {e}");
+        }
     }
 }

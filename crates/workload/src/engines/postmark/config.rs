@@ -1,33 +1,43 @@
-//! postmark's settings with its defaults (postmark 1.51/1.53).
+//! PostMark's settings with its defaults and limits, shared by the `postmark` workload and the
+//! `fsbench postmark` drop-in. Values use postmark's own C `int` domain so that any valid
+//! configuration can be replayed by the real program.
 
-/// One postmark configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PmConfig {
-    /// Base number of files (`set number`); the file table has twice as many slots.
-    pub number: u64,
-    /// Smallest file size (`set size L H`).
-    pub size_low: u64,
-    /// Largest file size; creation draws sizes in [low, high - 1].
-    pub size_high: u64,
-    /// Random seed (`set seed`).
+/// Largest `size_high`: postmark allocates `2 × size_high` bytes of source text in an `int`.
+pub const MAX_SIZE: u32 = (1 << 30) - 1;
+/// Largest `number`: the file table has `2 × number` slots, counted in an `int`.
+pub const MAX_NUMBER: u32 = (1 << 30) - 1;
+/// Largest value postmark's `atoi(...) > 0` setters accept.
+pub const MAX_INT: u32 = i32::MAX as u32;
+
+/// One PostMark configuration (`set ...` commands or workload parameters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Base pool of files created before the transactions (`set number`, default 500).
+    pub number: u32,
+    /// Smallest file size in bytes (`set size L H`, default 500).
+    pub size_low: u32,
+    /// Upper bound of file sizes in bytes: created files are in `[low, high)`, appends never
+    /// grow a file past `high` (default 10000).
+    pub size_high: u32,
+    /// Seed of the generator, re-applied at every run (default 42).
     pub seed: u32,
-    /// Transactions (`set transactions`).
-    pub transactions: u64,
-    /// Subdirectories `s0..s(N-1)`, used only when N > 1.
-    pub subdirectories: u64,
-    /// Read block size.
-    pub read_bs: u64,
-    /// Write block size.
-    pub write_bs: u64,
-    /// stdio (buffered) I/O rather than plain read/write.
-    pub buffered: bool,
-    /// Read versus append bias, 0..10, or -1 to disable that half of a transaction.
-    pub bias_read: i64,
-    /// Create versus delete bias, 0..10, or -1.
-    pub bias_create: i64,
+    /// Transactions: each is one read-or-append plus one create-or-delete (default 500).
+    pub transactions: u32,
+    /// Subdirectories `s0..` per location; used only when greater than 1 (default 0).
+    pub subdirectories: u32,
+    /// Read block size in bytes (default 512).
+    pub read_block: u32,
+    /// Write block size in bytes (default 512).
+    pub write_block: u32,
+    /// stdio-style buffered I/O (true, default) or plain `read`/`write` of the block size.
+    pub buffering: bool,
+    /// Chance out of 10 of a read rather than an append; -1 disables both (default 5).
+    pub bias_read: i32,
+    /// Chance out of 10 of a create rather than a delete; -1 disables both (default 5).
+    pub bias_create: i32,
 }
 
-impl Default for PmConfig {
+impl Default for Config {
     fn default() -> Self {
         Self {
             number: 500,
@@ -36,11 +46,90 @@ impl Default for PmConfig {
             seed: 42,
             transactions: 500,
             subdirectories: 0,
-            read_bs: 512,
-            write_bs: 512,
-            buffered: true,
+            read_block: 512,
+            write_block: 512,
+            buffering: true,
             bias_read: 5,
             bias_create: 5,
         }
+    }
+}
+
+impl Config {
+    /// Checks the limits postmark itself lives within; the message says how to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("number", self.number, MAX_NUMBER),
+            ("size low", self.size_low, MAX_SIZE),
+            ("size high", self.size_high, MAX_SIZE),
+            ("seed", self.seed, MAX_INT),
+            ("transactions", self.transactions, MAX_INT),
+            ("read block size", self.read_block, MAX_INT),
+            ("write block size", self.write_block, MAX_INT),
+        ];
+        for (what, v, max) in positive {
+            if v == 0 || v > max {
+                return Err(format!("{what} must be between 1 and {max} (got {v})"));
+            }
+        }
+        if self.subdirectories > MAX_INT {
+            return Err(format!("subdirectories must be at most {MAX_INT}"));
+        }
+        if self.size_high < self.size_low {
+            return Err(format!(
+                "size high ({}) is below size low ({}): give high >= low",
+                self.size_high, self.size_low
+            ));
+        }
+        for (what, b) in [
+            ("bias read", self.bias_read),
+            ("bias create", self.bias_create),
+        ] {
+            if !(-1..=10).contains(&b) {
+                return Err(format!("{what} must be -1 (off) or 0..10 (got {b})"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Subdirectories actually used (postmark ignores a count of 1).
+    pub fn used_subdirectories(&self) -> u32 {
+        if self.subdirectories > 1 {
+            self.subdirectories
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_postmarks_and_valid() {
+        let c = Config::default();
+        assert_eq!((c.number, c.transactions, c.seed), (500, 500, 42));
+        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn out_of_range_values_are_explained() {
+        let c = Config {
+            bias_read: 11,
+            ..Config::default()
+        };
+        assert!(c.validate().unwrap_err().contains("bias read"));
+        let c = Config {
+            size_low: 20,
+            size_high: 10,
+            ..Config::default()
+        };
+        assert!(c.validate().unwrap_err().contains("high >= low"));
+        let c = Config {
+            number: 0,
+            ..Config::default()
+        };
+        assert!(c.validate().unwrap_err().contains("number"));
     }
 }

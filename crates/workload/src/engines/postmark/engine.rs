@@ -1,389 +1,579 @@
-//! One postmark run: create the pool, run the transactions, delete everything, in exactly
-//! postmark's order of random draws and file operations, timed with nanosecond clocks per phase
-//! and per operation.
+//! One PostMark execution, operation for operation: the same generator draws in the same order
+//! as postmark 1.51 (source text, then per create: location, subdirectory, size; per
+//! transaction: read-or-append decision, slot, create-or-delete decision, slot), the same free-
+//! slot cursor, the same names (`[sN/]<number>`) and the same system calls. Each operation is
+//! timed with one clock read through an [`OpLog`]; phase boundaries are returned as [`Marks`].
+//! The engine never prints: progress (postmark's dots) goes to [`OpLog::progress`].
 
-use super::config::PmConfig;
+use super::config::Config;
 use super::rng::PmRng;
-use crate::{CancelToken, Recorder, WorkloadError};
-use std::fs::{File, OpenOptions};
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use super::stdio::{self, OpenFor};
+use crate::{CancelToken, WorkloadError};
+use rustix::fd::BorrowedFd;
+use rustix::fs::{AtFlags, Mode};
+use std::ffi::CStr;
+use std::path::Path;
 
-/// stdio's buffer size for files on common filesystems (glibc uses st_blksize, 4096).
-const STDIO_BUF: usize = 4096;
+/// The four operations postmark times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// Create and fill a new file.
+    Create = 0,
+    /// Read a whole file.
+    Read = 1,
+    /// Append to a file (only when it is below the high size bound).
+    Append = 2,
+    /// Remove a file.
+    Delete = 3,
+}
 
-/// Counters of a run, as postmark reports them.
+impl OpKind {
+    /// All kinds, in index order.
+    pub const ALL: [OpKind; 4] = [Self::Create, Self::Read, Self::Append, Self::Delete];
+
+    /// Lower-case name (`create`, `read`, ...).
+    pub fn name(self) -> &'static str {
+        ["create", "read", "append", "delete"][self as usize]
+    }
+}
+
+/// Points where postmark prints progress, in the order they happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Before making the subdirectories (only with more than one).
+    SubdirsStart,
+    /// Subdirectories made.
+    SubdirsDone,
+    /// Before the pool is created.
+    CreateStart,
+    /// Pool created.
+    CreateDone,
+    /// Before the transactions.
+    TransactionsStart,
+    /// Another tenth of the transactions is done (postmark prints `.`).
+    Dot,
+    /// Every file was deleted before the transactions ended: the run is incomplete.
+    OutOfFiles,
+    /// All transactions done.
+    TransactionsDone,
+    /// Before the remaining files are deleted.
+    DeleteStart,
+    /// Remaining files deleted.
+    DeleteDone,
+    /// Before the subdirectories are removed.
+    RmdirStart,
+    /// Subdirectories removed.
+    RmdirDone,
+}
+
+/// Receives every timed operation and the progress points of a run.
+pub trait OpLog {
+    /// Current time in nanoseconds (the clock the operation latencies use).
+    fn now_ns(&mut self) -> u64;
+    /// An operation of `kind` that started at `start_ns` finished having moved `bytes`;
+    /// returns the time now (the start of the next operation).
+    fn op(&mut self, kind: OpKind, start_ns: u64, bytes: u64) -> u64;
+    /// A progress point (postmark's messages); default: ignored.
+    fn progress(&mut self, _event: Progress) {}
+}
+
+/// One directory files are spread over, with postmark's weight (`set location DIR WEIGHT`).
+#[derive(Debug, Clone, Copy)]
+pub struct Location<'a> {
+    /// The directory, opened.
+    pub dir: BorrowedFd<'a>,
+    /// Its path, for error messages.
+    pub path: &'a Path,
+    /// Relative weight (at least 1).
+    pub weight: u32,
+}
+
+/// Postmark's counters after a run. Bytes are exact; the `_f32` copies accumulate in a C
+/// `float` exactly as postmark's counters do (they lose precision past 16 MiB), for its report.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PmCounts {
-    /// Files created (pool and transactions).
-    pub created: u64,
-    /// Files deleted (transactions and final phase).
-    pub deleted: u64,
+pub struct Counts {
+    /// Files created (pool plus transactions); also the number of the last file.
+    pub files_created: u64,
+    /// Files deleted (transactions plus final phase).
+    pub files_deleted: u64,
     /// Files read.
-    pub read: u64,
-    /// Files appended to.
-    pub appended: u64,
-    /// Files deleted in the final phase.
-    pub deleted_final: u64,
-    /// Bytes read, exact.
+    pub files_read: u64,
+    /// Appends done (an append to a full file does nothing and is not counted).
+    pub files_appended: u64,
+    /// Files deleted in the final phase ("Deletion alone").
+    pub deleted_alone: u64,
+    /// Bytes read.
     pub bytes_read: u64,
-    /// Bytes written, exact.
+    /// Bytes written.
     pub bytes_written: u64,
-    /// postmark's own `float` byte counters (24-bit mantissa), for its report.
+    /// Bytes read as postmark's `float` counter.
     pub bytes_read_f32: f32,
-    /// As above, written.
+    /// Bytes written as postmark's `float` counter.
     pub bytes_written_f32: f32,
-    /// The transaction loop ran out of files (postmark then prints no report).
-    pub out_of_files: bool,
-    /// Transactions completed before the end (or before running out of files).
+}
+
+/// Clock readings (the [`OpLog`]'s clock, ns) at postmark's four `time()` calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// Before the pool is created.
+    pub start_ns: u64,
+    /// Before the transactions.
+    pub t_start_ns: u64,
+    /// After the transactions.
+    pub t_end_ns: u64,
+    /// After the final deletion.
+    pub end_ns: u64,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    /// Postmark's counters.
+    pub counts: Counts,
+    /// Transactions performed (fewer than configured when out of files).
     pub transactions_done: u64,
+    /// True when the pool ran out of files (postmark prints no report then).
+    pub out_of_files: bool,
+    /// Phase boundaries.
+    pub marks: Marks,
 }
 
-/// Phase boundaries: monotonic ns (precise) and `time()` seconds (postmark's own report).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PmTimes {
-    /// Monotonic ns at start, after creation, after transactions, at end.
-    pub ns: [u64; 4],
-    /// Wall-clock seconds at the same points.
-    pub secs: [u64; 4],
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    size: u32,
+    loc: u32,
+    sub: u32,
+    num: u32,
 }
 
-/// Per-operation latency sums (ns) and counts, by kind: create, read, append, delete.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PmOpTimes {
-    /// Total ns per kind.
-    pub total_ns: [u64; 4],
-    /// Operations per kind.
-    pub count: [u64; 4],
+/// Marks a slot name without a subdirectory.
+const NO_SUB: u32 = u32::MAX;
+
+/// Runs postmark once over `locs` (at least one). On error or cancellation every file and
+/// subdirectory made so far is removed before the error is returned.
+pub fn run(
+    cfg: &Config,
+    locs: &[Location<'_>],
+    log: &mut dyn OpLog,
+    cancel: &CancelToken,
+) -> Result<Outcome, WorkloadError> {
+    cfg.validate().map_err(WorkloadError::Invalid)?;
+    if locs.is_empty() || locs.iter().any(|l| l.weight == 0) {
+        return Err(WorkloadError::Invalid(
+            "postmark needs at least one location, each with a weight of 1 or more".into(),
+        ));
+    }
+    let mut e = Engine::new(cfg, locs, cancel)?;
+    let result = e.run_phases(log);
+    if result.is_err() {
+        e.remove_everything();
+    }
+    result
 }
 
-/// Operation kinds, in `PmOpTimes` order.
-pub const KINDS: [&str; 4] = ["create", "read", "append", "delete"];
-
-struct Run<'a> {
-    cfg: &'a PmConfig,
-    dir: &'a Path,
+struct Engine<'a> {
+    cfg: &'a Config,
+    locs: &'a [Location<'a>],
+    total_weight: i64,
+    cancel: &'a CancelToken,
     rng: PmRng,
     source: Vec<u8>,
-    sizes: Vec<u64>,
-    names: Vec<String>,
+    table: Vec<Slot>,
     cursor: usize,
-    counts: PmCounts,
-    ops: PmOpTimes,
-    rbuf: Vec<u8>,
+    counts: Counts,
+    read_buf: Vec<u8>,
+    stdio_buf: Vec<u8>,
+    subdirs_made: u32,
 }
 
-fn unix_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+fn alloc(what: &str, len: usize) -> Result<Vec<u8>, WorkloadError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        WorkloadError::Invalid(format!("cannot allocate {len} bytes for the {what}"))
+    })?;
+    v.resize(len, 0);
+    Ok(v)
 }
 
-/// Runs postmark with `cfg` in `dir` (which must exist; its `s<N>` subdirectories are created and
-/// removed here). Every operation goes through `rec`.
-pub fn run(
-    cfg: &PmConfig,
-    dir: &Path,
-    rec: &mut dyn Recorder,
-    cancel: &CancelToken,
-) -> Result<(PmCounts, PmTimes, PmOpTimes), WorkloadError> {
-    let mut r = Run::new(cfg, dir);
-    r.make_subdirs()?;
-    let mut t = PmTimes::default();
-    let mut mark = |i: usize, rec: &mut dyn Recorder| {
-        t.ns[i] = rec.now_ns();
-        t.secs[i] = unix_secs();
-    };
-    mark(0, rec);
-    let result = r.phases(rec, cancel, &mut |i, rec| mark(i, rec));
-    let cleanup = r.remove_subdirs();
-    result?;
-    cleanup?;
-    Ok((r.counts, t, r.ops))
-}
-
-impl<'a> Run<'a> {
-    fn new(cfg: &'a PmConfig, dir: &'a Path) -> Self {
+impl<'a> Engine<'a> {
+    fn new(
+        cfg: &'a Config,
+        locs: &'a [Location<'a>],
+        cancel: &'a CancelToken,
+    ) -> Result<Self, WorkloadError> {
         let mut rng = PmRng::new(cfg.seed);
-        let source: Vec<u8> = (0..2 * cfg.size_high)
-            .map(|_| 32 + rng.rnd(95) as u8)
-            .collect();
+        let mut source = alloc("source text", 2 * cfg.size_high as usize)?;
+        for b in source.iter_mut() {
+            *b = (32 + rng.rnd(95)) as u8;
+        }
         let slots = 2 * cfg.number as usize;
-        Run {
+        let mut table = Vec::new();
+        table.try_reserve_exact(slots).map_err(|_| {
+            WorkloadError::Invalid(format!("cannot allocate a table of {slots} files"))
+        })?;
+        table.resize(slots, Slot::default());
+        Ok(Self {
             cfg,
-            dir,
+            locs,
+            total_weight: locs.iter().map(|l| i64::from(l.weight)).sum(),
+            cancel,
             rng,
             source,
-            sizes: vec![0; slots],
-            names: vec![String::new(); slots],
+            table,
             cursor: 0,
-            counts: PmCounts::default(),
-            ops: PmOpTimes::default(),
-            rbuf: vec![0; cfg.read_bs.max(1) as usize],
-        }
+            counts: Counts::default(),
+            read_buf: alloc("read buffer", cfg.read_block as usize)?,
+            stdio_buf: Vec::new(),
+            subdirs_made: 0,
+        })
     }
 
-    fn make_subdirs(&self) -> Result<(), WorkloadError> {
-        if self.cfg.subdirectories > 1 {
-            for i in 0..self.cfg.subdirectories {
-                let p = self.dir.join(format!("s{i}"));
-                std::fs::DirBuilder::new()
-                    .mode(0o700)
-                    .create(&p)
-                    .map_err(|e| WorkloadError::io("mkdir", &p, e))?;
+    fn run_phases(&mut self, log: &mut dyn OpLog) -> Result<Outcome, WorkloadError> {
+        self.make_subdirs(log)?;
+        let mut marks = Marks {
+            start_ns: log.now_ns(),
+            ..Marks::default()
+        };
+        log.progress(Progress::CreateStart);
+        let mut t = log.now_ns();
+        for _ in 0..self.cfg.number {
+            self.cancel.check()?;
+            t = self.create(log, t)?;
+        }
+        log.progress(Progress::CreateDone);
+        log.progress(Progress::TransactionsStart);
+        marks.t_start_ns = log.now_ns();
+        let (done, out_of_files) = self.transactions(log, marks.t_start_ns)?;
+        marks.t_end_ns = log.now_ns();
+        if !out_of_files {
+            log.progress(Progress::TransactionsDone);
+        }
+        log.progress(Progress::DeleteStart);
+        let base = self.counts.files_deleted;
+        let mut t = log.now_ns();
+        for slot in 0..self.table.len() {
+            if slot % 256 == 0 {
+                self.cancel.check()?;
             }
+            t = self.delete(log, slot, t)?;
         }
-        Ok(())
+        self.counts.deleted_alone = self.counts.files_deleted - base;
+        log.progress(Progress::DeleteDone);
+        marks.end_ns = log.now_ns();
+        self.remove_subdirs(log)?;
+        Ok(Outcome {
+            counts: self.counts.clone(),
+            transactions_done: done,
+            out_of_files,
+            marks,
+        })
     }
 
-    fn remove_subdirs(&self) -> Result<(), WorkloadError> {
-        if self.cfg.subdirectories > 1 {
-            for i in 0..self.cfg.subdirectories {
-                let p = self.dir.join(format!("s{i}"));
-                crate::fsops::remove_all(&p)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn phases(
-        &mut self,
-        rec: &mut dyn Recorder,
-        cancel: &CancelToken,
-        mark: &mut dyn FnMut(usize, &mut dyn Recorder),
-    ) -> Result<(), WorkloadError> {
-        let outcome = self.create_pool(rec, cancel).and_then(|()| {
-            mark(1, rec);
-            self.transactions(rec, cancel)
-        });
-        if outcome.is_ok() {
-            mark(2, rec);
-        }
-        // Whatever happened, delete every file (postmark does so even after "out of files!").
-        let deleted = self.delete_all(rec);
-        mark(3, rec);
-        outcome.and(deleted)
-    }
-
-    fn create_pool(
-        &mut self,
-        rec: &mut dyn Recorder,
-        cancel: &CancelToken,
-    ) -> Result<(), WorkloadError> {
-        for i in 0..self.cfg.number {
-            if i % 256 == 0 {
-                cancel.check()?;
-            }
-            self.create_file(rec)?;
-        }
-        Ok(())
-    }
-
+    /// The transaction loop; returns (transactions done, ran out of files).
     fn transactions(
         &mut self,
-        rec: &mut dyn Recorder,
-        cancel: &CancelToken,
-    ) -> Result<(), WorkloadError> {
-        for i in 0..self.cfg.transactions {
-            if i % 256 == 0 {
-                cancel.check()?;
-            }
-            if self.counts.created == self.counts.deleted {
-                self.counts.out_of_files = true;
-                return Ok(());
+        log: &mut dyn OpLog,
+        mut t: u64,
+    ) -> Result<(u64, bool), WorkloadError> {
+        let n = self.cfg.transactions;
+        let percent = n / 10;
+        for i in 0..n {
+            self.cancel.check()?;
+            if self.counts.files_created == self.counts.files_deleted {
+                log.progress(Progress::OutOfFiles);
+                return Ok((u64::from(i), true));
             }
             if self.cfg.bias_read != -1 {
-                let read = self.rng.rnd(10) < self.cfg.bias_read;
-                let n = self.find_used();
-                if read {
-                    self.read_file(n, rec)?
+                let read = self.rng.rnd(10) < i64::from(self.cfg.bias_read);
+                let slot = self.find_used();
+                t = if read {
+                    self.read(log, slot, t)?
                 } else {
-                    self.append_file(n, rec)?
-                }
+                    self.append(log, slot, t)?
+                };
             }
             if self.cfg.bias_create != -1 {
-                if self.rng.rnd(10) < self.cfg.bias_create {
-                    self.create_file(rec)?;
+                if self.rng.rnd(10) < i64::from(self.cfg.bias_create) {
+                    t = self.create(log, t)?;
                 } else {
-                    let n = self.find_used();
-                    self.delete_file(n, rec)?;
-                    self.counts.deleted += 1;
+                    let slot = self.find_used();
+                    t = self.delete(log, slot, t)?;
                 }
             }
-            self.counts.transactions_done += 1;
-        }
-        Ok(())
-    }
-
-    fn delete_all(&mut self, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let mut first_error = None;
-        for n in 0..self.sizes.len() {
-            if self.sizes[n] != 0 {
-                if let Err(e) = self.delete_file(n, rec) {
-                    first_error.get_or_insert(e);
-                }
-                self.counts.deleted += 1;
-                self.counts.deleted_final += 1;
+            // postmark divides by zero here below 10 transactions; fsbench prints every one.
+            if percent == 0 || i % percent == 0 {
+                log.progress(Progress::Dot);
+                t = log.now_ns();
             }
         }
-        first_error.map_or(Ok(()), Err)
+        Ok((u64::from(n), false))
     }
 
+    /// `find_free_file`: the slot after the last one allocated if free, else the first hole.
     fn find_free(&mut self) -> Option<usize> {
-        if self.cursor < self.sizes.len() && self.sizes[self.cursor] == 0 {
-            self.cursor += 1;
-            return Some(self.cursor - 1);
-        }
-        let free = self.sizes.iter().position(|&s| s == 0)?;
-        self.cursor = free + 1;
-        Some(free)
-    }
-
-    fn find_used(&mut self) -> usize {
-        loop {
-            let n = self.rng.rnd(2 * self.cfg.number as i64) as usize;
-            if self.sizes[n] != 0 {
-                return n;
-            }
-        }
-    }
-
-    fn path(&self, n: usize) -> PathBuf {
-        self.dir.join(&self.names[n])
-    }
-
-    fn timed(&mut self, kind: usize, rec: &mut dyn Recorder, bytes: u64, t0: u64) {
-        let t1 = rec.op_done(t0, bytes);
-        self.ops.total_ns[kind] += t1 - t0;
-        self.ops.count[kind] += 1;
-    }
-
-    fn create_file(&mut self, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let Some(n) = self.find_free() else {
-            return Ok(());
+        let slot = if self.cursor < self.table.len() && self.table[self.cursor].size == 0 {
+            self.cursor
+        } else {
+            self.table.iter().position(|s| s.size == 0)?
         };
-        let mut name = String::new();
-        if self.cfg.subdirectories > 1 {
-            name.push_str(&format!(
-                "s{}/",
-                self.rng.rnd(self.cfg.subdirectories as i64)
-            ));
+        self.cursor = slot + 1;
+        Some(slot)
+    }
+
+    /// `find_used_file`: random slots until one holds a file (callers ensure one does).
+    fn find_used(&mut self) -> usize {
+        let n = self.table.len() as i64;
+        loop {
+            let slot = self.rng.rnd(n) as usize;
+            if self.table[slot].size != 0 {
+                return slot;
+            }
         }
-        self.counts.created += 1;
-        name.push_str(&self.counts.created.to_string());
-        let size = self.cfg.size_low
-            + self
-                .rng
-                .rnd((self.cfg.size_high - self.cfg.size_low) as i64) as u64;
-        self.names[n] = name;
-        let path = self.path(n);
-        let t0 = rec.now_ns();
-        let mut o = OpenOptions::new();
-        if self.cfg.buffered {
-            o.write(true).create(true).truncate(true);
+    }
+
+    fn pick_location(&mut self) -> u32 {
+        if self.locs.len() < 2 {
+            return 0;
+        }
+        let mut r = self.rng.rnd(self.total_weight);
+        for (i, l) in self.locs.iter().enumerate() {
+            if r < i64::from(l.weight) {
+                return i as u32;
+            }
+            r -= i64::from(l.weight);
+        }
+        (self.locs.len() - 1) as u32
+    }
+
+    fn create(&mut self, log: &mut dyn OpLog, t: u64) -> Result<u64, WorkloadError> {
+        let Some(slot) = self.find_free() else {
+            return Ok(t); // table full: postmark silently skips the create
+        };
+        let loc = self.pick_location();
+        let subs = self.cfg.used_subdirectories();
+        let sub = if subs > 1 {
+            self.rng.rnd(i64::from(subs)) as u32
         } else {
-            o.read(true).write(true).create(true).mode(0o644);
-        }
-        let file = o
-            .open(&path)
-            .map_err(|e| WorkloadError::io("create", &path, e))?;
-        self.write_data(file, size, &path)?;
-        self.sizes[n] = size;
-        self.timed(0, rec, size, t0);
+            NO_SUB
+        };
+        self.counts.files_created += 1;
+        let (low, high) = (self.cfg.size_low, self.cfg.size_high);
+        let size = low + self.rng.rnd(i64::from(high - low)) as u32;
+        let entry = Slot {
+            size,
+            loc,
+            sub,
+            num: self.counts.files_created as u32,
+        };
+        self.table[slot] = entry;
+        let name = Name::of(&entry);
+        let dir = self.locs[loc as usize].dir;
+        let fd = stdio::open(dir, name.as_cstr(), OpenFor::Create, self.cfg.buffering)
+            .map_err(|e| self.err("create", &entry, e))?;
+        self.write(&fd, &entry, size as usize)?;
+        drop(fd);
+        Ok(log.op(OpKind::Create, t, u64::from(size)))
+    }
+
+    fn write(
+        &mut self,
+        fd: &rustix::fd::OwnedFd,
+        entry: &Slot,
+        len: usize,
+    ) -> Result<(), WorkloadError> {
+        use rustix::fd::AsFd;
+        let block = self.cfg.write_block as usize;
+        stdio::write_blocks(
+            fd.as_fd(),
+            &self.source[..len],
+            block,
+            self.cfg.buffering,
+            &mut self.stdio_buf,
+        )
+        .map_err(|e| self.err("write", entry, e))?;
+        self.counts.bytes_written += len as u64;
+        self.counts.bytes_written_f32 += len as f32;
         Ok(())
     }
 
-    /// Writes `source[0..size)` in write_bs chunks plus the (possibly empty) remainder.
-    fn write_data(&mut self, file: File, size: u64, path: &Path) -> Result<(), WorkloadError> {
-        let bs = self.cfg.write_bs.max(1);
-        let (whole, rest) = ((size / bs) as usize, (size % bs) as usize);
-        let bs = bs as usize;
-        let err = |e| WorkloadError::io("write", path, e);
-        if self.cfg.buffered {
-            let mut w = BufWriter::with_capacity(STDIO_BUF, file);
-            for i in 0..whole {
-                w.write_all(&self.source[i * bs..(i + 1) * bs])
-                    .map_err(err)?;
-            }
-            w.write_all(&self.source[whole * bs..whole * bs + rest])
-                .map_err(err)?;
-            w.flush().map_err(err)?;
-        } else {
-            let mut f = file;
-            for i in 0..whole {
-                f.write_all(&self.source[i * bs..(i + 1) * bs])
-                    .map_err(err)?;
-            }
-            // postmark always makes the remainder call, even for 0 bytes.
-            let _ = f
-                .write(&self.source[whole * bs..whole * bs + rest])
-                .map_err(err)?;
-        }
-        self.counts.bytes_written += size;
-        self.counts.bytes_written_f32 += size as f32;
-        Ok(())
+    fn read(&mut self, log: &mut dyn OpLog, slot: usize, t: u64) -> Result<u64, WorkloadError> {
+        use rustix::fd::AsFd;
+        let entry = self.table[slot];
+        let name = Name::of(&entry);
+        let dir = self.locs[entry.loc as usize].dir;
+        let fd = stdio::open(dir, name.as_cstr(), OpenFor::Read, self.cfg.buffering)
+            .map_err(|e| self.err("open", &entry, e))?;
+        stdio::read_blocks(
+            fd.as_fd(),
+            entry.size as usize,
+            &mut self.read_buf,
+            self.cfg.buffering,
+            &mut self.stdio_buf,
+        )
+        .map_err(|e| self.err("read", &entry, e))?;
+        drop(fd);
+        self.counts.bytes_read += u64::from(entry.size);
+        self.counts.bytes_read_f32 += entry.size as f32;
+        self.counts.files_read += 1;
+        Ok(log.op(OpKind::Read, t, u64::from(entry.size)))
     }
 
-    fn read_file(&mut self, n: usize, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let path = self.path(n);
-        let size = self.sizes[n];
-        let t0 = rec.now_ns();
-        let file = File::open(&path).map_err(|e| WorkloadError::io("open", &path, e))?;
-        let bs = self.cfg.read_bs.max(1) as usize;
-        let (whole, rest) = (size as usize / bs, size as usize % bs);
-        let err = |e| WorkloadError::io("read", &path, e);
-        if self.cfg.buffered {
-            let mut r = BufReader::with_capacity(STDIO_BUF, file);
-            for _ in 0..whole {
-                r.read_exact(&mut self.rbuf[..bs]).map_err(err)?;
-            }
-            r.read_exact(&mut self.rbuf[..rest]).map_err(err)?;
-        } else {
-            let mut f = file;
-            for _ in 0..whole {
-                f.read_exact(&mut self.rbuf[..bs]).map_err(err)?;
-            }
-            let _ = f.read(&mut self.rbuf[..rest]).map_err(err)?;
+    fn append(&mut self, log: &mut dyn OpLog, slot: usize, t: u64) -> Result<u64, WorkloadError> {
+        let entry = self.table[slot];
+        let high = self.cfg.size_high;
+        if entry.size >= high {
+            return Ok(t); // full: no draw, no count
         }
-        self.counts.read += 1;
-        self.counts.bytes_read += size;
-        self.counts.bytes_read_f32 += size as f32;
-        self.timed(1, rec, size, t0);
-        Ok(())
+        let name = Name::of(&entry);
+        let dir = self.locs[entry.loc as usize].dir;
+        let fd = stdio::open(dir, name.as_cstr(), OpenFor::Append, self.cfg.buffering)
+            .map_err(|e| self.err("open", &entry, e))?;
+        let block = self.rng.rnd(i64::from(high - entry.size)) as u32 + 1;
+        self.write(&fd, &entry, block as usize)?;
+        drop(fd);
+        self.table[slot].size += block;
+        self.counts.files_appended += 1;
+        Ok(log.op(OpKind::Append, t, u64::from(block)))
     }
 
-    fn append_file(&mut self, n: usize, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let size = self.sizes[n];
-        if size >= self.cfg.size_high {
+    fn delete(&mut self, log: &mut dyn OpLog, slot: usize, t: u64) -> Result<u64, WorkloadError> {
+        let entry = self.table[slot];
+        if entry.size == 0 {
+            return Ok(t);
+        }
+        let name = Name::of(&entry);
+        let dir = self.locs[entry.loc as usize].dir;
+        rustix::fs::unlinkat(dir, name.as_cstr(), AtFlags::empty())
+            .map_err(|e| self.err("remove", &entry, e.into()))?;
+        self.table[slot].size = 0;
+        self.counts.files_deleted += 1;
+        Ok(log.op(OpKind::Delete, t, 0))
+    }
+
+    fn err(&self, op: &'static str, entry: &Slot, e: std::io::Error) -> WorkloadError {
+        let name = Name::of(entry);
+        let rel = String::from_utf8_lossy(name.as_bytes()).into_owned();
+        WorkloadError::io(op, self.locs[entry.loc as usize].path.join(rel), e)
+    }
+
+    fn make_subdirs(&mut self, log: &mut dyn OpLog) -> Result<(), WorkloadError> {
+        let subs = self.cfg.used_subdirectories();
+        if subs == 0 {
             return Ok(());
         }
-        let block = self.rng.rnd((self.cfg.size_high - size) as i64) as u64 + 1;
-        let path = self.path(n);
-        let t0 = rec.now_ns();
-        let mut o = OpenOptions::new();
-        if self.cfg.buffered {
-            o.append(true);
-        } else {
-            o.read(true).append(true);
+        log.progress(Progress::SubdirsStart);
+        for i in 0..subs {
+            for loc in self.locs {
+                let name = Name::subdir(i);
+                rustix::fs::mkdirat(loc.dir, name.as_cstr(), Mode::from_raw_mode(0o700)).map_err(
+                    |e| {
+                        let rel = String::from_utf8_lossy(name.as_bytes()).into_owned();
+                        WorkloadError::io("mkdir", loc.path.join(rel), e.into())
+                    },
+                )?;
+            }
+            self.subdirs_made = i + 1;
         }
-        let file = o
-            .open(&path)
-            .map_err(|e| WorkloadError::io("append", &path, e))?;
-        self.write_data(file, block, &path)?;
-        self.sizes[n] = size + block;
-        self.counts.appended += 1;
-        self.timed(2, rec, block, t0);
+        log.progress(Progress::SubdirsDone);
         Ok(())
     }
 
-    fn delete_file(&mut self, n: usize, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let path = self.path(n);
-        let t0 = rec.now_ns();
-        self.sizes[n] = 0;
-        std::fs::remove_file(&path).map_err(|e| WorkloadError::io("remove", &path, e))?;
-        self.timed(3, rec, 0, t0);
+    fn remove_subdirs(&mut self, log: &mut dyn OpLog) -> Result<(), WorkloadError> {
+        if self.subdirs_made == 0 {
+            return Ok(());
+        }
+        log.progress(Progress::RmdirStart);
+        for i in 0..self.subdirs_made {
+            for loc in self.locs {
+                let name = Name::subdir(i);
+                rustix::fs::unlinkat(loc.dir, name.as_cstr(), AtFlags::REMOVEDIR).map_err(|e| {
+                    let rel = String::from_utf8_lossy(name.as_bytes()).into_owned();
+                    WorkloadError::io("rmdir", loc.path.join(rel), e.into())
+                })?;
+            }
+        }
+        self.subdirs_made = 0;
+        log.progress(Progress::RmdirDone);
         Ok(())
+    }
+
+    /// Best-effort removal of every file and subdirectory after a failure or cancellation.
+    fn remove_everything(&mut self) {
+        for slot in 0..self.table.len() {
+            let entry = self.table[slot];
+            if entry.size != 0 {
+                let dir = self.locs[entry.loc as usize].dir;
+                let _ = rustix::fs::unlinkat(dir, Name::of(&entry).as_cstr(), AtFlags::empty());
+                self.table[slot].size = 0;
+            }
+        }
+        for i in 0..self.subdirs_made {
+            for loc in self.locs {
+                let _ =
+                    rustix::fs::unlinkat(loc.dir, Name::subdir(i).as_cstr(), AtFlags::REMOVEDIR);
+            }
+        }
+        self.subdirs_made = 0;
+    }
+}
+
+/// A NUL-terminated relative name built on the stack: `[s<sub>/]<num>` (at most 22 bytes).
+struct Name {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl Name {
+    fn new() -> Self {
+        Self {
+            buf: [0; 32],
+            len: 0,
+        }
+    }
+
+    fn push_num(&mut self, mut n: u32) {
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let d = &digits[i..];
+        self.buf[self.len..self.len + d.len()].copy_from_slice(d);
+        self.len += d.len();
+    }
+
+    fn subdir(sub: u32) -> Self {
+        let mut n = Self::new();
+        n.buf[0] = b's';
+        n.len = 1;
+        n.push_num(sub);
+        n
+    }
+
+    fn of(slot: &Slot) -> Self {
+        let mut n = if slot.sub == NO_SUB {
+            Self::new()
+        } else {
+            let mut n = Self::subdir(slot.sub);
+            n.buf[n.len] = b'/';
+            n.len += 1;
+            n
+        };
+        n.push_num(slot.num);
+        n
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn as_cstr(&self) -> &CStr {
+        CStr::from_bytes_with_nul(&self.buf[..=self.len])
+            .expect("invariant: names are digits, 's' and '/' followed by NUL")
     }
 }
