@@ -4,6 +4,9 @@
 //! (`mincore`) is measured before every sample, so a "cold" sample whose pages stayed cached is
 //! reported as such instead of silently measured warm.
 
+use fsbench_workload::CancelToken;
+use fsbench_workload::child::{self, WaitError};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,8 +17,8 @@ const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 pub enum ColdMethod {
     /// `sync`, then `3` written to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
     DropCaches,
-    /// The user's command, run through `sh -c`.
-    ColdCmd(String),
+    /// The user's command, run through `sh -c` in its own process group, killed after the timeout.
+    ColdCmd(String, std::time::Duration),
     /// posix_fadvise(DONTNEED) on each of the workload's files after fdatasync.
     Fadvise,
 }
@@ -25,26 +28,26 @@ impl ColdMethod {
     pub fn name(&self) -> &'static str {
         match self {
             Self::DropCaches => "drop_caches",
-            Self::ColdCmd(_) => "cold-cmd",
+            Self::ColdCmd(..) => "cold-cmd",
             Self::Fadvise => "fadvise",
         }
     }
 
     /// The best available method: the user's command when given, else drop_caches when this
     /// process may write it, else fadvise.
-    pub fn choose(cold_cmd: Option<&str>) -> Self {
+    pub fn choose(cold_cmd: Option<&str>, timeout: std::time::Duration) -> Self {
         match cold_cmd {
-            Some(cmd) => Self::ColdCmd(cmd.to_string()),
+            Some(cmd) => Self::ColdCmd(cmd.to_string(), timeout),
             None if drop_caches_writable() => Self::DropCaches,
             None => Self::Fadvise,
         }
     }
 
     /// Makes `files` (and, for system-wide methods, everything) cold.
-    pub fn apply(&self, files: &[PathBuf]) -> Result<(), String> {
+    pub fn apply(&self, files: &[PathBuf], cancel: &CancelToken) -> Result<(), String> {
         match self {
             Self::DropCaches => drop_caches(),
-            Self::ColdCmd(cmd) => run_cold_cmd(cmd),
+            Self::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel),
             Self::Fadvise => files.iter().try_for_each(|f| fadvise_dontneed(f)),
         }
     }
@@ -63,16 +66,34 @@ fn drop_caches() -> Result<(), String> {
     std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))
 }
 
-fn run_cold_cmd(cmd: &str) -> Result<(), String> {
-    let status = Command::new("sh")
-        .arg("-c")
+/// Runs the user's command in its own process group (killed with fsbench, on Ctrl-C and after
+/// `timeout`), its output passed through to fsbench's stderr.
+fn run_cold_cmd(
+    cmd: &str,
+    timeout: std::time::Duration,
+    cancel: &CancelToken,
+) -> Result<(), String> {
+    let mut c = Command::new("sh");
+    c.arg("-c")
         .arg(cmd)
-        .status()
-        .map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("--cold-cmd '{cmd}' failed with {status}"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::from(
+            std::io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?,
+        ));
+    let mut child =
+        child::spawn(&mut c).map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
+    match child.wait(cancel, Some(timeout)) {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("--cold-cmd '{cmd}' failed with {status}")),
+        Err(WaitError::TimedOut(t)) => Err(format!(
+            "--cold-cmd '{cmd}' did not finish within {} s and was killed — fix the command or raise --cold-timeout",
+            t.as_secs_f64()
+        )),
+        Err(WaitError::Cancelled) => Err("interrupted while running --cold-cmd".into()),
+        Err(WaitError::Io(e)) => Err(format!("cannot wait for --cold-cmd '{cmd}': {e}")),
     }
 }
 
@@ -178,7 +199,9 @@ mod tests {
         let f = dir.path().join("f");
         std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
         let before = resident_pct(std::slice::from_ref(&f)).unwrap();
-        ColdMethod::Fadvise.apply(std::slice::from_ref(&f)).unwrap();
+        ColdMethod::Fadvise
+            .apply(std::slice::from_ref(&f), &CancelToken::new())
+            .unwrap();
         let after = resident_pct(std::slice::from_ref(&f)).unwrap();
         // tmpfs cannot drop pages (they are the file): only assert where the file was cached.
         assert!(after <= before, "{before} -> {after}");
@@ -193,8 +216,19 @@ mod tests {
     }
 
     #[test]
-    fn failing_cold_cmd_is_an_error() {
-        assert!(ColdMethod::ColdCmd("exit 3".into()).apply(&[]).is_err());
-        assert!(ColdMethod::ColdCmd("true".into()).apply(&[]).is_ok());
+    fn failing_or_hanging_cold_cmd_is_an_error() {
+        let t = std::time::Duration::from_secs(5);
+        let c = CancelToken::new();
+        assert!(
+            ColdMethod::ColdCmd("exit 3".into(), t)
+                .apply(&[], &c)
+                .is_err()
+        );
+        assert!(ColdMethod::ColdCmd("true".into(), t).apply(&[], &c).is_ok());
+        let short = std::time::Duration::from_millis(100);
+        let e = ColdMethod::ColdCmd("sleep 30".into(), short)
+            .apply(&[], &c)
+            .unwrap_err();
+        assert!(e.contains("--cold-timeout"), "{e}");
     }
 }

@@ -68,6 +68,9 @@ pub enum Command {
         #[arg(short = 'o')]
         output: Option<PathBuf>,
     },
+    /// Panics on purpose: proves the panic hook (one line, exit 101, no backtrace).
+    #[command(name = "__internal-panic", hide = true)]
+    InternalPanic,
     /// Built-in and file suites (not yet available).
     Suite {
         /// `list` or `show NAME`.
@@ -110,6 +113,9 @@ pub struct RunArgs {
     /// Command that makes caches cold (run through `sh -c` before each cold sample).
     #[arg(long, value_name = "CMD")]
     pub cold_cmd: Option<String>,
+    /// Kill `--cold-cmd` (and its children) if it runs longer than this.
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub cold_timeout: String,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached).
     #[arg(long, default_value = "3", value_name = "N|auto")]
     pub runs: String,

@@ -12,6 +12,10 @@ pub enum ExitKind {
     RunFailed,
     /// Interrupted by SIGINT or SIGTERM (130).
     Interrupted,
+    /// Standard output was closed by its reader (`| head`): exit quietly with 0, as `rg` does.
+    BrokenPipe,
+    /// A bug in fsbench (a panic), reported in one line (101).
+    Internal,
 }
 
 impl ExitKind {
@@ -21,6 +25,8 @@ impl ExitKind {
             Self::Usage => 2,
             Self::RunFailed => 3,
             Self::Interrupted => 130,
+            Self::BrokenPipe => 0,
+            Self::Internal => 101,
         }
     }
 }

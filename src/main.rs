@@ -9,6 +9,8 @@ mod compare;
 mod envinfo;
 mod error;
 mod metrics;
+mod out;
+mod outfile;
 mod overhead;
 mod plan;
 mod runner;
@@ -33,17 +35,24 @@ fn main() {
             &argv[2..],
         ));
     }
+    install_panic_hook();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = e.print();
-                    std::process::exit(0);
+                    let code = match out::stdout(&e.render().to_string()) {
+                        Err(err) if err.kind != ExitKind::BrokenPipe => {
+                            report(&err);
+                            err.kind.code()
+                        }
+                        _ => 0,
+                    };
+                    std::process::exit(code);
                 }
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    let _ = e.print();
+                    errln!("{}", e.render());
                     std::process::exit(ExitKind::Usage.code());
                 }
                 _ => {
@@ -81,7 +90,48 @@ fn one_line_clap_error(text: &str) -> String {
     )
 }
 
+/// Prints a failure as one line (control characters escaped), unless there is nothing to say.
 fn report(err: &CliError) {
-    let line = err.message.replace('\n', " ");
-    eprintln!("fsbench: error: {line}");
+    if err.kind == ExitKind::BrokenPipe {
+        return;
+    }
+    errln!("fsbench: error: {}", escape_controls(&err.message));
+}
+
+/// Replaces control characters (newlines included) with visible escapes, so a label or path
+/// with an escape sequence in it cannot rewrite the user's terminal.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A panic becomes one line naming it as an internal error, live children and scratches are
+/// cleaned up, and the process exits 101 (documented), never with a backtrace.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        errln!(
+            "fsbench: internal error: {}{at} — this is a bug in fsbench; please report it with the command line",
+            escape_controls(&what)
+        );
+        fsbench_workload::child::kill_all_groups();
+        scratch::remove_all_live();
+        std::process::exit(ExitKind::Internal.code());
+    }));
 }

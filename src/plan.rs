@@ -129,6 +129,17 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
         workloads.extend(expand_sweep(spec)?);
     }
     check_compatible(&targets, &workloads)?;
+    let cold_timeout = std::time::Duration::from_nanos(
+        fsbench_workload::units::parse_duration(&args.cold_timeout)
+            .ok()
+            .filter(|&ns| ns > 0)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "invalid --cold-timeout '{}' — give a duration above zero, e.g. 60s or 5m",
+                    args.cold_timeout
+                ))
+            })?,
+    );
     let caches = match args.cache.unwrap_or(CacheArg::Both) {
         CacheArg::Cold => vec![CacheState::Cold],
         CacheArg::Warm => vec![CacheState::Warm],
@@ -136,7 +147,7 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
     };
     let cold = caches
         .contains(&CacheState::Cold)
-        .then(|| ColdMethod::choose(args.cold_cmd.as_deref()));
+        .then(|| ColdMethod::choose(args.cold_cmd.as_deref(), cold_timeout));
     if cold == Some(ColdMethod::Fadvise) {
         if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
             return Err(CliError::usage(format!(

@@ -1,11 +1,13 @@
 //! SIGINT, SIGTERM and SIGHUP: the first one asks the running workload to stop (it returns
 //! `Interrupted`, the scratch is removed as the stack unwinds, exit 130). If the workload does not
-//! stop within a grace period, or a second signal arrives, the watcher removes every live scratch
-//! itself and exits 130.
+//! stop within a grace period, or a second signal arrives, the watcher kills every child process
+//! group, writes the run's last words (the JSON with status `interrupted`), removes every live
+//! scratch itself and exits 130.
 
 use fsbench_workload::CancelToken;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -13,6 +15,17 @@ use std::time::Duration;
 const GRACE: Duration = Duration::from_secs(10);
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// What to write before a forced exit (the run's JSON marked `interrupted`), set by the run.
+type LastWords = Box<dyn FnOnce() + Send>;
+static LAST_WORDS: Mutex<Option<LastWords>> = Mutex::new(None);
+
+/// Replaces what the watcher writes before a forced exit.
+pub fn set_last_words(f: LastWords) {
+    if let Ok(mut w) = LAST_WORDS.lock() {
+        *w = Some(f);
+    }
+}
 
 /// True once a terminating signal was received.
 pub fn interrupted() -> bool {
@@ -40,7 +53,12 @@ pub fn install(cancel: CancelToken) -> std::io::Result<()> {
 }
 
 fn force_exit() -> ! {
+    fsbench_workload::child::kill_all_groups();
+    let words = LAST_WORDS.lock().ok().and_then(|mut w| w.take());
+    if let Some(f) = words {
+        f();
+    }
     crate::scratch::remove_all_live();
-    eprintln!("fsbench: error: interrupted — scratch removed");
+    crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);
 }

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> PathBuf {
+pub(crate) fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("fsbench")
 }
 
 /// Starts a long `null` run on `target` and waits until its workload directory exists.
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
-fn start_long_run(target: &Path) -> (Child, PathBuf) {
+pub(crate) fn start_long_run(target: &Path) -> (Child, PathBuf) {
     let child = Command::new(bin())
         .args([
             "run",
@@ -56,7 +56,7 @@ fn plant_symlinks(workdir: &Path, canary: &Path) {
     std::os::unix::fs::symlink(canary, workdir.parent().unwrap().join("top-link")).unwrap();
 }
 
-fn wait_exit(child: &mut Child) -> i32 {
+pub(crate) fn wait_exit(child: &mut Child) -> i32 {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Some(status) = child.try_wait().unwrap() {

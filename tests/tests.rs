@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod hardening;
 mod ministat;
 mod postmark;
 mod run;

@@ -17,19 +17,19 @@ pub fn run(dir: &Path) -> CliResult<i32> {
             .unwrap_or_else(|| "unknown owner".into());
         if f.stale {
             scratch::remove_tree(&f.path).map_err(|e| CliError::run(e.message))?;
-            println!("removed {} ({owner} is gone)", f.path.display());
+            crate::outln!("removed {} ({owner} is gone)", f.path.display())?;
             removed += 1;
         } else {
-            println!(
+            crate::outln!(
                 "kept {} ({owner} is still running, or it has no fsbench marker)",
                 f.path.display()
-            );
+            )?;
         }
     }
-    println!(
+    crate::outln!(
         "{removed} stale scratch director{} removed from {}",
         if removed == 1 { "y" } else { "ies" },
         dir.display()
-    );
+    )?;
     Ok(0)
 }

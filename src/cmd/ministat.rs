@@ -53,12 +53,18 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match result {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-            0
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => 0,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                Err(e) => {
+                    crate::errln!("ministat: cannot write to standard output: {e}");
+                    3
+                }
+            }
         }
         Err(e) => {
-            eprint!("{}", e.stderr);
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(e.stderr.as_bytes());
             e.code
         }
     }
@@ -205,8 +211,8 @@ fn apply_flag(a: &mut Args, ci: &mut Option<usize>, c: char, optarg: &str) -> Re
             if v < 0 {
                 return Err(usage("Unable to move beyond left margin."));
             }
-            // ministat crashes at 1 and draws a broken frame at 0: refuse them.
-            if v < 2 {
+            // ministat draws an empty frame at 0 (reproduced) and crashes at 1 (refused).
+            if v == 1 {
                 return Err(usage("Invalid width, too narrow (at least 2)."));
             }
             a.opts.width = v as usize;
@@ -249,15 +255,56 @@ fn read_sets(a: &Args) -> Result<Vec<Dataset>, Exit> {
     Ok(sets)
 }
 
+/// Longest line fsbench ministat reads: a data line is a few numbers, so anything longer is not
+/// a data file (`/dev/zero` would otherwise be read until memory runs out).
+const MAX_LINE: usize = 1 << 20;
+/// Largest input (about 40 million numbers).
+const MAX_INPUT: usize = 512 << 20;
+
+/// Reads all of `r`, refusing a line longer than [`MAX_LINE`] or more than [`MAX_INPUT`] bytes.
+fn read_bounded(r: &mut dyn Read, shown: &str) -> Result<Vec<u8>, Exit> {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut line_start = 0;
+    let too_big = |what: String| Exit {
+        stderr: format!("ministat: {shown}: {what} — is it a data file?\n"),
+        code: 2,
+    };
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(buf),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok(buf),
+        };
+        let old = buf.len();
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(p) = buf[old..].iter().rposition(|&b| b == b'\n') {
+            line_start = old + p + 1;
+        }
+        if buf.len() - line_start > MAX_LINE {
+            let line = buf[..line_start].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(too_big(format!("line {line} is longer than 1 MiB")));
+        }
+        if buf.len() > MAX_INPUT {
+            return Err(too_big("more than 512 MiB of input".into()));
+        }
+    }
+}
+
 /// Reads a file, or standard input for `-`; a directory reads as empty (fgets fails on it).
 fn read_input(name: &str) -> Result<(String, Vec<u8>), Exit> {
     if name == "-" {
-        let mut buf = Vec::new();
-        let _ = std::io::stdin().lock().read_to_end(&mut buf);
+        let buf = read_bounded(&mut std::io::stdin().lock(), "<stdin>")?;
         return Ok(("<stdin>".into(), buf));
     }
-    match std::fs::read(name) {
-        Ok(b) => Ok((name.into(), b)),
+    match std::fs::File::open(name).and_then(|f| {
+        if f.metadata()?.is_dir() {
+            return Err(std::io::Error::from_raw_os_error(libc::EISDIR));
+        }
+        Ok(f)
+    }) {
+        Ok(mut f) => Ok((name.into(), read_bounded(&mut f, name)?)),
         Err(e) if e.raw_os_error() == Some(libc::EISDIR) => Ok((name.into(), Vec::new())),
         Err(e) => {
             let msg = std::io::Error::from_raw_os_error(e.raw_os_error().unwrap_or(0)).to_string();

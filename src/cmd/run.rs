@@ -3,15 +3,16 @@
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
+use crate::outfile::OutputKind;
 use crate::runner::{self, Sink};
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
 use fsbench_workload::CancelToken;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 struct RunSink {
     record: RunRecord,
-    json: Option<PathBuf>,
+    json: Option<(PathBuf, OutputKind)>,
     quiet: bool,
     json_error: Option<String>,
 }
@@ -19,20 +20,34 @@ struct RunSink {
 impl Sink for RunSink {
     fn progress(&mut self, line: &str) {
         if !self.quiet {
-            eprintln!("{line}");
+            crate::errln!("{}", crate::escape_controls(line));
         }
     }
 
     fn results(&mut self, results: &[ResultEntry]) {
         self.record.results = results.to_vec();
-        self.save();
+        self.save(false);
     }
 }
 
 impl RunSink {
-    fn save(&mut self) {
-        if let Some(path) = &self.json {
-            if let Err(e) = write_atomically(path, &fsbench_report::json::render(&self.record)) {
+    /// Rewrites the JSON file; a device or FIFO gets the document once, at the end (`last`).
+    fn save(&mut self, last: bool) {
+        if let Some((path, kind)) = &self.json {
+            if *kind == OutputKind::Stream && !last {
+                return;
+            }
+            if !last {
+                let mut words = self.record.clone();
+                words.run.status = "interrupted".into();
+                let target = path.clone();
+                crate::signals::set_last_words(Box::new(move || {
+                    let text = fsbench_report::json::render(&words);
+                    let _ = crate::outfile::write(&target, text.as_bytes());
+                }));
+            }
+            let text = fsbench_report::json::render(&self.record);
+            if let Err(e) = crate::outfile::write(path, text.as_bytes()) {
                 self.json_error = Some(format!(
                     "cannot write --json file ({}): {e} — check the path",
                     path.display()
@@ -40,12 +55,6 @@ impl RunSink {
             }
         }
     }
-}
-
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// Runs the plan described by `args`.
@@ -57,23 +66,30 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
             args.confidence
         )));
     }
+    let json = match &args.json {
+        Some(p) => Some((
+            p.clone(),
+            crate::outfile::check(p, "--json").map_err(CliError::usage)?,
+        )),
+        None => None,
+    };
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     let record = new_record(&plan);
     let mut sink = RunSink {
         record,
-        json: args.json.clone(),
+        json,
         quiet: args.quiet,
         json_error: None,
     };
-    sink.save();
+    sink.save(false);
     if let Some(e) = sink.json_error.take() {
         return Err(CliError::usage(e));
     }
     let outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
     sink.record.results = outcome.results;
-    sink.record.run.status = if outcome.interrupted {
+    sink.record.run.status = if outcome.interrupted || crate::signals::interrupted() {
         "interrupted".into()
     } else if outcome.failures.is_empty() {
         "ok".into()
@@ -82,8 +98,8 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     };
     crate::sweeps::attach(&mut sink.record);
     crate::compare::attach(&mut sink.record, args.confidence);
-    sink.save();
-    print_report(&sink.record, args.plot);
+    sink.save(true);
+    let printed = print_report(&sink.record, args.plot);
     if let Some(e) = sink.json_error {
         return Err(CliError::run(e));
     }
@@ -92,11 +108,11 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     }
     if let Some((last, rest)) = outcome.failures.split_last() {
         for f in rest {
-            eprintln!("fsbench: error: {f}");
+            crate::errln!("fsbench: error: {}", crate::escape_controls(f));
         }
         return Err(CliError::run(last.clone()));
     }
-    Ok(0)
+    printed.map(|()| 0)
 }
 
 fn new_record(plan: &crate::plan::Plan) -> RunRecord {
@@ -129,7 +145,7 @@ fn new_record(plan: &crate::plan::Plan) -> RunRecord {
     }
 }
 
-fn print_report(record: &RunRecord, plot: bool) {
+fn print_report(record: &RunRecord, plot: bool) -> CliResult<()> {
     let width = if std::io::stdout().is_terminal() {
         rustix::termios::tcgetwinsize(std::io::stdout())
             .ok()
@@ -144,5 +160,5 @@ fn print_report(record: &RunRecord, plot: bool) {
         fsbench_report::terminal::TerminalOptions { width, plot },
         &mut text,
     );
-    print!("{text}");
+    crate::out::stdout(&text)
 }

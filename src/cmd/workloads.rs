@@ -20,14 +20,14 @@ pub fn run(name: Option<&str>) -> CliResult<i32> {
     };
     for n in names {
         let info = fsbench_workload::find(n).expect("invariant: listed names exist");
-        println!("{}: {}", info.name, info.summary);
+        crate::outln!("{}: {}", info.name, info.summary)?;
         for p in info.params {
             let default = if p.default.is_empty() {
                 "-".to_string()
             } else {
                 p.default.to_string()
             };
-            println!("    {:<14} {:<10} {}", p.key, default, p.help);
+            crate::outln!("    {:<14} {:<10} {}", p.key, default, p.help)?;
         }
     }
     Ok(0)

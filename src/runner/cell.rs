@@ -90,9 +90,13 @@ pub fn take_sample(
     }
     if state == CacheState::Cold {
         let method = cold.expect("invariant: a cold cell has a cold method");
-        method
-            .apply(&files)
-            .map_err(|m| WorkloadError::Unsupported(format!("cannot make the cache cold: {m}")))?;
+        method.apply(&files, &p.ctx.cancel).map_err(|m| {
+            if p.ctx.cancel.is_cancelled() {
+                WorkloadError::Interrupted
+            } else {
+                WorkloadError::Unsupported(format!("cannot make the cache cold: {m}"))
+            }
+        })?;
     }
     let resident = cache::resident_pct(&files);
     let mut rec = SampleRecorder::new();

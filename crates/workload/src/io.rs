@@ -138,24 +138,66 @@ impl DataPattern {
     }
 }
 
-/// Opens `path` for reading, with O_DIRECT when `direct`.
-pub fn open_read(path: &Path, direct: bool) -> Result<File, WorkloadError> {
-    let mut o = OpenOptions::new();
-    o.read(true);
+/// Opens a data file for reading, with O_DIRECT when `direct`. A file inside the scratch is
+/// opened relative to its directory without following any symlink (see [`open_beneath`]).
+pub fn open_read(file: &DataFile, direct: bool) -> Result<File, WorkloadError> {
+    let mut flags = libc::O_RDONLY;
     if direct {
-        o.custom_flags(libc::O_DIRECT);
+        flags |= libc::O_DIRECT;
     }
-    o.open(path).map_err(|e| open_error(path, direct, e))
+    open_data(file, flags).map_err(|e| open_error(&file.path, direct, e))
 }
 
-/// Opens `path` for writing (created, truncated when `truncate`), with O_DIRECT when `direct`.
-pub fn open_write(path: &Path, direct: bool, truncate: bool) -> Result<File, WorkloadError> {
-    let mut o = OpenOptions::new();
-    o.write(true).read(true).create(truncate).truncate(truncate);
-    if direct {
-        o.custom_flags(libc::O_DIRECT);
+/// Opens a data file for writing (created and truncated when `truncate`; a file fsbench did not
+/// make is never created or truncated), with O_DIRECT when `direct`.
+pub fn open_write(file: &DataFile, direct: bool, truncate: bool) -> Result<File, WorkloadError> {
+    let mut flags = libc::O_RDWR;
+    if truncate && !file.external {
+        flags |= libc::O_CREAT | libc::O_TRUNC;
     }
-    o.open(path).map_err(|e| open_error(path, direct, e))
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    open_data(file, flags).map_err(|e| open_error(&file.path, direct, e))
+}
+
+fn open_data(file: &DataFile, flags: i32) -> std::io::Result<File> {
+    if file.external {
+        let mut o = OpenOptions::new();
+        o.read(true).write(flags & libc::O_RDWR != 0);
+        o.custom_flags(flags & libc::O_DIRECT);
+        return o.open(&file.path);
+    }
+    let (dir, name) = match (file.path.parent(), file.path.file_name()) {
+        (Some(d), Some(n)) => (d, Path::new(n)),
+        _ => return Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+    };
+    open_beneath(dir, name, flags)
+}
+
+/// Opens `rel` below the directory `dir` (which fsbench made) without following any symlink on
+/// the way, with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` where the kernel has it (5.6)
+/// and a single-component `openat(O_NOFOLLOW)` otherwise. A symlink planted in place of a
+/// workload's file between samples makes this fail with ELOOP instead of writing through it.
+pub fn open_beneath(dir: &Path, rel: &Path, flags: i32) -> std::io::Result<File> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let d = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let oflags = OFlags::from_bits_retain(flags as u32) | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mode = Mode::from_bits_truncate(0o644);
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+    let fd = match rustix::fs::openat2(&d, rel, oflags, mode, resolve) {
+        Err(rustix::io::Errno::NOSYS) | Err(rustix::io::Errno::PERM)
+            if rel.components().count() == 1 =>
+        {
+            rustix::fs::openat(&d, rel, oflags, mode)?
+        }
+        r => r?,
+    };
+    Ok(File::from(fd))
 }
 
 fn open_error(path: &Path, direct: bool, e: std::io::Error) -> WorkloadError {
@@ -164,6 +206,12 @@ fn open_error(path: &Path, direct: bool, e: std::io::Error) -> WorkloadError {
             "direct I/O (O_DIRECT) is not supported by the filesystem of {} — use direct=false",
             path.display()
         ))
+    } else if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::EXDEV) {
+        WorkloadError::io(
+            "open (a symlink or mount was planted in the scratch; refusing to follow it)",
+            path,
+            e,
+        )
     } else {
         WorkloadError::io("open", path, e)
     }
@@ -288,7 +336,7 @@ pub fn ensure_file(
     {
         return Ok(());
     }
-    let f = open_write(&file.path, false, true)?;
+    let f = open_write(file, false, true)?;
     let mut buf = AlignedBuf::new(1 << 20);
     pattern.fill(buf.as_mut_slice(), seed);
     let mut off = 0u64;

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod cancel;
+pub mod child;
 mod context;
 pub mod engines;
 mod error;

@@ -52,6 +52,8 @@ struct Session {
     runs: u32,
     cancel: CancelToken,
     depth: u32,
+    /// A `run FILE`/`show FILE` could not open FILE (postmark goes on; the exit code says so).
+    output_failed: bool,
 }
 
 /// Runs the drop-in; returns the exit code.
@@ -64,8 +66,9 @@ pub fn run(config: Option<PathBuf>) -> CliResult<i32> {
         runs: 0,
         cancel,
         depth: 0,
+        output_failed: false,
     };
-    println!("{BANNER} (fsbench {} drop-in)", env!("CARGO_PKG_VERSION"));
+    crate::outln!("{BANNER} (fsbench {} drop-in)", env!("CARGO_PKG_VERSION"))?;
     let flow = match &config {
         Some(path) => s.source(path)?,
         None if Path::new(".pmrc").is_file() => s.source(Path::new(".pmrc"))?,
@@ -73,6 +76,11 @@ pub fn run(config: Option<PathBuf>) -> CliResult<i32> {
     };
     if flow == Flow::Continue {
         s.interactive()?;
+    }
+    if s.output_failed {
+        return Err(CliError::usage(
+            "postmark could not write its report to a file named by 'run FILE' or 'show FILE' (the report went to standard output) — check the path",
+        ));
     }
     Ok(0)
 }
@@ -95,7 +103,7 @@ impl Session {
                 path.display()
             ))
         })?;
-        println!("Reading configuration from file '{}'", path.display());
+        crate::outln!("Reading configuration from file '{}'", path.display())?;
         let text = String::from_utf8_lossy(&text);
         for (i, line) in text.lines().enumerate() {
             let line = line.strip_suffix('\r').unwrap_or(line);
@@ -115,8 +123,7 @@ impl Session {
         let mut input = stdin.lock();
         let mut buf = String::new();
         loop {
-            print!("{PROMPT}");
-            let _ = std::io::stdout().flush();
+            crate::out::stdout(PROMPT)?;
             buf.clear();
             match input.read_line(&mut buf) {
                 Ok(0) => return Ok(()),
@@ -141,7 +148,7 @@ impl Session {
             Ok(action) => self.act(action, line, origin),
             Err(LangError { message, hint }) => match origin {
                 Origin::Interactive => {
-                    eprintln!("Error: {message}");
+                    crate::errln!("Error: {message}");
                     Ok(Flow::Continue)
                 }
                 Origin::File(..) => Err(fatal(origin, &message, &hint)),
@@ -154,17 +161,19 @@ impl Session {
             Action::Done => {}
             Action::Quit => return Ok(Flow::Quit),
             Action::Unknown => match origin {
-                Origin::Interactive => println!("Eh?"),
+                Origin::Interactive => crate::outln!("Eh?")?,
                 Origin::File(..) => {
                     let what = format!("unknown command '{line}'");
                     return Err(fatal(origin, &what, &known_commands()));
                 }
             },
-            Action::Help(cmds) => cmds
-                .iter()
-                .for_each(|c| println!("{} - {}", c.name, c.help)),
+            Action::Help(cmds) => {
+                for c in cmds {
+                    crate::outln!("{} - {}", c.name, c.help)?;
+                }
+            }
             Action::Shell(cmd) => shell(cmd),
-            Action::Show(file) => self.show(file.as_deref()),
+            Action::Show(file) => self.show(file.as_deref())?,
             Action::Load(file) => self.load(&file, origin)?,
             Action::Run(file) => self.run(file.as_deref(), origin)?,
         }
@@ -177,7 +186,7 @@ impl Session {
             return Err(fatal(origin, &what, "a file must not load itself"));
         }
         if matches!(origin, Origin::Interactive) && !Path::new(file).is_file() {
-            eprintln!("Error: cannot read configuration file '{file}'");
+            crate::errln!("Error: cannot read configuration file '{file}'");
             return Ok(());
         }
         self.depth += 1;
@@ -193,7 +202,7 @@ impl Session {
         r.map(drop)
     }
 
-    fn show(&self, file: Option<&str>) {
+    fn show(&mut self, file: Option<&str>) -> CliResult<()> {
         let s = &self.settings;
         let workdir = if s.locations.is_empty() {
             std::env::current_dir()
@@ -203,12 +212,12 @@ impl Session {
             String::new()
         };
         let (head, tail) = report::show(&s.cfg, s.terse, &workdir, s.locations.len() > 1);
-        let mut dest = Output::open(file);
-        dest.write(&head);
-        for (name, weight) in &s.locations {
-            println!("\t{name} (weight={weight})");
+        let mut dest = Output::open(file, &mut self.output_failed);
+        dest.write(&head)?;
+        for (name, weight) in &self.settings.locations {
+            crate::outln!("\t{name} (weight={weight})")?;
         }
-        dest.write(&tail);
+        dest.write(&tail)
     }
 
     fn run(&mut self, file: Option<&str>, origin: Origin<'_>) -> CliResult<()> {
@@ -219,16 +228,15 @@ impl Session {
         drop(progress);
         match result {
             Ok(out) => {
-                let mut dest = Output::open(file);
+                let mut dest = Output::open(file, &mut self.output_failed);
                 if let Some(r) = &out.report {
-                    dest.write(r);
+                    dest.write(r)?;
                 }
-                dest.write(&out.precise);
-                Ok(())
+                dest.write(&out.precise)
             }
             Err(RunError::Config { what, hint }) => match origin {
                 Origin::Interactive => {
-                    eprintln!("Error: {what}");
+                    crate::errln!("Error: {what}");
                     Ok(())
                 }
                 Origin::File(..) => Err(fatal(origin, &format!("cannot run: {what}"), &hint)),
@@ -254,7 +262,7 @@ fn shell(cmd: Option<String>) {
         },
     };
     if let Err(e) = status {
-        eprintln!("Error: cannot run shell command: {e}");
+        crate::errln!("Error: cannot run shell command: {e}");
     }
 }
 
@@ -265,7 +273,7 @@ enum Output {
 }
 
 impl Output {
-    fn open(file: Option<&str>) -> Self {
+    fn open(file: Option<&str>, failed: &mut bool) -> Self {
         let Some(name) = file else {
             return Self::Stdout;
         };
@@ -276,19 +284,21 @@ impl Output {
         {
             Ok(f) => Self::File(f),
             Err(_) => {
-                eprintln!("Error: Cannot direct output to file '{name}'");
+                crate::errln!("Error: Cannot direct output to file '{name}'");
+                *failed = true;
                 Self::Stdout
             }
         }
     }
 
-    fn write(&mut self, text: &str) {
-        let r = match self {
-            Self::Stdout => std::io::stdout().write_all(text.as_bytes()),
-            Self::File(f) => f.write_all(text.as_bytes()),
-        };
-        if let Err(e) = r {
-            eprintln!("fsbench: error: cannot write the report: {e}");
+    fn write(&mut self, text: &str) -> CliResult<()> {
+        match self {
+            Self::Stdout => crate::out::stdout(text),
+            Self::File(f) => f.write_all(text.as_bytes()).map_err(|e| {
+                CliError::run(format!(
+                    "cannot write the postmark report: {e} — check the disk"
+                ))
+            }),
         }
     }
 }

@@ -89,7 +89,10 @@ impl Plot {
                 j = 1;
                 prev = x;
             }
-            self.rows[j][x] |= val;
+            // `-w 0`: ministat draws an empty frame whose height still counts the points.
+            if let Some(cell) = self.rows[j].get_mut(x) {
+                *cell |= val;
+            }
         }
         self.draw_bar(d, bar, modern);
     }
@@ -99,6 +102,9 @@ impl Plot {
         let (lo, hi) = (self.col(avg - sd), self.col(avg + sd));
         let (mcol, acol) = (self.col(median), self.col(avg));
         let line = self.bars[bar].get_or_insert_with(|| vec![0; self.width]);
+        if line.is_empty() {
+            return;
+        }
         if !sd.is_nan() {
             line[hi] = b'|';
             line[lo] = b'|';

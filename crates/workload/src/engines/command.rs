@@ -10,7 +10,7 @@ use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Registry entry.
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -103,9 +103,7 @@ impl CommandWorkload {
         if let Some(d) = self.cwd(ctx) {
             c.current_dir(d);
         }
-        c.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        c.stdin(Stdio::null()).stdout(Stdio::null());
         Ok(c)
     }
 
@@ -118,36 +116,50 @@ impl CommandWorkload {
         check: bool,
     ) -> Result<u64, WorkloadError> {
         let mut cmd = self.command(text, ctx, shell)?;
+        // stderr goes to an in-memory file, not a pipe: a chatty command cannot block on a full
+        // pipe, and its last line is there for the error message.
+        let err_file = std::fs::File::from(
+            rustix::fs::memfd_create("fsbench-stderr", rustix::fs::MemfdFlags::CLOEXEC)
+                .map_err(|e| WorkloadError::io("memfd_create", text, e.into()))?,
+        );
+        let err_writer = err_file
+            .try_clone()
+            .map_err(|e| WorkloadError::io("dup", text, e))?;
+        cmd.stderr(Stdio::from(err_writer));
         let start = Instant::now();
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| WorkloadError::io("spawn", text, e))?;
-        let status = loop {
-            if ctx.cancel.is_cancelled() {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(WorkloadError::Interrupted);
-            }
-            match child.try_wait() {
-                Ok(Some(s)) => break s,
-                Ok(None) => std::thread::sleep(Duration::from_micros(200)),
-                Err(e) => return Err(WorkloadError::io("wait", text, e)),
-            }
+        let mut child =
+            crate::child::spawn(&mut cmd).map_err(|e| WorkloadError::io("spawn", text, e))?;
+        drop(cmd);
+        let status = match child.wait(&ctx.cancel, None) {
+            Ok(s) => s,
+            Err(crate::child::WaitError::Io(e)) => return Err(WorkloadError::io("wait", text, e)),
+            Err(_) => return Err(WorkloadError::Interrupted),
         };
         let wall = start.elapsed().as_nanos() as u64;
         if check && !status.success() {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                use std::io::Read;
-                let _ = e.read_to_string(&mut err);
-            }
-            let last = err.lines().last().unwrap_or("").trim().to_string();
+            let last = last_line(&err_file);
             return Err(WorkloadError::Invalid(format!(
                 "command '{text}' exited with {status}: {last} (check=false to allow)"
             )));
         }
         Ok(wall)
     }
+}
+
+/// The last non-empty line (at most 64 KiB from the end) of what a command wrote to stderr.
+fn last_line(file: &std::fs::File) -> String {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(64 * 1024);
+    let mut buf = vec![0u8; (len - start) as usize];
+    let n = file.read_at(&mut buf, start).unwrap_or(0);
+    let text = String::from_utf8_lossy(&buf[..n]);
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 impl Workload for CommandWorkload {
@@ -240,6 +252,18 @@ mod tests {
         h.workload.before_sample(&h.ctx).unwrap();
         h.sample();
         assert!(h.dir.path().join("marker").exists());
+    }
+
+    #[test]
+    fn a_chatty_failing_command_does_not_block_and_its_last_line_is_kept() {
+        let mut h = Harness::new(
+            build,
+            "run='head -c 1000000 /dev/zero | tr \\\\0 x >&2; echo; echo the-end >&2; exit 1'",
+        );
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err();
+        assert!(e.to_string().contains("the-end"), "{e}");
     }
 
     #[test]

@@ -91,11 +91,11 @@ pub fn check_direct_bs(direct: Direct, bs: u64) -> Result<(), ParamError> {
 /// Opens for reading with the direct policy; returns the file and whether O_DIRECT is in use.
 pub fn open_read(file: &DataFile, direct: Direct) -> Result<(File, bool), WorkloadError> {
     match direct {
-        Direct::Off => Ok((io::open_read(&file.path, false)?, false)),
-        Direct::On => Ok((io::open_read(&file.path, true)?, true)),
-        Direct::Auto => match io::open_read(&file.path, true) {
+        Direct::Off => Ok((io::open_read(file, false)?, false)),
+        Direct::On => Ok((io::open_read(file, true)?, true)),
+        Direct::Auto => match io::open_read(file, true) {
             Ok(f) => Ok((f, true)),
-            Err(WorkloadError::Unsupported(_)) => Ok((io::open_read(&file.path, false)?, false)),
+            Err(WorkloadError::Unsupported(_)) => Ok((io::open_read(file, false)?, false)),
             Err(e) => Err(e),
         },
     }
@@ -109,12 +109,12 @@ pub fn open_write(
 ) -> Result<(File, bool), WorkloadError> {
     let truncate = truncate && !file.external;
     match direct {
-        Direct::Off => Ok((io::open_write(&file.path, false, truncate)?, false)),
-        Direct::On => Ok((io::open_write(&file.path, true, truncate)?, true)),
-        Direct::Auto => match io::open_write(&file.path, true, truncate) {
+        Direct::Off => Ok((io::open_write(file, false, truncate)?, false)),
+        Direct::On => Ok((io::open_write(file, true, truncate)?, true)),
+        Direct::Auto => match io::open_write(file, true, truncate) {
             Ok(f) => Ok((f, true)),
             Err(WorkloadError::Unsupported(_)) => {
-                Ok((io::open_write(&file.path, false, truncate)?, false))
+                Ok((io::open_write(file, false, truncate)?, false))
             }
             Err(e) => Err(e),
         },

@@ -135,8 +135,7 @@ impl Workload for LargeFile {
         common::write_pass(ctx, rec, &file, &self.pass)?;
         let t1 = rec.now_ns();
         if self.evict && !file.external {
-            let f = std::fs::File::open(&file.path)
-                .map_err(|e| WorkloadError::io("open", &file.path, e))?;
+            let f = crate::io::open_read(&file, false)?;
             let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
         }
         let t2 = rec.now_ns();

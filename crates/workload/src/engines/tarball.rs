@@ -61,8 +61,12 @@ impl ArchiveSource {
                 let src = dir.join("archive-src");
                 std::fs::create_dir(&src).map_err(|e| WorkloadError::io("mkdir", &src, e))?;
                 crate::tree::write_tree(spec, &src, *seed, cancel)?;
-                let file = std::fs::File::create(&path)
-                    .map_err(|e| WorkloadError::io("create", &path, e))?;
+                let file = crate::io::open_beneath(
+                    dir,
+                    Path::new(path.file_name().unwrap_or_default()),
+                    libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+                )
+                .map_err(|e| WorkloadError::io("create", &path, e))?;
                 let mut b = tar::Builder::new(std::io::BufWriter::new(file));
                 b.follow_symlinks(false);
                 b.append_dir_all(".", &src)

@@ -3,12 +3,12 @@
 //! locks are exercised the way parallel builds and test suites do. Their CPU time reaches the
 //! sample through RUSAGE_CHILDREN once they are waited for.
 
+use crate::child::{GroupChild, WaitError};
 use crate::walker::{StatMode, WalkCounts};
 use crate::{Context, WorkloadError};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 /// Name of the hidden subcommand the binary routes to [`worker_main`].
 pub const WORKER_COMMAND: &str = "__walk-worker";
@@ -25,15 +25,20 @@ pub fn run(
         .map_err(|e| WorkloadError::io("find own executable", "/proc/self/exe", e))?;
     let mut children = Vec::new();
     for k in 0..workers {
-        let child = Command::new(&exe)
-            .arg(WORKER_COMMAND)
+        let mut cmd = Command::new(&exe);
+        cmd.arg(WORKER_COMMAND)
             .arg(root)
             .arg(share(k).to_string())
             .arg(stat_name(stat))
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| WorkloadError::io("spawn walk worker", &exe, e));
+            .stderr(Stdio::piped());
+        // Own process group, killed with fsbench even on SIGKILL (PR_SET_PDEATHSIG).
+        let child = crate::child::spawn(&mut cmd).map_err(|e| {
+            WorkloadError::Invalid(format!(
+                "cannot start walk worker {} of {workers}: {e} — use fewer workers",
+                k + 1
+            ))
+        });
         match child {
             Ok(c) => children.push(c),
             Err(e) => {
@@ -70,26 +75,21 @@ fn stat_name(stat: StatMode) -> &'static str {
     }
 }
 
-fn kill_all(children: &mut [Child]) {
+fn kill_all(children: &mut [GroupChild]) {
     for c in children.iter_mut() {
-        let _ = c.kill();
-        let _ = c.wait();
+        c.kill();
     }
 }
 
 /// Waits for one worker (checking for cancellation) and parses `entries dirs errors`. Its
 /// output is a few bytes, so the pipes cannot fill before it exits.
-fn wait(child: &mut Child, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
-    let status = loop {
-        if ctx.cancel.is_cancelled() {
-            return Err(WorkloadError::Interrupted);
-        }
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => std::thread::sleep(Duration::from_millis(1)),
-            Err(e) => return Err(WorkloadError::io("wait for walk worker", "child", e)),
-        }
+fn wait(group: &mut GroupChild, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
+    let status = match group.wait(&ctx.cancel, None) {
+        Ok(s) => s,
+        Err(WaitError::Io(e)) => return Err(WorkloadError::io("wait for walk worker", "child", e)),
+        Err(_) => return Err(WorkloadError::Interrupted),
     };
+    let child = &mut group.child;
     let read = |r: Option<&mut dyn Read>| {
         let mut s = String::new();
         if let Some(r) = r {
@@ -125,7 +125,10 @@ pub fn worker_main(args: &[String]) -> i32 {
         args.get(1).and_then(|n| n.parse().ok()),
         args.get(2),
     ) else {
-        eprintln!("usage: {WORKER_COMMAND} ROOT WALKS lstat|statx|none");
+        let _ = writeln!(
+            std::io::stderr(),
+            "usage: {WORKER_COMMAND} ROOT WALKS lstat|statx|none"
+        );
         return 2;
     };
     let stat = match stat.as_str() {
@@ -135,11 +138,15 @@ pub fn worker_main(args: &[String]) -> i32 {
     };
     match super::walk::walk_n(Path::new(root), n, stat, &crate::CancelToken::new()) {
         Ok(c) => {
-            println!("{} {} {}", c.entries, c.dirs, c.errors);
-            0
+            use std::io::Write;
+            let line = format!("{} {} {}\n", c.entries, c.dirs, c.errors);
+            match std::io::stdout().write_all(line.as_bytes()) {
+                Ok(()) => 0,
+                Err(_) => 3,
+            }
         }
         Err(e) => {
-            eprintln!("{root}: {e}");
+            let _ = writeln!(std::io::stderr(), "{root}: {e}");
             3
         }
     }

@@ -1,0 +1,51 @@
+//! Standard output and error that never panic. `println!` panics when stdout is a closed pipe
+//! (`fsbench workloads | true`) or a full disk (`> /dev/full`); these helpers turn the first into
+//! a quiet exit, as other Unix tools do, and the second into one error line with exit 3. Writing
+//! to stderr ignores errors: if stderr is gone there is nobody left to tell.
+
+use crate::error::{CliError, CliResult, ExitKind};
+use std::io::Write;
+
+/// Writes `text` to stdout and flushes it.
+pub fn stdout(text: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| stdout_error(&e))
+}
+
+/// The error for a failed write to stdout: a broken pipe ends quietly.
+pub fn stdout_error(e: &std::io::Error) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CliError {
+            kind: ExitKind::BrokenPipe,
+            message: String::new(),
+        }
+    } else {
+        CliError::run(format!(
+            "cannot write to standard output: {e} — check where the output goes (a full disk?)"
+        ))
+    }
+}
+
+/// Writes one line to stderr, ignoring failures.
+pub fn stderr_line(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// `println!` that returns a [`CliResult`] instead of panicking.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::out::stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprintln!` that never panics.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::out::stderr_line(&format!($($arg)*))
+    };
+}
