@@ -149,6 +149,9 @@ pub struct RunArgs {
     /// Print only errors and the final table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Allow more workers than 8 per CPU (at least 64) in `workers=`/`threads=`.
+    #[arg(long)]
+    pub force: bool,
     /// Allow writing to this exact block device (destroys its data); it must not be mounted.
     #[arg(long, value_name = "/dev/NAME")]
     pub allow_destroy: Option<PathBuf>,

@@ -100,7 +100,7 @@ fn report(err: &CliError) {
 
 /// Replaces control characters (newlines included) with visible escapes, so a label or path
 /// with an escape sequence in it cannot rewrite the user's terminal.
-pub fn escape_controls(text: &str) -> String {
+pub(crate) fn escape_controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

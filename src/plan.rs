@@ -128,6 +128,9 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
     for spec in &specs {
         workloads.extend(expand_sweep(spec)?);
     }
+    if !args.force {
+        check_worker_counts(&workloads)?;
+    }
     check_compatible(&targets, &workloads)?;
     let cold_timeout = std::time::Duration::from_nanos(
         fsbench_workload::units::parse_duration(&args.cold_timeout)
@@ -168,6 +171,11 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
 }
 
 fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
+    if args.runs != "auto" && args.max_time.is_some() {
+        return Err(CliError::usage(
+            "--max-time applies only to --runs auto — add --runs auto, or drop --max-time",
+        ));
+    }
     if args.runs == "auto" {
         let (min, max) = (args.min_runs, args.max_runs);
         if min < 2 || max < min {
@@ -183,7 +191,13 @@ fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
         let max_time_ns = match &args.max_time {
             Some(t) => Some(
                 fsbench_workload::units::parse_duration(t)
-                    .map_err(|m| CliError::usage(format!("{m} (--max-time)")))?,
+                    .ok()
+                    .filter(|&ns| ns > 0)
+                    .ok_or_else(|| {
+                        CliError::usage(format!(
+                            "invalid --max-time '{t}' — give a duration above zero, e.g. 2m"
+                        ))
+                    })?,
             ),
             None => None,
         };
@@ -216,7 +230,10 @@ fn parse_targets(specs: &[String], allow_destroy: Option<&Path>) -> CliResult<Ve
             Some((l, d)) if !l.is_empty() && !l.contains('/') => (l.to_string(), d.to_string()),
             _ => (spec.clone(), spec.clone()),
         };
+        // A label is shown on terminals: control characters become visible escapes.
+        let label = crate::escape_controls(&label);
         let path = resolve_target(&dir)?;
+        check_writable_kind(&path)?;
         let kind = target_kind(&path, allow_destroy)?;
         if out.iter().any(|t| t.label == label) {
             return Err(CliError::usage(format!(
@@ -272,10 +289,73 @@ fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> CliResult<TargetKin
     })
 }
 
+/// The most workers (threads or processes) one workload may start without `--force`.
+pub fn max_workers() -> u64 {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    (8 * cpus).max(64)
+}
+
+/// Refuses worker counts that would exhaust threads or processes (`workers=100000`).
+fn check_worker_counts(workloads: &[PlanWorkload]) -> CliResult<()> {
+    let cap = max_workers();
+    for w in workloads {
+        for key in ["workers", "threads"] {
+            let n = w.params.get(key).and_then(|v| v.parse::<u64>().ok());
+            if let Some(n) = n.filter(|&n| n > cap) {
+                return Err(CliError::usage(format!(
+                    "{key}={n} for '{}' is more than {cap} (8 per CPU, at least 64) — use fewer, or pass --force",
+                    w.info.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Filesystem types that are kernel interfaces, not storage: a target there measures nothing.
+const PSEUDO_FS: &[(i64, &str)] = &[
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x1cd1, "devpts"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7365_6373, "securityfs"),
+    (0x6265_6570, "configfs"),
+    (0xcafe_4a11, "bpf"),
+    (0x6165_676c, "pstore"),
+    (0x1980_0202, "mqueue"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x6e73_6673, "nsfs"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0xde5e_81e4, "efivarfs"),
+];
+
+/// Refuses a target directory on a kernel interface (`/proc`, `/sys`...).
+fn check_writable_kind(path: &Path) -> CliResult<()> {
+    let Ok(st) = rustix::fs::statfs(path) else {
+        return Ok(());
+    };
+    let ftype = st.f_type as i64;
+    if let Some((_, name)) = PSEUDO_FS.iter().find(|(t, _)| *t == ftype) {
+        return Err(CliError::usage(format!(
+            "target {} is on {name}, a kernel interface, not a filesystem fsbench can measure — give a directory on the filesystem to test",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Keys whose value is a shell command: a bare comma there is almost surely part of the command.
+const COMMAND_KEYS: &[&str] = &["run", "prepare"];
+
 /// Expands `NAME:key=a,b,c,other=x` (a list value sweeps that parameter) into one workload per
 /// combination, each validated.
 pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
     let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    fsbench_workload::check_quotes(params)
+        .map_err(|e| CliError::usage(format!("bad {e} (--workload {spec})")))?;
     let mut keys: Vec<(String, Vec<String>)> = Vec::new();
     for tok in fsbench_workload::split_top_level(params)
         .iter()
@@ -292,6 +372,7 @@ pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
             }
         }
     }
+    check_command_lists(&keys, spec)?;
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
     for (k, values) in &keys {
         combos = combos
@@ -321,6 +402,24 @@ pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
             Ok(w)
         })
         .collect()
+}
+
+/// A list of commands must quote each one: `run=echo a,b` would otherwise run `b` as a second
+/// command of a sweep.
+fn check_command_lists(keys: &[(String, Vec<String>)], spec: &str) -> CliResult<()> {
+    for (k, values) in keys {
+        let quoted = |v: &String| {
+            let b = v.as_bytes();
+            b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0]
+        };
+        if COMMAND_KEYS.contains(&k.as_str()) && values.len() > 1 && !values.iter().all(quoted) {
+            return Err(CliError::usage(format!(
+                "{k}= contains a comma outside quotes (--workload {spec}) — quote the command: {k}='{}' (quoted items 'a','b' sweep over commands)",
+                values.join(",")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Parses `NAME[:key=value,...]` and builds the workload once to validate its parameters.

@@ -187,7 +187,12 @@ pub fn open_beneath(dir: &Path, rel: &Path, flags: i32) -> std::io::Result<File>
         Mode::empty(),
     )?;
     let oflags = OFlags::from_bits_retain(flags as u32) | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mode = Mode::from_bits_truncate(0o644);
+    // openat2 refuses a mode without O_CREAT.
+    let mode = if oflags.contains(OFlags::CREATE) {
+        Mode::from_bits_truncate(0o644)
+    } else {
+        Mode::empty()
+    };
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
     let fd = match rustix::fs::openat2(&d, rel, oflags, mode, resolve) {
         Err(rustix::io::Errno::NOSYS) | Err(rustix::io::Errno::PERM)

@@ -26,7 +26,7 @@ pub use cancel::CancelToken;
 pub use context::{Context, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
-pub use params::{ParamDoc, ParamError, Params, split_top_level};
+pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
 pub use registry::{Built, WorkloadInfo, build, find, names, suggest};
 
 use std::path::PathBuf;

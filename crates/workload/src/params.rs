@@ -48,8 +48,10 @@ impl Params {
         }
     }
 
-    /// Parses `key=value,key=value` (an empty string gives no parameters).
+    /// Parses `key=value,key=value` (an empty string gives no parameters). A key given twice
+    /// and an unterminated quote are errors.
     pub fn parse(text: &str) -> Result<Self, ParamError> {
+        check_quotes(text)?;
         let mut raw = BTreeMap::new();
         for part in split_top_level(text)
             .iter()
@@ -59,7 +61,13 @@ impl Params {
                 key: part.trim().to_string(),
                 message: "expected key=value".into(),
             })?;
-            raw.insert(k.trim().to_string(), unquote(v.trim()));
+            let key = k.trim().to_string();
+            if raw.insert(key.clone(), unquote(v.trim())).is_some() {
+                return Err(ParamError {
+                    message: "given twice; give each parameter once (a list is key=a,b,c)".into(),
+                    key,
+                });
+            }
         }
         Ok(Self::new(raw))
     }
@@ -103,6 +111,54 @@ impl Params {
         let v = self.take(key, default);
         v.parse()
             .map_err(|_| Self::err(key, format!("invalid number '{v}': use a whole number")))
+    }
+
+    /// An unsigned integer of at least 1 (a count that measures nothing at 0).
+    pub fn count(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        match self.u64(key, default)? {
+            0 => Err(Self::err(
+                key,
+                "must be at least 1 (0 would measure nothing)",
+            )),
+            n => Ok(n),
+        }
+    }
+
+    /// A duration above zero, in nanoseconds.
+    pub fn positive_duration(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
+        match self.duration(key, default)? {
+            0 => Err(Self::err(
+                key,
+                "must be longer than 0 (0 would measure nothing)",
+            )),
+            n => Ok(n),
+        }
+    }
+
+    /// A path that must exist (an input the workload only reads); `None` when not given.
+    pub fn existing_path(
+        &mut self,
+        key: &str,
+        kind: PathKind,
+    ) -> Result<Option<std::path::PathBuf>, ParamError> {
+        let Some(v) = self.optional(key) else {
+            return Ok(None);
+        };
+        let path = std::path::PathBuf::from(&v);
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| Self::err(key, format!("cannot use '{v}': {e} — check the path")))?;
+        let ok = match kind {
+            PathKind::File => meta.is_file(),
+            PathKind::Dir => meta.is_dir(),
+        };
+        if !ok {
+            let want = match kind {
+                PathKind::File => "a regular file",
+                PathKind::Dir => "a directory",
+            };
+            return Err(Self::err(key, format!("'{v}' is not {want}")));
+        }
+        Ok(Some(path))
     }
 
     /// A duration in nanoseconds (`500ms`, `5s`).
@@ -171,6 +227,34 @@ impl Params {
     }
 }
 
+/// What an input path parameter must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKind {
+    /// A regular file (not a FIFO, device or directory: they cannot be re-read per sample).
+    File,
+    /// A directory.
+    Dir,
+}
+
+/// Checks that every quote in a parameter string is closed.
+pub fn check_quotes(text: &str) -> Result<(), ParamError> {
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (c, quote) {
+            ('\'' | '"', None) => quote = Some(c),
+            (q, Some(open)) if q == open => quote = None,
+            _ => {}
+        }
+    }
+    match quote {
+        None => Ok(()),
+        Some(q) => Err(ParamError {
+            key: text.split('=').next().unwrap_or("").trim().to_string(),
+            message: format!("unterminated quote {q}: close it, e.g. run='git status'"),
+        }),
+    }
+}
+
 /// Splits `a=1,b='x, y',c=2` at the commas that are not inside single or double quotes.
 pub fn split_top_level(text: &str) -> Vec<String> {
     let mut parts = vec![String::new()];
@@ -236,6 +320,45 @@ mod tests {
             split_top_level("a=1,2,b=\"x,y\""),
             ["a=1", "2", "b=\"x,y\""]
         );
+    }
+
+    #[test]
+    fn repeated_keys_unclosed_quotes_and_zero_counts_are_errors() {
+        let e = Params::parse("size=16m,size=32m").unwrap_err();
+        assert!(e.message.contains("twice"), "{e}");
+        assert!(Params::parse("run='git status").is_err());
+        assert!(Params::parse("run=\"a").is_err());
+        let mut p = Params::parse("count=0,duration=0s").unwrap();
+        assert!(p.count("count", "1").is_err());
+        assert!(p.positive_duration("duration", "1s").is_err());
+    }
+
+    #[test]
+    fn input_paths_must_exist_and_have_the_right_kind() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f");
+        std::fs::write(&f, b"x").unwrap();
+        let text = format!(
+            "a={},b={},c={}",
+            f.display(),
+            d.path().display(),
+            d.path().join("nope").display()
+        );
+        let mut p = Params::parse(&text).unwrap();
+        assert_eq!(p.existing_path("a", PathKind::File).unwrap(), Some(f));
+        assert!(
+            p.existing_path("b", PathKind::File)
+                .unwrap_err()
+                .message
+                .contains("not a regular file")
+        );
+        assert!(
+            p.existing_path("c", PathKind::Dir)
+                .unwrap_err()
+                .message
+                .contains("No such file")
+        );
+        assert_eq!(p.existing_path("d", PathKind::Dir).unwrap(), None);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::error::{CliError, CliResult};
 use exec::RunError;
 use fsbench_workload::CancelToken;
 use lang::{Action, LangError, Settings};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Postmark's banner, with fsbench's name so the two cannot be confused.
@@ -97,12 +97,7 @@ fn fatal(origin: Origin<'_>, what: &str, hint: &str) -> CliError {
 impl Session {
     /// Executes a configuration file; `Quit` when it contained `quit`.
     fn source(&mut self, path: &Path) -> CliResult<Flow> {
-        let text = std::fs::read(path).map_err(|e| {
-            CliError::usage(format!(
-                "cannot read configuration file '{}': {e} — check the path",
-                path.display()
-            ))
-        })?;
+        let text = read_config(path)?;
         crate::outln!("Reading configuration from file '{}'", path.display())?;
         let text = String::from_utf8_lossy(&text);
         for (i, line) in text.lines().enumerate() {
@@ -125,10 +120,15 @@ impl Session {
         loop {
             crate::out::stdout(PROMPT)?;
             buf.clear();
-            match input.read_line(&mut buf) {
+            match (&mut input).take(MAX_LINE as u64 + 1).read_line(&mut buf) {
                 Ok(0) => return Ok(()),
+                Ok(n) if n > MAX_LINE => {
+                    return Err(CliError::usage(
+                        "a line of standard input is longer than 64 KiB — postmark commands are short lines",
+                    ));
+                }
                 Ok(_) => {}
-                Err(e) => return Err(CliError::run(format!("cannot read standard input: {e}"))),
+                Err(e) => return Err(CliError::usage(format!("cannot read standard input: {e}"))),
             }
             let line = buf.strip_suffix('\n').unwrap_or(&buf);
             let line = match line.strip_suffix('\r').unwrap_or(line) {
@@ -244,6 +244,33 @@ impl Session {
             Err(RunError::Cli(e)) => Err(e),
         }
     }
+}
+
+/// Longest command line read (postmark's own buffer is a few hundred bytes).
+const MAX_LINE: usize = 64 * 1024;
+/// Largest configuration file read.
+const MAX_CONFIG: u64 = 1 << 20;
+
+/// Reads a configuration file of at most [`MAX_CONFIG`] bytes (`/dev/zero` is refused quickly).
+fn read_config(path: &Path) -> CliResult<Vec<u8>> {
+    let cannot = |e: std::io::Error| {
+        CliError::usage(format!(
+            "cannot read configuration file '{}': {e} — check the path",
+            path.display()
+        ))
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut text = Vec::new();
+    file.take(MAX_CONFIG + 1)
+        .read_to_end(&mut text)
+        .map_err(cannot)?;
+    if text.len() as u64 > MAX_CONFIG {
+        return Err(CliError::usage(format!(
+            "configuration file '{}' is larger than 1 MiB — is it a postmark configuration?",
+            path.display()
+        )));
+    }
+    Ok(text)
 }
 
 fn known_commands() -> String {

@@ -65,7 +65,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             message: "missing: give the command, e.g. command:run='git status'".into(),
         });
     }
-    let cwd = p.optional("cwd").map(PathBuf::from);
+    let cwd = p.existing_path("cwd", crate::PathKind::Dir)?;
     let prepare = p.optional("prepare").filter(|s| !s.trim().is_empty());
     let shell = p.choice("shell", &["sh", "none"], "sh")? == "sh";
     let check = p.bool("check", "true")?;

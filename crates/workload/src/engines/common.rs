@@ -50,9 +50,30 @@ pub fn fsync_param(p: &mut Params, default: &str) -> Result<FsyncPolicy, ParamEr
     )
 }
 
-/// Reads the optional `file` parameter: an existing file to read instead of one fsbench creates.
-pub fn file_param(p: &mut Params) -> Option<std::path::PathBuf> {
-    p.optional("file").map(std::path::PathBuf::from)
+/// Reads the optional `file` parameter: an existing regular file to read instead of one fsbench
+/// creates (a FIFO or device cannot be re-read for every sample).
+pub fn file_param(p: &mut Params) -> Result<Option<std::path::PathBuf>, ParamError> {
+    p.existing_path("file", crate::PathKind::File)
+}
+
+/// The block size to use: a `bs` given larger than the file it reads or writes is refused; the
+/// default `bs` is lowered to `size` (and recorded so) when the file is smaller.
+pub fn fit_bs(p: &mut Params, bs_given: bool, bs: u64, size: u64) -> Result<u64, ParamError> {
+    if bs > size && !bs_given {
+        p.record("bs", crate::units::format_size(size));
+        return Ok(size);
+    }
+    if bs > size {
+        return Err(ParamError {
+            key: "bs".into(),
+            message: format!(
+                "{} is larger than size ({}): give a larger size or a smaller bs",
+                crate::units::format_size(bs),
+                crate::units::format_size(size)
+            ),
+        });
+    }
+    Ok(bs)
 }
 
 /// The data file of a read workload: the user's `file`, else `name` in the scratch (or the device).

@@ -68,15 +68,17 @@ struct Latency {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let count = p.u64("count", "100")?;
+    let count = p.count("count", "100")?;
     let interval_ns = p.duration("interval", "10ms")?;
+    let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
-    let size = p.positive_size("size", "1m")?.max(bs);
+    let size = p.positive_size("size", "1m")?;
+    let bs = common::fit_bs(p, bs_given, bs, size)?;
     let direct = common::direct_param(p, "auto")?;
     common::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
-    let file = common::file_param(p);
+    let file = common::file_param(p)?;
     Ok(Box::new(Latency {
         file,
         count,

@@ -34,7 +34,7 @@ struct Null {
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(Null {
-        ops: p.u64("ops", "1000")?,
+        ops: p.count("ops", "1000")?,
         sleep_ns: p.duration("sleep", "0s")?,
     }))
 }

@@ -143,20 +143,16 @@ fn build_write(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 }
 
 fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "64m")?;
-    if size < bs {
-        return Err(ParamError {
-            key: "size".into(),
-            message: format!("must be at least bs ({bs})"),
-        });
-    }
-    let duration = p.duration("duration", "3s")?;
+    let bs = common::fit_bs(p, bs_given, bs, size)?;
+    let duration = p.positive_duration("duration", "3s")?;
     let direct = common::direct_param(p, "auto")?;
     common::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
-    let file = common::file_param(p);
+    let file = common::file_param(p)?;
     Ok(Box::new(RandIo {
         file,
         write: false,
@@ -172,14 +168,10 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 }
 
 fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
+    let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "256m")?;
-    if size < bs {
-        return Err(ParamError {
-            key: "size".into(),
-            message: format!("must be at least bs ({bs})"),
-        });
-    }
+    let bs = common::fit_bs(p, bs_given, bs, size)?;
     let stop = match p.optional("duration") {
         Some(d) => {
             p.record("duration", d.clone());
@@ -187,9 +179,15 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
                 key: "duration".into(),
                 message: m,
             })?;
+            if ns == 0 {
+                return Err(ParamError {
+                    key: "duration".into(),
+                    message: "must be longer than 0 (0 would measure nothing)".into(),
+                });
+            }
             Stop::Duration(ns)
         }
-        None => Stop::Ops(p.u64("ops", &(size / bs).to_string())?),
+        None => Stop::Ops(p.count("ops", &(size / bs).to_string())?),
     };
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;
@@ -197,7 +195,7 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
-    let file = if write { None } else { common::file_param(p) };
+    let file = if write { None } else { common::file_param(p)? };
     Ok(Box::new(RandIo {
         file,
         write,

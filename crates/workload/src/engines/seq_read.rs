@@ -59,13 +59,15 @@ struct SeqRead {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "1m")?;
     let size = p.positive_size("size", "256m")?;
+    let bs = common::fit_bs(p, bs_given, bs, size)?;
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
-    let file = common::file_param(p);
+    let file = common::file_param(p)?;
     Ok(Box::new(SeqRead {
         file,
         bs,

@@ -54,8 +54,10 @@ struct SeqWrite {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "1m")?;
     let size = p.positive_size("size", "256m")?;
+    let bs = common::fit_bs(p, bs_given, bs, size)?;
     let fsync = common::fsync_param(p, "end")?;
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;

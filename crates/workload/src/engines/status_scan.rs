@@ -106,13 +106,19 @@ impl StatusScan {
         let modified: Vec<Result<u64, WorkloadError>> = std::thread::scope(|s| {
             let handles: Vec<_> = files
                 .chunks(chunk)
-                .map(|part| s.spawn(move || check_part(part, ctx)))
+                .map(|part| {
+                    std::thread::Builder::new().spawn_scoped(s, move || check_part(part, ctx))
+                })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or(Err(WorkloadError::Invalid("lstat thread panicked".into())))
+                .map(|h| match h {
+                    Ok(h) => h
+                        .join()
+                        .unwrap_or(Err(WorkloadError::Invalid("lstat thread panicked".into()))),
+                    Err(e) => Err(WorkloadError::Invalid(format!(
+                        "cannot start an lstat thread: {e} — use fewer threads"
+                    ))),
                 })
                 .collect()
         });

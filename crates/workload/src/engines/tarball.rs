@@ -24,8 +24,8 @@ pub enum ArchiveSource {
 impl ArchiveSource {
     /// Reads `archive`, or `profile`, `scale`, `seed` for a generated one.
     pub fn from_params(p: &mut Params) -> Result<Self, ParamError> {
-        match p.optional("archive") {
-            Some(a) => Ok(Self::File(PathBuf::from(a))),
+        match p.existing_path("archive", crate::PathKind::File)? {
+            Some(a) => Ok(Self::File(a)),
             None => {
                 let (spec, seed) = tree_params(p, "csail", "0.01")?;
                 Ok(Self::Generated {

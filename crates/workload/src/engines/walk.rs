@@ -69,8 +69,8 @@ struct Walk {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let workers = p.u64("workers", "1")?.max(1);
-    let walks = p.u64("walks", &workers.to_string())?.max(1);
+    let workers = p.count("workers", "1")?;
+    let walks = p.count("walks", &workers.to_string())?;
     let procs = p.choice("mode", &["threads", "procs"], "threads")? == "procs";
     let stat = match p.choice("stat", &["lstat", "statx", "none"], "lstat")? {
         "statx" => StatMode::Statx,
@@ -95,20 +95,35 @@ impl Walk {
 
     fn run_threads(&self, root: &Path, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
         let results: Vec<std::io::Result<WalkCounts>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..self.workers)
-                .map(|k| {
-                    let n = self.share(k);
-                    let cancel = ctx.cancel.clone();
-                    s.spawn(move || walk_n(root, n, self.stat, &cancel))
-                })
-                .collect();
-            handles
+            let mut handles = Vec::new();
+            let mut failed = None;
+            for k in 0..self.workers {
+                let n = self.share(k);
+                let cancel = ctx.cancel.clone();
+                // Builder, not `s.spawn`: a thread that cannot start is an error, not a panic.
+                match std::thread::Builder::new()
+                    .spawn_scoped(s, move || walk_n(root, n, self.stat, &cancel))
+                {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        failed = Some(std::io::Error::other(format!(
+                            "cannot start walker thread {} of {}: {e} — use fewer workers",
+                            k + 1,
+                            self.workers
+                        )));
+                        break;
+                    }
+                }
+            }
+            let mut out: Vec<_> = handles
                 .into_iter()
                 .map(|h| {
                     h.join()
                         .unwrap_or_else(|_| Err(std::io::Error::other("walker thread panicked")))
                 })
-                .collect()
+                .collect();
+            out.extend(failed.map(Err));
+            out
         });
         let mut total = WalkCounts::default();
         for r in results {

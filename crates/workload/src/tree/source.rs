@@ -43,7 +43,16 @@ impl TreeSource {
                 message: "applies only to tree=generated".into(),
             });
         }
-        Ok(Self::Existing(PathBuf::from(tree)))
+        let path = PathBuf::from(&tree);
+        if !path.is_dir() {
+            return Err(ParamError {
+                key: "tree".into(),
+                message: format!(
+                    "'{tree}' is not an existing directory: give a directory to read, or tree=generated"
+                ),
+            });
+        }
+        Ok(Self::Existing(path))
     }
 
     /// The tree's root directory.
