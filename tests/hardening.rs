@@ -111,3 +111,538 @@ fn a_scratch_that_is_itself_a_mount_point_is_not_emptied() {
     assert!(precious.path().join("keep").exists());
     let _ = entries(target.path());
 }
+
+// Class 2: output files never replace what is there by renaming over it.
+
+/// `fsbench run` of a tiny null workload writing `--json out`.
+fn null_run_json(out: &Path) -> assert_cmd::assert::Assert {
+    let target = temp_dir();
+    fsbench()
+        .args([
+            "run",
+            "-w",
+            "null:ops=1",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .arg("--target")
+        .arg(target.path())
+        .arg("--json")
+        .arg(out)
+        .assert()
+}
+
+#[test]
+fn json_to_dev_null_writes_through_and_keeps_the_device() {
+    null_run_json(Path::new("/dev/null")).success();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+#[test]
+fn json_symlink_is_refused_before_the_run_and_left_alone() {
+    let d = temp_dir();
+    let real = d.path().join("real.txt");
+    std::fs::write(&real, b"keep").unwrap();
+    let link = d.path().join("out.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    null_run_json(&link)
+        .code(2)
+        .stderr(predicate::str::contains("symlink"));
+    assert_eq!(std::fs::read(&real).unwrap(), b"keep");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn json_keeps_mode_and_leaves_no_temp_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = temp_dir();
+    let out = d.path().join("out.json");
+    std::fs::write(&out, b"old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // A symlink planted at the old predictable temp name is never written through.
+    let canary = d.path().join("canary");
+    std::fs::write(&canary, b"canary").unwrap();
+    std::os::unix::fs::symlink(&canary, d.path().join("out.json.tmp")).unwrap();
+    null_run_json(&out).success();
+    let meta = std::fs::metadata(&out).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["run"]["status"], "ok");
+    assert_eq!(std::fs::read(&canary).unwrap(), b"canary");
+    assert_eq!(entries(d.path()), ["canary", "out.json", "out.json.tmp"]);
+}
+
+#[test]
+fn json_in_a_missing_directory_is_a_usage_error_before_work() {
+    let target = temp_dir();
+    fsbench()
+        .args(["run", "-w", "null:ops=1", "--runs", "1", "-q", "--json"])
+        .arg("/nonexistent-fsbench-dir/out.json")
+        .arg("--target")
+        .arg(target.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not exist"));
+    assert!(entries(target.path()).is_empty());
+}
+
+// Class 3: a symlink planted in place of a workload's file is never written through.
+
+#[test]
+fn symlink_planted_in_place_of_a_data_file_is_not_followed() {
+    let target = temp_dir();
+    let canary = temp_dir();
+    let victim = canary.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let mut child = Command::new(crate::safety::bin())
+        .args([
+            "run",
+            "-w",
+            "rand-write:bs=4k,size=256k,ops=64",
+            "--cache",
+            "warm",
+            "--runs",
+            "200",
+            "--warmup",
+            "0",
+            "-q",
+        ])
+        .arg("--target")
+        .arg(target.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Swap the data file for a symlink to the victim as soon as it exists.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut planted = false;
+    while std::time::Instant::now() < deadline && !planted {
+        for s in entries(target.path()) {
+            let dir = target.path().join(&s);
+            for w in entries(&dir) {
+                let f = dir.join(&w).join("rand-io.dat");
+                if f.exists() && std::fs::remove_file(&f).is_ok() {
+                    std::os::unix::fs::symlink(&victim, &f).unwrap();
+                    planted = true;
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(planted, "data file never appeared");
+    let code = wait_exit(&mut child);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert_eq!(code, 3, "the cell must fail, not write through");
+    assert!(entries(target.path()).is_empty());
+}
+
+// Class 4: a closed or full stdout, and panics.
+
+#[test]
+fn closed_stdout_exits_quietly() {
+    let out = Command::new(crate::safety::bin())
+        .args(["workloads"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            drop(c.stdout.take()); // the reader goes away at once, like `| true`
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn full_stdout_is_one_error_line_and_exit_3() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("SKIP full_stdout_is_one_error_line_and_exit_3: no /dev/full");
+        return;
+    }
+    for args in [&["workloads"][..], &["ministat", "-n"][..]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(crate::safety::bin())
+            .args(args)
+            .stdin(std::fs::File::open(crate::util::fixture("ministat/inputs/a")).unwrap())
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("No space left"), "{err}");
+    }
+}
+
+#[test]
+fn a_panic_is_one_internal_error_line_with_exit_101() {
+    fsbench()
+        .arg("__internal-panic")
+        .assert()
+        .code(101)
+        .stderr(predicate::str::contains(
+            "fsbench: internal error: deliberate panic",
+        ))
+        .stderr(predicate::str::contains("stack backtrace").not())
+        .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+}
+
+// Class 5: unbounded resources from input.
+
+#[test]
+fn absurd_worker_counts_are_refused_unless_forced() {
+    let target = temp_dir();
+    fsbench()
+        .args([
+            "run",
+            "-w",
+            "walk:workers=100000,profile=small,scale=0.01",
+            "--runs",
+            "1",
+        ])
+        .arg("--target")
+        .arg(target.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert!(entries(target.path()).is_empty());
+}
+
+#[test]
+fn endless_inputs_are_refused_with_a_bound() {
+    fsbench()
+        .args(["ministat", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("longer than 1 MiB"));
+    fsbench()
+        .args(["postmark", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("larger than 1 MiB"));
+    fsbench()
+        .args(["postmark"])
+        .pipe_stdin("/dev/zero")
+        .unwrap()
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("longer than 64 KiB"));
+}
+
+// Classes 6 and 7: values that measure nothing and missing inputs are input errors (exit 2), found
+// before any work.
+
+#[test]
+fn values_that_measure_nothing_are_refused_before_work() {
+    let target = temp_dir();
+    let fifo = target.path().join("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_bits_truncate(0o600),
+        0,
+    )
+    .unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["-w".into(), "seek-rate:duration=0s".into()],
+            "duration",
+        ),
+        (
+            vec!["-w".into(), "rand-read:duration=0s".into()],
+            "duration",
+        ),
+        (vec!["-w".into(), "latency:count=0".into()], "count"),
+        (vec!["-w".into(), "walk:workers=0".into()], "workers"),
+        (vec!["-w".into(), "walk:walks=0".into()], "walks"),
+        (vec!["-w".into(), "rand-read:ops=0".into()], "ops"),
+        (
+            vec!["-w".into(), "seq-read:bs=1m,size=64k".into()],
+            "larger than size",
+        ),
+        (
+            vec!["-w".into(), "seq-write:size=16m,size=32m".into()],
+            "twice",
+        ),
+        (vec!["--max-time".into(), "abc".into()], "--runs auto"),
+        (vec!["--max-time".into(), "5s".into()], "--runs auto"),
+        (
+            vec![
+                "--runs".into(),
+                "auto".into(),
+                "--max-time".into(),
+                "0s".into(),
+            ],
+            "--max-time",
+        ),
+        (vec!["--cold-timeout".into(), "0s".into()], "--cold-timeout"),
+        (
+            vec!["-w".into(), "tar-extract:archive=/nonexistent.tar".into()],
+            "archive",
+        ),
+        (
+            vec!["-w".into(), "seq-read:file=/nonexistent".into()],
+            "file",
+        ),
+        (
+            vec!["-w".into(), format!("seq-read:file={}", fifo.display())],
+            "not a regular file",
+        ),
+        (
+            vec!["-w".into(), "command:run=true,cwd=/nonexistent".into()],
+            "cwd",
+        ),
+        (vec!["-w".into(), "walk:tree=/nonexistent".into()], "tree"),
+        (
+            vec!["-w".into(), "command:run=echo a,b".into()],
+            "quote the command",
+        ),
+        (
+            vec!["-w".into(), "command:run='echo a".into()],
+            "unterminated quote",
+        ),
+    ];
+    for (args, needle) in cases {
+        let runs: &[&str] = if args.contains(&"--runs".to_string()) {
+            &[]
+        } else {
+            &["--runs", "1"]
+        };
+        let out = fsbench()
+            .args(["run", "-q"])
+            .args(runs)
+            .args(&args)
+            .arg("--target")
+            .arg(target.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(entries(target.path()), ["fifo"], "{args:?} wrote something");
+    }
+}
+
+#[test]
+fn quoted_commands_with_commas_run_as_one_command() {
+    let target = temp_dir();
+    let out = temp_dir();
+    let marker = out.path().join("m");
+    fsbench()
+        .args([
+            "run", "--cache", "warm", "--runs", "1", "--warmup", "0", "-q", "-w",
+        ])
+        .arg(format!("command:run='echo a,b > {}'", marker.display()))
+        .arg("--target")
+        .arg(target.path())
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "a,b\n");
+}
+
+// Class 8: no process is left behind.
+
+/// Pids of processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<i32> {
+    entries(Path::new("/proc"))
+        .into_iter()
+        .filter_map(|e| e.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !f() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn hanging_cold_cmd_is_killed_on_ctrl_c_and_json_says_interrupted() {
+    let target = temp_dir();
+    let d = temp_dir();
+    let json = d.path().join("out.json");
+    let tag = format!("fsbench-hang-{}", std::process::id());
+    let mut child = Command::new(crate::safety::bin())
+        .args([
+            "run",
+            "-w",
+            "seq-read:size=64k",
+            "--cache",
+            "cold",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .arg("--cold-cmd")
+        .arg(format!("sleep 300 # {tag}"))
+        .arg("--target")
+        .arg(target.path())
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the cold command", || !processes_with(&tag).is_empty());
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    assert_eq!(wait_exit(&mut child), 130);
+    wait_until("the cold command to die", || {
+        processes_with(&tag).is_empty()
+    });
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["run"]["status"], "interrupted");
+    assert!(entries(target.path()).is_empty());
+}
+
+#[test]
+fn hanging_cold_cmd_times_out_with_a_clear_error() {
+    let target = temp_dir();
+    fsbench()
+        .args([
+            "run",
+            "-w",
+            "seq-read:size=64k",
+            "--cache",
+            "cold",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .args(["--cold-cmd", "sleep 300", "--cold-timeout", "300ms"])
+        .arg("--target")
+        .arg(target.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("--cold-timeout"));
+}
+
+#[test]
+fn sigkill_of_a_procs_walk_leaves_no_worker_behind() {
+    let target = temp_dir();
+    let tree = temp_dir();
+    // A tree large enough that workers are still walking when the parent dies.
+    for i in 0..200 {
+        let d = tree.path().join(format!("d{i}"));
+        std::fs::create_dir(&d).unwrap();
+        for j in 0..50 {
+            std::fs::write(d.join(format!("f{j}")), b"").unwrap();
+        }
+    }
+    let tree_arg = tree.path().display().to_string();
+    let mut child = Command::new(crate::safety::bin())
+        .args(["run", "--cache", "warm", "--runs", "50", "-q", "-w"])
+        .arg(format!(
+            "walk:tree={tree_arg},workers=2,walks=20000,mode=procs"
+        ))
+        .arg("--target")
+        .arg(target.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("walk workers", || {
+        processes_with("__walk-worker").iter().any(|&p| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.contains(&tree_arg))
+        })
+    });
+    child.kill().unwrap();
+    let _ = child.wait();
+    wait_until("workers to die", || {
+        !processes_with("__walk-worker").iter().any(|&p| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.contains(&tree_arg))
+        })
+    });
+}
+
+// Class 9: smaller truths.
+
+#[test]
+fn proc_is_not_a_target() {
+    fsbench()
+        .args(["run", "-t", "/proc", "-w", "null", "--runs", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("kernel interface"));
+}
+
+#[test]
+fn control_characters_in_labels_are_escaped() {
+    let target = temp_dir();
+    let out = fsbench()
+        .args([
+            "run",
+            "-w",
+            "null:ops=1",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "-q",
+            "-t",
+        ])
+        .arg(format!("a\x1b[31mred={}", target.path().display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\x1b'), "{text}");
+    assert!(text.contains("\\u{1b}[31mred"), "{text}");
+}
+
+#[test]
+fn postmark_report_to_an_unwritable_file_is_not_success() {
+    let d = temp_dir();
+    let cfg = d.path().join("pm.cfg");
+    std::fs::write(
+        &cfg,
+        format!(
+            "set location {}\nset number 5\nset transactions 5\nrun {}\n",
+            d.path().display(),
+            d.path().display()
+        ),
+    )
+    .unwrap();
+    fsbench()
+        .arg("postmark")
+        .arg(&cfg)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Cannot direct output"));
+}
