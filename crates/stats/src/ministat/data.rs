@@ -186,7 +186,54 @@ fn parse_hex_float(s: &str) -> Option<f64> {
 /// qsort with ministat's comparator (NaN compares equal to everything): glibc's qsort is a
 /// stable merge sort, and so is `sort_by`.
 fn sort_like_qsort(v: &mut [f64]) {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    if v.iter().any(|x| x.is_nan()) {
+        // NaN makes ministat's comparator inconsistent: Rust's sort may panic on it, and only
+        // glibc's own algorithm gives glibc's order. Written by hand to be exact.
+        let mut tmp = v.to_vec();
+        glibc_msort(v, &mut tmp);
+    } else {
+        // A total order on these values: any stable sort gives glibc's (stable) result.
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    }
+}
+
+/// ministat's `dbl_cmp`: -1, 1, or 0 (also for NaN).
+fn dbl_cmp(a: f64, b: f64) -> i32 {
+    if a < b {
+        -1
+    } else if a > b {
+        1
+    } else {
+        0
+    }
+}
+
+/// glibc's `msort_with_tmp`: top-down merge sort, left half `n/2`, ties taken from the left.
+fn glibc_msort(b: &mut [f64], tmp: &mut [f64]) {
+    let n = b.len();
+    if n <= 1 {
+        return;
+    }
+    let n1 = n / 2;
+    glibc_msort(&mut b[..n1], tmp);
+    glibc_msort(&mut b[n1..], tmp);
+    let (mut i, mut j, mut k) = (0, n1, 0);
+    while i < n1 && j < n {
+        if dbl_cmp(b[i], b[j]) <= 0 {
+            tmp[k] = b[i];
+            i += 1;
+        } else {
+            tmp[k] = b[j];
+            j += 1;
+        }
+        k += 1;
+    }
+    while i < n1 {
+        tmp[k] = b[i];
+        i += 1;
+        k += 1;
+    }
+    b[..k].copy_from_slice(&tmp[..k]);
 }
 
 impl Dataset {
@@ -248,6 +295,24 @@ impl Dataset {
 
 #[cfg(test)]
 mod tests {
+    /// glibc's qsort order for input with NaN, printed by a C program on Debian 12 (found by the
+    /// fuzz test: Rust's sort panicked on this comparator).
+    #[test]
+    fn nan_input_sorts_exactly_like_glibc_qsort() {
+        let n = f64::NAN;
+        let input = [
+            5., n, 3., 9., n, 1., 7., 2., n, 8., 4., 6., 0., n, 11., 10., -1., n, 12., 13., -2.,
+            14., n, 15., 3.5, 2.5, n, 1.5, 20., 19.,
+        ];
+        let want = [
+            -2., -1., 0., 1., 2., 5., n, 3., 7., 9., n, n, 4., 6., 8., n, 10., 11., n, 12., 13.,
+            14., n, 2.5, 3.5, 15., n, 1.5, 19., 20.,
+        ];
+        let d = Dataset::from_values("x", &input);
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        assert!(d.points.iter().zip(want).all(|(&a, b)| same(a, b)), "{:?}", d.points);
+    }
+
     use super::*;
 
     #[test]
