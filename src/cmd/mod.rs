@@ -21,7 +21,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Report { .. } => unavailable("report", 0),
         Command::Suite { .. } => unavailable("suite", 0),
         Command::Run(args) => run::run(args),
-        Command::Env { dir } => env::run(&dir),
+        Command::Env { dir, json } => env::run(&dir, json),
         Command::Clean { dir } => clean::run(&dir),
         Command::Workloads { name } => workloads::run(name.as_deref()),
     }
