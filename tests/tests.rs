@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod env;
 mod ministat;
 mod postmark;
 mod run;
