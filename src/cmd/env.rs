@@ -113,12 +113,7 @@ fn target_rows(t: &TargetInfo, prefix: &str, out: &mut Vec<Row>) {
         encryption_rows(e, &enc, out);
     }
     if let Some(f) = &t.stack.fuse {
-        let daemon = match f.daemon_pids.as_slice() {
-            [] => "unknown (no process holding /dev/fuse for this mount is visible)".into(),
-            pids => format!("{} pid {pids:?}", f.daemon_command),
-        };
-        out.push(row(&format!("{prefix}fuse"), "subtype", f.subtype.clone()));
-        out.push(row(&format!("{prefix}fuse"), "daemon", daemon));
+        fuse_rows(f, &format!("{prefix}fuse"), out);
     }
     if t.stack.devices.is_empty() {
         out.push(row(
@@ -132,7 +127,19 @@ fn target_rows(t: &TargetInfo, prefix: &str, out: &mut Vec<Row>) {
     }
 }
 
+fn fuse_rows(f: &fsbench_model::FuseInfo, layer: &str, out: &mut Vec<Row>) {
+    let daemon = match f.daemon_pids.as_slice() {
+        [] => "unknown (no process holding /dev/fuse for this mount is visible)".into(),
+        pids => format!("{} pid {pids:?}", f.daemon_command),
+    };
+    out.push(row(layer, "subtype", f.subtype.clone()));
+    out.push(row(layer, "daemon", daemon));
+}
+
 fn fs_detail_rows(s: &Stack, layer: &str, out: &mut Vec<Row>) {
+    if let Some(n) = &s.nfs {
+        nfs_rows(n, layer, out);
+    }
     let mut push = |fact: &str, value: String| out.push(row(layer, fact, value));
     if let Some(t) = &s.tmpfs {
         let size = t
@@ -153,26 +160,6 @@ fn fs_detail_rows(s: &Stack, layer: &str, out: &mut Vec<Row>) {
             o.workdir.clone().unwrap_or_else(|| "none".into()),
         );
     }
-    if let Some(n) = &s.nfs {
-        push("server", n.server.clone());
-        push("version", opt(n.version.as_ref()));
-        push("proto", opt(n.proto.as_ref()));
-        push("rsize/wsize", format!("{}/{}", opt(n.rsize), opt(n.wsize)));
-        let ac = [n.actimeo, n.acregmin, n.acregmax, n.acdirmin, n.acdirmax]
-            .map(|v| v.map_or("default".into(), |v| format!("{v}s")));
-        push(
-            "attr cache",
-            format!(
-                "{} (actimeo {}, acregmin {}, acregmax {}, acdirmin {}, acdirmax {})",
-                if n.attr_cache { "on" } else { "off (noac)" },
-                ac[0],
-                ac[1],
-                ac[2],
-                ac[3],
-                ac[4]
-            ),
-        );
-    }
     if let Some(c) = &s.cifs {
         push("server", c.server.clone());
         push("version", opt(c.version.as_ref()));
@@ -182,6 +169,28 @@ fn fs_detail_rows(s: &Stack, layer: &str, out: &mut Vec<Row>) {
         push("cell", a.cell.clone());
         push("volume", opt(a.volume.as_ref()));
     }
+}
+
+fn nfs_rows(n: &fsbench_model::NfsInfo, layer: &str, out: &mut Vec<Row>) {
+    let mut push = |fact: &str, value: String| out.push(row(layer, fact, value));
+    push("server", n.server.clone());
+    push("version", opt(n.version.as_ref()));
+    push("proto", opt(n.proto.as_ref()));
+    push("rsize/wsize", format!("{}/{}", opt(n.rsize), opt(n.wsize)));
+    let ac = [n.actimeo, n.acregmin, n.acregmax, n.acdirmin, n.acdirmax]
+        .map(|v| v.map_or("default".into(), |v| format!("{v}s")));
+    push(
+        "attr cache",
+        format!(
+            "{} (actimeo {}, acregmin {}, acregmax {}, acdirmin {}, acdirmax {})",
+            if n.attr_cache { "on" } else { "off (noac)" },
+            ac[0],
+            ac[1],
+            ac[2],
+            ac[3],
+            ac[4]
+        ),
+    );
 }
 
 fn encryption_rows(e: &EncryptionLayer, layer: &str, out: &mut Vec<Row>) {
@@ -330,5 +339,34 @@ mod tests {
                 .to_string()
                 .contains("hostname")
         );
+    }
+
+    #[test]
+    fn nfs_and_fuse_facts_say_unknown_rather_than_nothing() {
+        let t = TargetInfo {
+            kind: "dir".into(),
+            fs_type: "nfs4".into(),
+            stack: Stack {
+                nfs: Some(fsbench_model::NfsInfo {
+                    version: Some("4.2".into()),
+                    attr_cache: false,
+                    acregmin: Some(1),
+                    ..fsbench_model::NfsInfo::default()
+                }),
+                fuse: Some(fsbench_model::FuseInfo::default()),
+                ..Stack::default()
+            },
+            ..TargetInfo::default()
+        };
+        let r = rows(&env_with(t));
+        assert_eq!(find(&r, "filesystem", "version"), Some("4.2"));
+        assert_eq!(find(&r, "filesystem", "proto"), Some("unknown"));
+        let ac = find(&r, "filesystem", "attr cache").unwrap();
+        assert!(
+            ac.starts_with("off (noac)") && ac.contains("acregmin 1s"),
+            "{ac}"
+        );
+        assert!(find(&r, "fuse", "daemon").unwrap().starts_with("unknown"));
+        assert_eq!(find(&r, "devices", ""), Some("none (no block device)"));
     }
 }

@@ -57,6 +57,13 @@ pub fn layers(
             ..EncryptionLayer::default()
         });
     }
+    out.extend(inherited(stack));
+    out
+}
+
+/// The layers found under loop devices' backing files, marked as such.
+fn inherited(stack: &Stack) -> Vec<EncryptionLayer> {
+    let mut out = Vec::new();
     for layer in &stack.devices {
         let Some(backing) = layer
             .loop_device

@@ -68,14 +68,7 @@ fn describe(label: &str, path: &Path, depth: usize) -> TargetInfo {
     {
         return device_target(label, path, rdev, depth);
     }
-    let m = mount_of(path, &mounts()).unwrap_or_else(|| Mount {
-        dev: "unknown".into(),
-        mount_point: "unknown".into(),
-        options: "unknown".into(),
-        fs_type: "unknown".into(),
-        source: "unknown".into(),
-        super_options: String::new(),
-    });
+    let m = mount_of(path, &mounts()).unwrap_or_else(unknown_mount);
     let (free, total) = space(path).unwrap_or((0, 0));
     let chain = blockdev::chain(&m.dev);
     let mut stack = Stack::default();
@@ -106,6 +99,18 @@ fn describe(label: &str, path: &Path, depth: usize) -> TargetInfo {
     };
     finish(&mut t, stack, chain, &probe, depth);
     t
+}
+
+/// The mount of a path that no mountinfo line holds.
+fn unknown_mount() -> Mount {
+    Mount {
+        dev: "unknown".into(),
+        mount_point: "unknown".into(),
+        options: "unknown".into(),
+        fs_type: "unknown".into(),
+        source: "unknown".into(),
+        super_options: String::new(),
+    }
 }
 
 /// A raw block device: its chain and size; no filesystem.
