@@ -103,7 +103,7 @@ fn target_rows(t: &TargetInfo, prefix: &str, out: &mut Vec<Row>) {
     }
     let enc = format!("{prefix}encryption");
     out.push(row(&enc, "summary", t.encryption.clone()));
-    out.push(row(&enc, "fscrypt", t.stack.fscrypt_status.clone()));
+    out.push(row(&enc, "fscrypt status", t.stack.fscrypt_status.clone()));
     for e in t
         .stack
         .encryption
