@@ -31,10 +31,13 @@ pub enum Command {
         /// A postmark configuration file; standard input when absent.
         config: Option<PathBuf>,
     },
-    /// Describe the filesystem and device behind DIR.
+    /// Describe the storage stack behind DIR: filesystem, encryption, FUSE daemon, devices.
     Env {
         /// Directory (or device) to describe.
         dir: PathBuf,
+        /// Print the JSON `environment` object that runs store, instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Remove scratch directories left in DIR by fsbench runs that are gone.
     Clean {

@@ -1,7 +1,6 @@
 //! fsbench: the binary. Parses the command line, dispatches to `cmd/*`, and turns every failure
 //! into one line on stderr and the exit code of DESIGN.md.
 
-mod blockdev;
 mod cache;
 mod cli;
 mod cmd;

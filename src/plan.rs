@@ -337,6 +337,8 @@ fn check_writable_kind(path: &Path) -> CliResult<()> {
     let Ok(st) = rustix::fs::statfs(path) else {
         return Ok(());
     };
+    // f_type is a different integer type on other architectures.
+    #[allow(clippy::unnecessary_cast)]
     let ftype = st.f_type as i64;
     if let Some((_, name)) = PSEUDO_FS.iter().find(|(t, _)| *t == ftype) {
         return Err(CliError::usage(format!(

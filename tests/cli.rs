@@ -99,7 +99,7 @@ fn workloads_lists_every_data_path_workload_with_parameters() {
 #[test]
 fn env_describes_a_directory() {
     let out = fsbench()
-        .args(["env", "."])
+        .args(["env", "--json", "."])
         .assert()
         .success()
         .get_output()

@@ -37,7 +37,7 @@ fn json_follows_the_documented_contract() {
         "--runs",
         "3",
     ]);
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert!(v["run"]["id"].as_str().unwrap().len() > 10);
     assert!(v["run"]["argv"].as_array().unwrap().len() > 3);
     assert_eq!(v["run"]["status"], "ok");

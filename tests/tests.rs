@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod env;
 mod hardening;
 mod ministat;
 mod postmark;

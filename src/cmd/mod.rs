@@ -22,7 +22,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Suite { .. } => unavailable("suite", 0),
         Command::Run(args) => run::run(args),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
-        Command::Env { dir } => env::run(&dir),
+        Command::Env { dir, json } => env::run(&dir, json),
         Command::Clean { dir } => clean::run(&dir),
         Command::Workloads { name } => workloads::run(name.as_deref()),
     }

@@ -10,4 +10,4 @@ pub use record::*;
 pub use units::unit_of;
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;

@@ -98,7 +98,8 @@ pub struct Environment {
     pub targets: Vec<TargetInfo>,
 }
 
-/// A target directory or device and the filesystem under it.
+/// A target directory or device and the filesystem under it. Text facts that could not be found
+/// read `unknown` (never an empty string); numbers and flags that could not be found are `null`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct TargetInfo {
     /// Label used in results (`xfs` in `--target xfs=/mnt/xfs`).
@@ -107,30 +108,301 @@ pub struct TargetInfo {
     pub path: String,
     /// `dir` or `device`.
     pub kind: String,
-    /// Filesystem type (`ext4`, `tmpfs`, `fuse.sshfs`...), empty for a raw device.
+    /// Filesystem type (`ext4`, `tmpfs`, `fuse.sshfs`...); `none` for a raw device.
     pub fs_type: String,
-    /// Mount source (device or server path).
+    /// Mount source (device or server path); `none` for a raw device.
     pub source: String,
-    /// Mount point containing the target.
+    /// Mount point containing the target; `none` for a raw device.
     pub mount_point: String,
-    /// Mount options.
+    /// Mount options: per-mount then superblock options, comma-separated.
     pub mount_options: String,
     /// Free bytes available to fsbench at start.
     pub free_bytes: u64,
     /// Total bytes of the filesystem (or device).
     pub total_bytes: u64,
-    /// Block devices under the filesystem, top first (`dm-0 (crypt)`, `nvme0n1p2`, `nvme0n1`).
+    /// Block devices under the filesystem, top first (`dm-0 (dm-crypt)`, `nvme0n1p2 (partition)`,
+    /// `nvme0n1 (disk)`); empty when there is no block device (tmpfs, NFS, FUSE).
     #[serde(default)]
     pub device_chain: Vec<String>,
-    /// Encryption layer found (`dm-crypt`, `fuse.gocryptfs`, `ecryptfs`...), empty when none.
+    /// Encryption layers in short, top first, joined by ` over `
+    /// (`fscrypt v2 AES-256-XTS/AES-256-CTS`, `dm-crypt aes-xts-plain64 512-bit`, `gocryptfs`);
+    /// `none` when every layer was checked and none encrypts, `unknown` when one could not be
+    /// checked.
     #[serde(default)]
     pub encryption: String,
     /// Whether the bottom device spins (`/sys/block/X/queue/rotational`), when known.
     #[serde(default)]
     pub rotational: Option<bool>,
-    /// Model of the bottom device, when the kernel reports it.
+    /// Model of the bottom device; `none` without a block device, `unknown` when the kernel does
+    /// not report it.
     #[serde(default)]
     pub device_model: String,
+    /// The full storage stack under the target, with details per layer.
+    #[serde(default)]
+    pub stack: Stack,
+}
+
+/// What is under a target, from the mount down to the disk. Each part is present only when that
+/// layer exists.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Stack {
+    /// fscrypt state of the target directory: `encrypted`, `not encrypted`, `unsupported` (the
+    /// filesystem has no fscrypt or it is not enabled), or `unknown: REASON`.
+    #[serde(default)]
+    pub fscrypt_status: String,
+    /// Encryption layers found, top first; empty when none was found.
+    #[serde(default)]
+    pub encryption: Vec<EncryptionLayer>,
+    /// The FUSE layer, when the filesystem is FUSE.
+    #[serde(default)]
+    pub fuse: Option<FuseInfo>,
+    /// overlayfs directories, when the filesystem is overlay.
+    #[serde(default)]
+    pub overlay: Option<OverlayInfo>,
+    /// NFS mount options, when the filesystem is NFS.
+    #[serde(default)]
+    pub nfs: Option<NfsInfo>,
+    /// CIFS/SMB mount options, when the filesystem is cifs or smb3.
+    #[serde(default)]
+    pub cifs: Option<CifsInfo>,
+    /// AFS cell, when the filesystem is AFS.
+    #[serde(default)]
+    pub afs: Option<AfsInfo>,
+    /// tmpfs limits, when the filesystem is tmpfs.
+    #[serde(default)]
+    pub tmpfs: Option<TmpfsInfo>,
+    /// Block devices, top first; the last one is the bottom device.
+    #[serde(default)]
+    pub devices: Vec<BlockLayer>,
+}
+
+/// One encryption layer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct EncryptionLayer {
+    /// `fscrypt`, `dm-crypt`, `ecryptfs`, `gocryptfs`, `encfs`, `cryfs`, `securefs`.
+    pub kind: String,
+    /// Short description for tables (`fscrypt v2 AES-256-XTS/AES-256-CTS`).
+    pub summary: String,
+    /// Where it sits: `directory` (fscrypt), `filesystem` (stacked or FUSE), `block DEVICE`,
+    /// or `under loopN` for a layer found below a loop device's backing file.
+    #[serde(default)]
+    pub level: String,
+    /// The fscrypt policy, for `fscrypt`.
+    #[serde(default)]
+    pub fscrypt: Option<FscryptPolicy>,
+    /// The mapping, for `dm-crypt`.
+    #[serde(default)]
+    pub dm_crypt: Option<DmCryptInfo>,
+}
+
+/// An fscrypt policy as `FS_IOC_GET_ENCRYPTION_POLICY_EX` reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct FscryptPolicy {
+    /// Policy version: 1 or 2.
+    pub version: u8,
+    /// File contents mode (`AES-256-XTS`, `AES-128-CBC-ESSIV`, `Adiantum`...).
+    pub contents_mode: String,
+    /// File names mode (`AES-256-CTS`, `AES-128-CTS`, `Adiantum`, `AES-256-HCTR2`...).
+    pub filenames_mode: String,
+    /// Flags: `PAD_4`..`PAD_32`, `DIRECT_KEY`, `IV_INO_LBLK_64`, `IV_INO_LBLK_32`.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Master key descriptor (v1, 16 hex digits) or identifier (v2, 32 hex digits).
+    #[serde(default)]
+    pub key: String,
+    /// Whether the master key is present in the filesystem keyring; `null` when unknown
+    /// (always for v1 policies).
+    #[serde(default)]
+    pub key_present: Option<bool>,
+}
+
+/// A dm-crypt mapping, from sysfs and the device-mapper table.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DmCryptInfo {
+    /// Kernel device name (`dm-0`).
+    pub device: String,
+    /// Mapping name (`/sys/block/dm-0/dm/name`), `unknown` when unreadable.
+    pub name: String,
+    /// Format from the dm uuid: `LUKS1`, `LUKS2`, `PLAIN`..., `unknown`.
+    pub format: String,
+    /// Cipher spec (`aes-xts-plain64`, `capi:xts(aes)-plain64`), `null` when the table could not
+    /// be read.
+    #[serde(default)]
+    pub cipher: Option<String>,
+    /// Key size in bits, `null` when unknown.
+    #[serde(default)]
+    pub key_bits: Option<u32>,
+    /// Encryption sector size in bytes (512 unless `sector_size:` is set), `null` when unknown.
+    #[serde(default)]
+    pub sector_size: Option<u32>,
+    /// Optional table arguments (`allow_discards`, `no_read_workqueue`...).
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// Why something is unknown (`install dmsetup`), empty when all is known.
+    #[serde(default)]
+    pub note: String,
+}
+
+/// A FUSE filesystem and the process serving it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct FuseInfo {
+    /// Subtype: `X` of a `fuse.X` type, else the daemon's command name, else `unknown`.
+    pub subtype: String,
+    /// Pids of the daemon processes (holding `/dev/fuse` for this mount); empty when not found.
+    #[serde(default)]
+    pub daemon_pids: Vec<i32>,
+    /// Command name of the daemon (`/proc/PID/comm`), `unknown` when not found.
+    pub daemon_command: String,
+}
+
+/// overlayfs layers, from the superblock options.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct OverlayInfo {
+    /// Lower directories, top first.
+    pub lowerdirs: Vec<String>,
+    /// Upper directory, `null` for a read-only overlay.
+    #[serde(default)]
+    pub upperdir: Option<String>,
+    /// Work directory, `null` for a read-only overlay.
+    #[serde(default)]
+    pub workdir: Option<String>,
+}
+
+/// NFS mount options that change what a benchmark measures. `null` means the kernel did not
+/// show the option (it shows only values that differ from the default).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct NfsInfo {
+    /// Server (`addr=`, else the host part of the source).
+    pub server: String,
+    /// Protocol version (`vers=`: `3`, `4.2`...).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Transport (`proto=`: `tcp`, `rdma`...).
+    #[serde(default)]
+    pub proto: Option<String>,
+    /// Read size in bytes.
+    #[serde(default)]
+    pub rsize: Option<u64>,
+    /// Write size in bytes.
+    #[serde(default)]
+    pub wsize: Option<u64>,
+    /// Attribute caching: `false` with `noac`.
+    pub attr_cache: bool,
+    /// `actimeo=`, seconds (sets all four below).
+    #[serde(default)]
+    pub actimeo: Option<u32>,
+    /// `acregmin=`, seconds.
+    #[serde(default)]
+    pub acregmin: Option<u32>,
+    /// `acregmax=`, seconds.
+    #[serde(default)]
+    pub acregmax: Option<u32>,
+    /// `acdirmin=`, seconds.
+    #[serde(default)]
+    pub acdirmin: Option<u32>,
+    /// `acdirmax=`, seconds.
+    #[serde(default)]
+    pub acdirmax: Option<u32>,
+}
+
+/// CIFS/SMB mount options that change what a benchmark measures.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CifsInfo {
+    /// Server (`addr=`, else the host part of the source).
+    pub server: String,
+    /// Dialect (`vers=`: `3.1.1`...), `null` when not shown.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Cache mode (`cache=`: `strict`, `loose`, `none`), `null` when not shown.
+    #[serde(default)]
+    pub cache: Option<String>,
+}
+
+/// AFS facts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct AfsInfo {
+    /// Cell (from a `%cell:volume` or `#cell:volume` source), `unknown` otherwise.
+    pub cell: String,
+    /// Volume, `null` when the source does not name one (OpenAFS, dynamic root).
+    #[serde(default)]
+    pub volume: Option<String>,
+}
+
+/// tmpfs limits.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct TmpfsInfo {
+    /// `size=` in bytes; `null` when not shown (the default: half of RAM).
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    /// `nr_inodes=`; `null` when not shown.
+    #[serde(default)]
+    pub nr_inodes: Option<u64>,
+}
+
+/// One block device of the stack.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct BlockLayer {
+    /// Kernel name (`dm-0`, `loop3`, `nvme0n1p2`).
+    pub name: String,
+    /// `major:minor`, `unknown` when sysfs does not say.
+    pub dev: String,
+    /// `partition`, `disk`, `loop`, `md`, `dm-crypt`, `dm-linear`, `dm-<target>`, `dm`.
+    pub kind: String,
+    /// The devices directly below (`slaves/`); the chain follows the first.
+    #[serde(default)]
+    pub slaves: Vec<String>,
+    /// Loop device facts, for `loop`.
+    #[serde(default)]
+    pub loop_device: Option<LoopInfo>,
+    /// Queue facts, for the bottom device of the chain.
+    #[serde(default)]
+    pub queue: Option<QueueInfo>,
+}
+
+/// A loop device and the file behind it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LoopInfo {
+    /// Backing file (`loop/backing_file`), `unknown` when unreadable.
+    pub backing_file: String,
+    /// Direct I/O to the backing file (`loop/dio`); `null` when unknown.
+    #[serde(default)]
+    pub direct_io: Option<bool>,
+    /// Offset into the backing file, bytes.
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Size limit, bytes (0 = the whole file).
+    #[serde(default)]
+    pub sizelimit: Option<u64>,
+    /// The filesystem holding the backing file, described the same way (a few levels deep).
+    #[serde(default)]
+    pub backing: Option<Box<TargetInfo>>,
+}
+
+/// Request-queue facts of a block device (`/sys/block/X/queue`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct QueueInfo {
+    /// Whether it spins.
+    #[serde(default)]
+    pub rotational: Option<bool>,
+    /// Active I/O scheduler (the bracketed one), `unknown` when unreadable.
+    pub scheduler: String,
+    /// Read-ahead, KiB.
+    #[serde(default)]
+    pub read_ahead_kb: Option<u64>,
+    /// Queue depth (`nr_requests`).
+    #[serde(default)]
+    pub nr_requests: Option<u64>,
+    /// Discard support (`discard_max_bytes` > 0).
+    #[serde(default)]
+    pub discard: Option<bool>,
+    /// Logical block size, bytes.
+    #[serde(default)]
+    pub logical_block_size: Option<u32>,
+    /// Physical block size, bytes.
+    #[serde(default)]
+    pub physical_block_size: Option<u32>,
+    /// Model (`device/model`), `unknown` when not reported.
+    pub model: String,
 }
 
 /// fsbench's own measurement cost.

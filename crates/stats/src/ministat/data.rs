@@ -310,7 +310,11 @@ mod tests {
         ];
         let d = Dataset::from_values("x", &input);
         let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
-        assert!(d.points.iter().zip(want).all(|(&a, b)| same(a, b)), "{:?}", d.points);
+        assert!(
+            d.points.iter().zip(want).all(|(&a, b)| same(a, b)),
+            "{:?}",
+            d.points
+        );
     }
 
     use super::*;
