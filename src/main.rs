@@ -7,6 +7,8 @@ mod cmd;
 mod compare;
 mod envinfo;
 mod error;
+#[cfg(test)]
+mod fuzz;
 mod metrics;
 mod out;
 mod outfile;

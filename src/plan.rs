@@ -349,6 +349,9 @@ fn check_writable_kind(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
+/// Most variants one swept `--workload` may expand to.
+const MAX_VARIANTS: usize = 1000;
+
 /// Keys whose value is a shell command: a bare comma there is almost surely part of the command.
 const COMMAND_KEYS: &[&str] = &["run", "prepare"];
 
@@ -375,6 +378,15 @@ pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
         }
     }
     check_command_lists(&keys, spec)?;
+    let variants = keys
+        .iter()
+        .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
+        .filter(|&n| n <= MAX_VARIANTS);
+    if variants.is_none() {
+        return Err(CliError::usage(format!(
+            "--workload {spec} expands to more than {MAX_VARIANTS} variants — sweep fewer values"
+        )));
+    }
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
     for (k, values) in &keys {
         combos = combos
@@ -501,6 +513,18 @@ mod tests {
         assert!(!ws[0].sweep.contains_key("sleep"));
         assert_eq!(expand_sweep("null:ops=1,2,sleep=0s,1ms").unwrap().len(), 4);
         assert!(expand_sweep("null:,x").is_err());
+    }
+
+    #[test]
+    fn huge_sweeps_are_refused_before_expansion() {
+        let many: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
+        let spec = format!("null:ops={},sleep={}", many.join(","), many.join(","));
+        assert!(
+            expand_sweep(&spec)
+                .unwrap_err()
+                .message
+                .contains("variants")
+        );
     }
 
     #[test]

@@ -105,6 +105,12 @@ fn strtol(s: &str) -> (i64, bool) {
 }
 
 /// glibc getopt for "AC:c:d:snw:" (plus -q and --modern), permuting operands.
+/// [`parse_args`] for the fuzz tests (whether it accepted the arguments).
+#[cfg(test)]
+pub(crate) fn parse_args_for_fuzz(args: &[String]) -> bool {
+    parse_args(args).is_ok()
+}
+
 fn parse_args(args: &[String]) -> Result<Args, Exit> {
     let mut a = Args {
         opts: Options {

@@ -4,12 +4,12 @@
 //! every run so results can be interpreted later. One submodule per source of facts.
 
 mod blockdev;
-mod dmcrypt;
+pub(crate) mod dmcrypt;
 mod encryption;
-mod fscrypt;
+pub(crate) mod fscrypt;
 mod fsdetails;
 mod fuse;
-mod mountinfo;
+pub(crate) mod mountinfo;
 mod warnings;
 
 #[allow(unused_imports)] // API for the runner (the daemon's CPU time around each sample)

@@ -14,7 +14,7 @@
 //! - line endings: a trailing `\r\n` or `\n` is removed (postmark drops the last character).
 
 mod exec;
-mod lang;
+pub(crate) mod lang;
 mod report;
 
 use crate::error::{CliError, CliResult};
