@@ -194,12 +194,12 @@ fn clean_of_a_missing_dir_is_a_usage_error() {
 }
 
 /// A small tmpfs mounted for one test, unmounted when dropped.
-struct TmpfsMount {
+pub(crate) struct TmpfsMount {
     dir: tempfile::TempDir,
 }
 
 impl TmpfsMount {
-    fn new(opts: &str) -> Self {
+    pub(crate) fn new(opts: &str) -> Self {
         let dir = temp_dir();
         let ok = Command::new("mount")
             .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
@@ -209,7 +209,7 @@ impl TmpfsMount {
         assert!(ok.success(), "mount tmpfs failed");
         Self { dir }
     }
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 }

@@ -206,6 +206,7 @@ fn step(
             p.error = Some(setup::explain_failure(
                 &e,
                 &entry.workload,
+                p.workload.size_knob(),
                 &t.label,
                 &t.path,
             ));

@@ -78,7 +78,8 @@ pub fn prepare_all(
             error: None,
         };
         if let Err(e) = prepare_one(&mut p) {
-            p.error = Some(explain_failure(&e, w.info.name, &t.label, &t.path));
+            let knob = p.workload.size_knob();
+            p.error = Some(explain_failure(&e, w.info.name, knob, &t.label, &t.path));
             cleanup(&mut p);
         } else {
             sink.progress(&format!("{} prepared on {}", w.info.name, t.label));
@@ -91,18 +92,36 @@ pub fn prepare_all(
 fn prepare_one(p: &mut Prepared) -> Result<(), WorkloadError> {
     if let Some(dir) = p.ctx.scratch() {
         std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
-        let need = p.workload.space_needed();
-        if let Some((free, _)) = crate::envinfo::space(dir) {
-            if need > free {
-                return Err(WorkloadError::Unsupported(format!(
-                    "needs {} free but only {} is available — use a smaller size= or another target",
-                    crate::format::bytes(need),
-                    crate::format::bytes(free)
-                )));
-            }
-        }
+        check_room(p.workload.as_ref(), dir)?;
     }
     p.workload.prepare(&p.ctx)
+}
+
+/// Refuses a workload that needs more free bytes or inodes than the target has, naming the
+/// parameter that makes it smaller.
+fn check_room(w: &dyn fsbench_workload::Workload, dir: &Path) -> Result<(), WorkloadError> {
+    let knob = w.size_knob();
+    let Ok(st) = rustix::fs::statvfs(dir) else {
+        return Ok(());
+    };
+    let free = st.f_bavail * st.f_frsize;
+    let need = w.space_needed();
+    if need > free {
+        return Err(WorkloadError::Unsupported(format!(
+            "needs {} free but only {} is available — use a smaller {knob}= or another target",
+            crate::format::bytes(need),
+            crate::format::bytes(free)
+        )));
+    }
+    // Filesystems without a fixed inode table (btrfs) report no inode counts.
+    let inodes = w.inodes_needed();
+    if st.f_files > 0 && inodes > st.f_favail {
+        return Err(WorkloadError::Unsupported(format!(
+            "needs {inodes} free inodes but only {} are available — use a smaller {knob}= or another target",
+            st.f_favail
+        )));
+    }
+    Ok(())
 }
 
 /// Runs the workload's cleanup and removes its directory (never following symlinks).
@@ -114,12 +133,18 @@ pub fn cleanup(p: &mut Prepared) {
 }
 
 /// One line for a failed workload on a target: what, where, how to fix.
-pub fn explain_failure(e: &WorkloadError, workload: &str, label: &str, path: &Path) -> String {
+pub fn explain_failure(
+    e: &WorkloadError,
+    workload: &str,
+    knob: &str,
+    label: &str,
+    path: &Path,
+) -> String {
     let at = format!("{workload} on target {label} ({})", path.display());
     match e {
         WorkloadError::NoSpace { .. } => {
             format!(
-                "no space left on device: {at} — free space on the target or use a smaller size="
+                "no space left on device: {at} — free space on the target or use a smaller {knob}="
             )
         }
         WorkloadError::Io { source, .. } if source.raw_os_error() == Some(libc::EROFS) => {

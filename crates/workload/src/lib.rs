@@ -86,6 +86,16 @@ pub trait Workload: Send {
         0
     }
 
+    /// Inodes (files and directories) `prepare` and `run` create at most, when known in advance.
+    fn inodes_needed(&self) -> u64 {
+        0
+    }
+
+    /// The parameter that makes this workload smaller (`size`, `scale`, `number`), for hints.
+    fn size_knob(&self) -> &'static str {
+        "size"
+    }
+
     /// The headline metric of this workload.
     fn headline(&self) -> Headline;
 

@@ -185,6 +185,14 @@ impl Workload for NullBuild {
         self.source.space_needed()
     }
 
+    fn inodes_needed(&self) -> u64 {
+        self.source.inodes_needed()
+    }
+
+    fn size_knob(&self) -> &'static str {
+        "scale"
+    }
+
     fn headline(&self) -> Headline {
         Headline::Wall
     }

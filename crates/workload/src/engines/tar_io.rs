@@ -147,6 +147,14 @@ impl Workload for TarIo {
         self.source.space_needed()
     }
 
+    fn inodes_needed(&self) -> u64 {
+        self.source.inodes_needed()
+    }
+
+    fn size_knob(&self) -> &'static str {
+        "scale"
+    }
+
     fn headline(&self) -> Headline {
         Headline::Wall
     }

@@ -80,6 +80,18 @@ impl ArchiveSource {
         Ok(path)
     }
 
+    /// Inodes one extraction (and a generated archive's source tree) need.
+    pub fn inodes_needed(&self) -> u64 {
+        match self {
+            Self::Generated { spec, .. } => {
+                let m = spec.manifest();
+                m.files + m.dirs + 1
+            }
+            // Unknown without reading the archive; the extraction reports ENOSPC if short.
+            Self::File(_) => 0,
+        }
+    }
+
     /// Bytes the generated archive and one extraction need.
     pub fn space_needed(&self) -> u64 {
         match self {

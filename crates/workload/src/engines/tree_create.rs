@@ -94,6 +94,15 @@ impl Workload for TreeCreate {
         m.bytes + (m.files + m.dirs) * 4096
     }
 
+    fn inodes_needed(&self) -> u64 {
+        let m = self.spec.manifest();
+        m.files + m.dirs
+    }
+
+    fn size_knob(&self) -> &'static str {
+        "scale"
+    }
+
     fn headline(&self) -> Headline {
         Headline::Metric {
             name: "files_per_s",

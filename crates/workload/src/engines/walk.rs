@@ -188,6 +188,14 @@ impl Workload for Walk {
         self.source.space_needed()
     }
 
+    fn inodes_needed(&self) -> u64 {
+        self.source.inodes_needed()
+    }
+
+    fn size_knob(&self) -> &'static str {
+        "scale"
+    }
+
     fn headline(&self) -> Headline {
         Headline::Metric {
             name: "entries_per_s",

@@ -43,6 +43,16 @@ pub const PROFILES: &[Profile] = &[
         median_size: 6_000.0,
         sigma: 1.3,
     },
+    // The OpenOffice.org 3.3.0 source tarball of the AFS/NFS study: about 76,000 files in 7,000
+    // directories, 1.8 GiB uncompressed (a mean of about 24 KiB per file).
+    Profile {
+        name: "csail",
+        files: 76_000,
+        dirs: 7_000,
+        max_depth: 12,
+        median_size: 7_000.0,
+        sigma: 1.6,
+    },
     Profile {
         name: "small",
         files: 2_000,
@@ -66,5 +76,22 @@ impl Profile {
             .map(|p| p.name)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed study's tarball: ~76,000 files in ~7,000 directories, ~1.8 GiB. Losing this
+    /// profile once broke `tar-extract`'s default; this test keeps it.
+    #[test]
+    fn csail_matches_the_seed_tarball() {
+        let p = Profile::find("csail").expect("csail profile exists");
+        let m = crate::tree::TreeSpec::generate(&p, 1.0, 42).manifest();
+        assert!((75_000..=77_000).contains(&m.files), "{m:?}");
+        assert!((6_500..=7_500).contains(&m.dirs), "{m:?}");
+        let gib = m.bytes as f64 / (1u64 << 30) as f64;
+        assert!((1.3..2.4).contains(&gib), "{gib} GiB");
     }
 }

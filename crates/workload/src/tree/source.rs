@@ -90,6 +90,18 @@ impl TreeSource {
     }
 
     /// Space a generated tree needs (its bytes plus a block per entry).
+    /// Inodes the generated tree needs (nothing for an existing one).
+    pub fn inodes_needed(&self) -> u64 {
+        match self {
+            Self::Generated { spec, .. } => {
+                let m: Manifest = spec.manifest();
+                m.files + m.dirs
+            }
+            Self::Existing(_) => 0,
+        }
+    }
+
+    /// Bytes the generated tree needs (nothing for an existing one).
     pub fn space_needed(&self) -> u64 {
         match self {
             Self::Generated { spec, .. } => {

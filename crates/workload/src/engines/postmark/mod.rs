@@ -251,6 +251,18 @@ impl Workload for Postmark {
         true
     }
 
+    fn inodes_needed(&self) -> u64 {
+        // The pool plus what transactions may create, plus the subdirectories.
+        u64::from(self.cfg.number)
+            + u64::from(self.cfg.transactions)
+            + u64::from(self.cfg.subdirectories)
+            + 1
+    }
+
+    fn size_knob(&self) -> &'static str {
+        "number"
+    }
+
     fn space_needed(&self) -> u64 {
         // The pool at its expected size; transactions keep it about there (creates ≈ deletes).
         let avg = (u64::from(self.cfg.size_low) + u64::from(self.cfg.size_high)) / 2;
