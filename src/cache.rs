@@ -140,53 +140,10 @@ pub fn resident_pct(files: &[PathBuf]) -> Option<f64> {
     (total > 0).then(|| resident as f64 * 100.0 / total as f64)
 }
 
-/// (resident pages, total pages) of one regular file, by mmap + mincore in 1 GiB windows.
+/// (resident pages, total pages) of one regular, non-empty file.
 fn file_residency(path: &Path) -> Option<(u64, u64)> {
     let file = std::fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() == 0 {
-        return None;
-    }
-    let page = rustix::param::page_size() as u64;
-    const WINDOW: u64 = 1 << 30;
-    let (mut resident, mut total) = (0u64, 0u64);
-    let mut off = 0u64;
-    while off < meta.len() {
-        let len = (meta.len() - off).min(WINDOW);
-        let pages = len.div_ceil(page);
-        let mut vec = vec![0u8; pages as usize];
-        mincore_window(&file, off, len as usize, &mut vec)?;
-        resident += vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
-        total += pages;
-        off += len;
-    }
-    Some((resident, total))
-}
-
-/// Maps `len` bytes of `file` at `off` without touching them and asks the kernel which pages
-/// are resident. rustix has no mincore; libc is the exact binding.
-fn mincore_window(file: &std::fs::File, off: u64, len: usize, vec: &mut [u8]) -> Option<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a fresh read-only shared mapping of a file we hold open; it is never dereferenced,
-    // only passed to mincore (which writes one byte per page into `vec`, sized to len/page
-    // rounded up) and unmapped before returning.
-    #[allow(unsafe_code)]
-    unsafe {
-        let addr = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            file.as_raw_fd(),
-            off as libc::off_t,
-        );
-        if addr == libc::MAP_FAILED {
-            return None;
-        }
-        let rc = libc::mincore(addr, len, vec.as_mut_ptr());
-        libc::munmap(addr, len);
-        (rc == 0).then_some(())
-    }
+    fsbench_workload::residency::whole_file(&file)
 }
 
 #[cfg(test)]

@@ -64,7 +64,11 @@ fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Compa
             "student-pooled",
         ),
     };
+    let reasons = not_comparable(base, other);
     Some(Comparison {
+        comparable: reasons.is_empty(),
+        proven: d.proven && reasons.is_empty(),
+        not_comparable: reasons,
         metric: base.headline.clone(),
         baseline: cell_label(base),
         other: cell_label(other),
@@ -73,7 +77,66 @@ fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Compa
         ci_half: d.ci_half,
         difference_pct: d.difference_pct,
         ci_half_pct: d.ci_half_pct,
-        proven: d.proven,
         method: method.into(),
     })
+}
+
+/// Mean of `metric` over a cell's samples, when every sample has it.
+fn mean_of(r: &ResultEntry, metric: &str) -> Option<f64> {
+    let v: Vec<f64> = r
+        .samples
+        .iter()
+        .map(|s| s.metrics.get(metric).copied())
+        .collect::<Option<_>>()?;
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// How much of a cell's data was in the page cache before its samples.
+fn residency_band(pct: f64) -> &'static str {
+    match pct {
+        p if p < 10.0 => "uncached",
+        p if p <= 90.0 => "partly cached",
+        _ => "cached",
+    }
+}
+
+/// Why two cells cannot be compared, in words; empty when they ran under like conditions. The
+/// cells' cache states may differ on purpose (cold against warm); everything else must match.
+pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
+    let mut why = Vec::new();
+    if a.workload != b.workload || a.params != b.params || a.sweep != b.sweep {
+        why.push("different workloads or parameters".to_string());
+    }
+    let (da, db) = (mean_of(a, "direct_used"), mean_of(b, "direct_used"));
+    if da != db {
+        let show = |d: Option<f64>| match d {
+            Some(1.0) => "direct I/O".to_string(),
+            Some(0.0) | None => "buffered I/O".to_string(),
+            Some(f) => format!("direct I/O in {:.0}% of samples", f * 100.0),
+        };
+        why.push(format!(
+            "{} used {} but {} used {}",
+            a.target,
+            show(da),
+            b.target,
+            show(db)
+        ));
+    }
+    let both_direct = da == Some(1.0) && db == Some(1.0);
+    if a.cache.state == b.cache.state && a.cache.method != b.cache.method {
+        why.push(format!(
+            "cache made {} by {} vs {}",
+            a.cache.state, a.cache.method, b.cache.method
+        ));
+    }
+    if let (Some(ra), Some(rb)) = (a.cache.resident_pct, b.cache.resident_pct) {
+        let (ba, bb) = (residency_band(ra), residency_band(rb));
+        if a.cache.state == b.cache.state && !both_direct && ba != bb {
+            why.push(format!(
+                "{} started {ba} ({ra:.0}% of pages) but {} {bb} ({rb:.0}%)",
+                a.target, b.target
+            ));
+        }
+    }
+    why
 }

@@ -318,3 +318,72 @@ fn bad_input_is_one_line_and_exit_2() {
         );
     }
 }
+
+/// The encryption seed's question on one machine: is an fscrypt directory slower than a plain one
+/// of the same ext4? O_DIRECT is accepted on both, but without inline encryption hardware the
+/// kernel serves the encrypted side from the page cache. fsbench must either run both truly
+/// direct or say the two are not comparable — never a proven 55x.
+#[test]
+fn fscrypt_vs_plain_is_direct_on_both_or_not_comparable() {
+    if !root_or_skip("fscrypt_vs_plain") || !tool_or_skip("mkfs.ext4", "fscrypt_vs_plain") {
+        return;
+    }
+    let tmp = temp_dir();
+    let fs = Ext4::new(tmp.path(), &["-O", "encrypt"], true);
+    let (enc, plain) = (fs.mount.0.join("enc"), fs.mount.0.join("plain"));
+    std::fs::create_dir(&enc).expect("mkdir enc");
+    std::fs::create_dir(&plain).expect("mkdir plain");
+    if let Err(e) = set_v2_policy(&fs.mount.0, &enc) {
+        eprintln!("skipped: this kernel cannot set an fscrypt v2 policy: {e}");
+        return;
+    }
+    let json = tmp.path().join("out.json");
+    let out = fsbench()
+        .args(["run", "--cache", "both", "--runs", "3", "-q"])
+        .args(["-w", "seek-rate:size=4m,duration=200ms"])
+        .args(["-w", "latency:count=10,interval=1ms,size=1m"])
+        .arg("-t")
+        .arg(format!("plain={}", plain.display()))
+        .arg("-t")
+        .arg(format!("enc={}", enc.display()))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run fsbench");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    let direct = |label: &str| -> Vec<f64> {
+        v["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .filter(|r| r["target"] == label)
+            .flat_map(|r| r["samples"].as_array().expect("samples").clone())
+            .map(|s| s["metrics"]["direct_used"].as_f64().unwrap_or(-1.0))
+            .collect()
+    };
+    assert!(
+        direct("plain").iter().all(|&d| d == 1.0),
+        "plain side not direct"
+    );
+    let comps = v["comparisons"].as_array().expect("comparisons");
+    assert!(!comps.is_empty());
+    for c in comps {
+        let both_direct = direct("enc").iter().all(|&d| d == 1.0);
+        assert!(
+            both_direct || c["comparable"] == false,
+            "a comparison across unlike I/O was given a verdict: {c}"
+        );
+        if c["comparable"] == false {
+            assert_eq!(c["proven"], false);
+            assert!(text.contains("not comparable"), "{text}");
+        }
+    }
+}

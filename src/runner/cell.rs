@@ -102,5 +102,33 @@ pub fn take_sample(
     let mut rec = SampleRecorder::new();
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
-    Ok(metrics::to_sample(rec.finish(), resident))
+    let mut sample = metrics::to_sample(rec.finish(), resident);
+    verify_direct(&mut sample, &files, resident);
+    Ok(sample)
+}
+
+/// Percentage points by which the page cache may grow during a direct sample before the sample
+/// is judged not direct (metadata and the odd readahead page stay far below this).
+const DIRECT_LEAK_PCT: f64 = 25.0;
+
+/// A sample that claims direct I/O must leave the page cache as it found it: when the workload's
+/// files were mostly uncached before and much more cached after, the I/O went through the page
+/// cache. The sample is then recorded as not direct (`direct_used` 0), with the growth.
+fn verify_direct(
+    sample: &mut fsbench_model::Sample,
+    files: &[std::path::PathBuf],
+    before: Option<f64>,
+) {
+    if sample.metrics.get("direct_used") != Some(&1.0) {
+        return;
+    }
+    let (Some(before), Some(after)) = (before, cache::resident_pct(files)) else {
+        return;
+    };
+    if before < 50.0 && after - before > DIRECT_LEAK_PCT {
+        sample.metrics.insert("direct_used".into(), 0.0);
+        sample
+            .metrics
+            .insert("direct_cache_growth_pct".into(), after - before);
+    }
 }

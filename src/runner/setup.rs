@@ -218,6 +218,22 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
             ));
         }
     }
+    for note in p.workload.notes() {
+        if !entry.warnings.contains(&note) {
+            entry.warnings.push(note);
+        }
+    }
+    let leaked: Vec<f64> = entry
+        .samples
+        .iter()
+        .filter_map(|s| s.metrics.get("direct_cache_growth_pct").copied())
+        .collect();
+    if let Some(max) = leaked.iter().copied().reduce(f64::max) {
+        entry.warnings.push(format!(
+            "{} sample(s) asked for direct I/O but the page cache grew by up to {max:.0} points: recorded as not direct",
+            leaked.len()
+        ));
+    }
     entry.precision_reached = cell.precision_reached;
     if let Some(reached) = cell.precision_reached {
         if !reached {

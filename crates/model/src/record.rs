@@ -572,4 +572,16 @@ pub struct Comparison {
     pub proven: bool,
     /// Test used (`student-pooled`, `welch`).
     pub method: String,
+    /// False when the two cells ran under unlike conditions (direct I/O on one side only, one
+    /// side still cached, different parameters or fsbench versions): `proven` is then false and
+    /// no verdict is given.
+    #[serde(default = "yes")]
+    pub comparable: bool,
+    /// Why the cells are not comparable (empty when they are).
+    #[serde(default)]
+    pub not_comparable: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
 }

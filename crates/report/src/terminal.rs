@@ -43,7 +43,9 @@ fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     let mut t = table(opts, &head);
     for c in &record.comparisons {
         let n = |v: f64| metric_number(&c.metric, v);
-        let verdict = if c.proven {
+        let verdict = if !c.comparable {
+            format!("not comparable: {}", c.not_comparable.join("; "))
+        } else if c.proven {
             format!("proven at {}%", c.confidence)
         } else {
             format!("no difference proven at {}%", c.confidence)

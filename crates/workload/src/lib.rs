@@ -16,6 +16,7 @@ pub mod fsops;
 pub mod io;
 mod params;
 mod registry;
+pub mod residency;
 #[cfg(test)]
 mod testutil;
 pub mod tree;
@@ -94,6 +95,12 @@ pub trait Workload: Send {
     /// The parameter that makes this workload smaller (`size`, `scale`, `number`), for hints.
     fn size_knob(&self) -> &'static str {
         "size"
+    }
+
+    /// What the reader should know about how this workload runs on its target, settled in
+    /// `prepare` (e.g. why `direct=auto` uses buffered I/O there).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
     }
 
     /// The headline metric of this workload.

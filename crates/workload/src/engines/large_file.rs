@@ -54,6 +54,8 @@ struct LargeFile {
     bs: u64,
     evict: bool,
     pass: WritePass,
+    /// Why `direct=auto` uses buffered I/O on this target.
+    note: Option<String>,
 }
 
 /// Parses `N x-ram` (`2x-ram`) against `ram` bytes, or a plain size.
@@ -107,6 +109,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         bs,
         evict,
         pass,
+        note: None,
     }))
 }
 
@@ -126,7 +129,15 @@ fn mib_per_s(bytes: u64, ns: u64) -> f64 {
 
 impl Workload for LargeFile {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        self.file(ctx).map(|_| ())
+        let file = self.file(ctx)?;
+        let r = super::direct_check::resolve(&file, self.pass.direct, self.pass.bs)?;
+        self.pass.direct = r.direct;
+        self.note = r.note;
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.note.iter().cloned().collect()
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {

@@ -65,6 +65,8 @@ struct Latency {
     direct: Direct,
     seed: u64,
     offsets: Offsets,
+    /// Why `direct=auto` uses buffered I/O on this target.
+    note: Option<String>,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -88,6 +90,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         direct,
         seed,
         offsets,
+        note: None,
     }))
 }
 
@@ -113,7 +116,15 @@ impl Workload for Latency {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
         self.offsets = Offsets::new(self.seed, file.size, self.bs);
-        io::ensure_file(ctx, &file, DataPattern::Random, self.seed)
+        io::ensure_file(ctx, &file, DataPattern::Random, self.seed)?;
+        let r = super::direct_check::resolve(&file, self.direct, self.bs)?;
+        self.direct = r.direct;
+        self.note = r.note;
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.note.iter().cloned().collect()
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {

@@ -2,6 +2,7 @@
 
 pub mod command;
 pub mod common;
+pub mod direct_check;
 pub mod large_file;
 pub mod latency;
 pub mod null;

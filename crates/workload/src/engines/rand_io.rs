@@ -132,6 +132,8 @@ struct RandIo {
     pattern: DataPattern,
     seed: u64,
     offsets: Offsets,
+    /// Why `direct=auto` uses buffered I/O on this target.
+    note: Option<String>,
 }
 
 fn build_read(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -164,6 +166,7 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         pattern: DataPattern::Random,
         seed,
         offsets,
+        note: None,
     }))
 }
 
@@ -207,6 +210,7 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
         pattern,
         seed,
         offsets,
+        note: None,
     }))
 }
 
@@ -277,7 +281,15 @@ impl Workload for RandIo {
         let file = self.file(ctx)?;
         // Offsets must stay inside the file actually used (a user's file or a device may be smaller).
         self.offsets = Offsets::new(self.seed, file.size, self.bs);
-        io::ensure_file(ctx, &file, self.pattern, self.seed)
+        io::ensure_file(ctx, &file, self.pattern, self.seed)?;
+        let r = super::direct_check::resolve(&file, self.direct, self.bs)?;
+        self.direct = r.direct;
+        self.note = r.note;
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.note.iter().cloned().collect()
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {

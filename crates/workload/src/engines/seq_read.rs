@@ -2,6 +2,7 @@
 //! (dd `if=FILE of=/dev/null bs=1M`). The file is written once, unmeasured, in `prepare`.
 
 use super::common::{self, Direct};
+use super::direct_check;
 use crate::io::{self, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
@@ -56,6 +57,8 @@ struct SeqRead {
     direct: Direct,
     pattern: DataPattern,
     seed: u64,
+    /// Why `direct=auto` uses buffered I/O on this target.
+    note: Option<String>,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -75,6 +78,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         direct,
         pattern,
         seed,
+        note: None,
     }))
 }
 
@@ -87,7 +91,15 @@ impl SeqRead {
 impl Workload for SeqRead {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
-        io::ensure_file(ctx, &file, self.pattern, self.seed)
+        io::ensure_file(ctx, &file, self.pattern, self.seed)?;
+        let r = direct_check::resolve(&file, self.direct, self.bs)?;
+        self.direct = r.direct;
+        self.note = r.note;
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.note.iter().cloned().collect()
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {

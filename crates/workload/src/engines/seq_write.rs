@@ -51,6 +51,8 @@ const PARAMS: &[ParamDoc] = &[
 struct SeqWrite {
     size: u64,
     pass: WritePass,
+    /// Why `direct=auto` uses buffered I/O on this target.
+    note: Option<String>,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -72,6 +74,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             pattern,
             seed,
         },
+        note: None,
     }))
 }
 
@@ -83,7 +86,15 @@ impl SeqWrite {
 
 impl Workload for SeqWrite {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        self.file(ctx).map(|_| ())
+        let file = self.file(ctx)?;
+        let r = super::direct_check::resolve(&file, self.pass.direct, self.pass.bs)?;
+        self.pass.direct = r.direct;
+        self.note = r.note;
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.note.iter().cloned().collect()
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
