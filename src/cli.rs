@@ -49,6 +49,8 @@ pub enum Command {
         /// Show only this workload.
         name: Option<String>,
     },
+    /// List every metric fsbench records, with unit, direction and meaning.
+    Metrics,
     /// List stored runs (not yet available).
     History,
     /// Show a stored run (not yet available).

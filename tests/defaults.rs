@@ -39,10 +39,21 @@ fn registry() -> Vec<(String, Vec<String>)> {
     all
 }
 
+/// Names listed by `fsbench metrics`.
+fn catalogued_metrics() -> Vec<String> {
+    let out = fsbench().arg("metrics").output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
 #[test]
 fn every_workload_runs_with_its_defaults() {
     let all = registry();
     assert!(all.len() >= 16, "registry shrank: {all:?}");
+    let catalogue = catalogued_metrics();
     for (name, keys) in all {
         let mut params: Vec<String> = SMALL
             .iter()
@@ -62,6 +73,7 @@ fn every_workload_runs_with_its_defaults() {
             format!("{name}:{}", params.join(","))
         };
         let target = temp_dir();
+        let json = temp_dir();
         let out = fsbench()
             .args([
                 "run", "--cache", "warm", "--runs", "1", "--warmup", "0", "-q", "-w",
@@ -69,6 +81,8 @@ fn every_workload_runs_with_its_defaults() {
             .arg(&spec)
             .arg("--target")
             .arg(target.path())
+            .arg("--json")
+            .arg(json.path().join("r.json"))
             .output()
             .unwrap();
         assert!(
@@ -77,6 +91,17 @@ fn every_workload_runs_with_its_defaults() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(entries(target.path()).is_empty(), "{spec} left files");
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(json.path().join("r.json")).unwrap()).unwrap();
+        let metrics = v["results"][0]["samples"][0]["metrics"]
+            .as_object()
+            .unwrap();
+        for m in metrics.keys() {
+            assert!(
+                catalogue.contains(m),
+                "{spec}: metric {m} is not in the catalogue"
+            );
+        }
     }
 }
 

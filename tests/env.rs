@@ -387,3 +387,40 @@ fn fscrypt_vs_plain_is_direct_on_both_or_not_comparable() {
         }
     }
 }
+
+/// A loop device without direct I/O: cold reads may come from the backing file's page cache, and
+/// the run says so on its cold cells (issue 11, item 5).
+#[test]
+fn a_run_on_a_loop_device_without_direct_io_warns_its_cold_cells() {
+    if !root_or_skip("loop_run_warning") || !tool_or_skip("mkfs.ext4", "loop_run_warning") {
+        return;
+    }
+    let tmp = temp_dir();
+    let fs = Ext4::new(tmp.path(), &[], false);
+    let out = fsbench()
+        .args([
+            "run",
+            "--cache",
+            "both",
+            "--runs",
+            "1",
+            "-w",
+            "seq-read:size=1m",
+        ])
+        .arg("-t")
+        .arg(&fs.mount.0)
+        .output()
+        .expect("run fsbench");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let warned: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("--direct-io=on"))
+        .collect();
+    assert_eq!(warned.len(), 1, "exactly the cold cell is warned: {text}");
+    assert!(warned[0].contains("(cold)"), "{text}");
+}

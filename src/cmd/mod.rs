@@ -2,6 +2,7 @@
 
 pub mod clean;
 pub mod env;
+pub mod metrics;
 pub mod ministat;
 pub mod postmark;
 pub mod run;
@@ -21,6 +22,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Report { .. } => unavailable("report", 0),
         Command::Suite { .. } => unavailable("suite", 0),
         Command::Run(args) => run::run(args),
+        Command::Metrics => metrics::run(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
         Command::Env { dir, json } => env::run(&dir, json),
         Command::Clean { dir } => clean::run(&dir),

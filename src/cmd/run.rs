@@ -96,6 +96,7 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     } else {
         "failed".into()
     };
+    attach_stack_warnings(&mut sink.record);
     crate::sweeps::attach(&mut sink.record);
     crate::compare::attach(&mut sink.record, args.confidence);
     sink.save(true);
@@ -113,6 +114,30 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         return Err(CliError::run(last.clone()));
     }
     printed.map(|()| 0)
+}
+
+/// What the storage stack under each target means for its cold cells (a loop device without
+/// direct I/O, tmpfs, FUSE, a network filesystem), added to those cells' warnings.
+fn attach_stack_warnings(record: &mut RunRecord) {
+    for entry in &mut record.results {
+        if entry.cache.state != "cold" {
+            continue;
+        }
+        let Some(t) = record
+            .environment
+            .targets
+            .iter()
+            .find(|t| t.label == entry.target)
+        else {
+            continue;
+        };
+        for w in crate::envinfo::stack_warnings(t) {
+            let line = w.to_string();
+            if !entry.warnings.contains(&line) {
+                entry.warnings.push(line);
+            }
+        }
+    }
 }
 
 fn new_record(plan: &crate::plan::Plan) -> RunRecord {

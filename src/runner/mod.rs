@@ -112,6 +112,12 @@ fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> Resul
             resident_pct: None,
         },
         headline: crate::metrics::headline_name(p.workload.headline()),
+        also_shown: p
+            .workload
+            .also_shown()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         samples: Vec::new(),
         summary: Default::default(),
         precision_reached: None,

@@ -3,11 +3,12 @@
 //! [`SCHEMA_VERSION`].
 #![warn(missing_docs)]
 
+pub mod catalogue;
 mod record;
 mod units;
 
+pub use catalogue::{label_of, unit_of};
 pub use record::*;
-pub use units::unit_of;
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;

@@ -436,6 +436,9 @@ pub struct ResultEntry {
     pub cache: CacheInfo,
     /// The headline metric's name (a key of `summary`).
     pub headline: String,
+    /// Other metrics tables show beside the headline (large-file's `write_mib_s`).
+    #[serde(default)]
+    pub also_shown: Vec<String>,
     /// Measured samples in order (warm-up samples are not included).
     pub samples: Vec<Sample>,
     /// Summary per metric.

@@ -1,7 +1,7 @@
 //! Human formatting of numbers with their units: sizes in powers of 1024, durations scaled to
 //! ns/µs/ms/s, rates with k/M suffixes. One place so every report agrees.
 
-use fsbench_model::unit_of;
+use fsbench_model::catalogue::{Unit, unit_kind};
 
 /// `1.5 GiB`, `512 B`.
 pub fn bytes(n: u64) -> String {
@@ -57,13 +57,24 @@ pub fn metric_value(name: &str, v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
-    match unit_of(name).0 {
-        "ns" => duration_ns(v),
-        "MiB/s" => format!("{v:.1} MiB/s"),
-        "IOPS" => format!("{} IOPS", count(v)),
-        "/s" => format!("{}/s", count(v)),
-        "%" => format!("{v:.1}%"),
-        _ => count(v),
+    match unit_kind(name) {
+        Unit::Ns => duration_ns(v),
+        Unit::MibPerS => format!("{v:.1} MiB/s"),
+        Unit::Iops => format!("{} IOPS", count(v)),
+        Unit::PerS("/s") => format!("{}/s", count(v)),
+        Unit::PerS(what) => format!("{} {what}", count(v)),
+        Unit::Pct => format!("{v:.1}%"),
+        Unit::Bytes => bytes(v.max(0.0) as u64),
+        Unit::Flag => {
+            if v >= 1.0 {
+                "yes".into()
+            } else if v <= 0.0 {
+                "no".into()
+            } else {
+                format!("{:.0}%", v * 100.0)
+            }
+        }
+        Unit::Count => count(v),
     }
 }
 
@@ -72,10 +83,10 @@ pub fn metric_number(name: &str, v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
-    match unit_of(name).0 {
-        "ns" => duration_ns(v),
-        "MiB/s" => format!("{v:.1}"),
-        "%" => format!("{v:.1}"),
+    match unit_kind(name) {
+        Unit::Ns => duration_ns(v),
+        Unit::MibPerS | Unit::Pct => format!("{v:.1}"),
+        Unit::Bytes => bytes(v.max(0.0) as u64),
         _ => count(v),
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::format::{duration_ns, metric_number};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
-use fsbench_model::{ResultEntry, RunRecord, unit_of};
+use fsbench_model::{ResultEntry, RunRecord};
 use std::fmt::Write;
 
 /// Options of the terminal report.
@@ -169,8 +169,12 @@ fn header(r: &RunRecord, out: &mut String) {
         let what = if t.kind == "device" {
             format!("block device, {}", crate::format::bytes(t.total_bytes))
         } else {
+            let enc = match t.encryption.as_str() {
+                "" | "none" => String::new(),
+                e => format!(", encryption {e}"),
+            };
             format!(
-                "{} on {} ({}), {} free",
+                "{} on {} ({}), {} free{enc}",
                 t.fs_type,
                 t.source,
                 t.mount_options,
@@ -255,43 +259,41 @@ fn headline_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         ],
     );
     for r in results {
-        let Some(s) = r.summary.get(&r.headline) else {
-            continue;
-        };
-        let n = |v: f64| metric_number(&r.headline, v);
-        let outliers = r.samples.iter().filter(|s| s.outlier).count();
-        let count = if outliers > 0 {
-            format!("{} ({outliers} outl.)", s.n)
-        } else {
-            s.n.to_string()
-        };
-        let metric = metric_label(&r.headline);
-        t.add_row(vec![
-            Cell::new(&r.target),
-            Cell::new(workload_label(r)),
-            Cell::new(cache_label(r)),
-            Cell::new(metric),
-            right(n(s.median)),
-            right(format!("{} ± {}", n(s.mean), n(s.stddev))),
-            right(format!("{} – {}", n(s.min), n(s.max))),
-            right(count),
-        ]);
+        for name in std::iter::once(&r.headline).chain(&r.also_shown) {
+            headline_row(&mut t, r, name);
+        }
     }
     t
 }
 
-/// A short column label for a metric: its unit for the standard ones, else name and unit.
+/// One row of the headline table: cell `r`'s metric `name`.
+fn headline_row(t: &mut Table, r: &ResultEntry, name: &str) {
+    let Some(s) = r.summary.get(name) else {
+        return;
+    };
+    let n = |v: f64| metric_number(name, v);
+    let outliers = r.samples.iter().filter(|s| s.outlier).count();
+    let count = if outliers > 0 {
+        format!("{} ({outliers} outl.)", s.n)
+    } else {
+        s.n.to_string()
+    };
+    let metric = metric_label(name);
+    t.add_row(vec![
+        Cell::new(&r.target),
+        Cell::new(workload_label(r)),
+        Cell::new(cache_label(r)),
+        Cell::new(metric),
+        right(n(s.median)),
+        right(format!("{} ± {}", n(s.mean), n(s.stddev))),
+        right(format!("{} – {}", n(s.min), n(s.max))),
+        right(count),
+    ]);
+}
+
+/// A short column label for a metric, from the catalogue.
 pub fn metric_label(name: &str) -> String {
-    match name {
-        "throughput_mib_s" => "MiB/s".into(),
-        "iops" => "IOPS".into(),
-        "lat_p50_ns" => "latency p50".into(),
-        "wall_ns" => "time".into(),
-        _ => match unit_of(name).0 {
-            "" | "ns" => name.into(),
-            unit => format!("{name} ({unit})"),
-        },
-    }
+    fsbench_model::label_of(name)
 }
 
 fn mean_of(r: &ResultEntry, name: &str) -> f64 {

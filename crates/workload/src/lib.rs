@@ -103,6 +103,12 @@ pub trait Workload: Send {
         Vec::new()
     }
 
+    /// Metrics shown next to the headline in tables (large-file: its write MiB/s beside the
+    /// read MiB/s, as its seed reports both).
+    fn also_shown(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The headline metric of this workload.
     fn headline(&self) -> Headline;
 

@@ -171,6 +171,10 @@ impl Workload for LargeFile {
         self.size
     }
 
+    fn also_shown(&self) -> &'static [&'static str] {
+        &["write_mib_s"]
+    }
+
     fn headline(&self) -> Headline {
         Headline::Metric {
             name: "read_mib_s",

@@ -1,0 +1,462 @@
+//! One catalogue of every metric fsbench records: its name, unit, direction and label. The
+//! workloads, the runner and every renderer read units and labels from here instead of guessing
+//! them from name suffixes; a test checks that every workload's headline metric is listed with
+//! the unit and direction the workload declares. Metrics not listed (new ones from a workload not
+//! yet catalogued) fall back to their name's suffix (`_ns`, `_mib_s`, `_per_s`, `_pct`).
+
+use crate::Better;
+
+/// How a metric's values are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Nanoseconds (shown as ns, µs, ms, s).
+    Ns,
+    /// Mebibytes per second.
+    MibPerS,
+    /// Operations per second.
+    Iops,
+    /// A rate of things per second; the string names the things (`files/s`).
+    PerS(&'static str),
+    /// A percentage.
+    Pct,
+    /// Bytes.
+    Bytes,
+    /// A plain count.
+    Count,
+    /// 1 for yes, 0 for no (a mean gives the share of samples).
+    Flag,
+}
+
+impl Unit {
+    /// The unit's label (`ns`, `MiB/s`, `IOPS`, `files/s`, `%`, `B`, or empty).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ns => "ns",
+            Self::MibPerS => "MiB/s",
+            Self::Iops => "IOPS",
+            Self::PerS(what) => what,
+            Self::Pct => "%",
+            Self::Bytes => "B",
+            Self::Count | Self::Flag => "",
+        }
+    }
+}
+
+/// One catalogued metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricDef {
+    /// Name as stored in samples and summaries.
+    pub name: &'static str,
+    /// Unit of its values.
+    pub unit: Unit,
+    /// Which direction is better (for counts and conditions: the one that means less work).
+    pub better: Better,
+    /// Short label for table headers.
+    pub label: &'static str,
+    /// What it means, for `fsbench metrics` and docs.
+    pub help: &'static str,
+}
+
+const fn m(
+    name: &'static str,
+    unit: Unit,
+    better: Better,
+    label: &'static str,
+    help: &'static str,
+) -> MetricDef {
+    MetricDef {
+        name,
+        unit,
+        better,
+        label,
+        help,
+    }
+}
+
+use Better::{Higher as H, Lower as L};
+use Unit::*;
+
+/// Every metric fsbench records.
+pub const CATALOGUE: &[MetricDef] = &[
+    m(
+        "wall_ns",
+        Ns,
+        L,
+        "time",
+        "wall time of the sample (monotonic clock)",
+    ),
+    m(
+        "user_ns",
+        Ns,
+        L,
+        "user",
+        "user CPU of fsbench and its waited-for children",
+    ),
+    m(
+        "sys_ns",
+        Ns,
+        L,
+        "sys",
+        "system CPU of fsbench and its waited-for children",
+    ),
+    m(
+        "cpu_pct",
+        Pct,
+        L,
+        "%CPU",
+        "(user + sys) / wall of fsbench and its children",
+    ),
+    m(
+        "throughput_mib_s",
+        MibPerS,
+        H,
+        "MiB/s",
+        "bytes moved per second of wall time",
+    ),
+    m(
+        "iops",
+        Iops,
+        H,
+        "IOPS",
+        "operations per second of wall time",
+    ),
+    m(
+        "lat_p50_ns",
+        Ns,
+        L,
+        "latency p50",
+        "median per-operation latency",
+    ),
+    m(
+        "lat_mean_ns",
+        Ns,
+        L,
+        "latency mean",
+        "mean per-operation latency",
+    ),
+    m(
+        "lat_p99_ns",
+        Ns,
+        L,
+        "latency p99",
+        "99th percentile per-operation latency",
+    ),
+    m(
+        "read_mib_s",
+        MibPerS,
+        H,
+        "read MiB/s",
+        "read phase throughput (large-file)",
+    ),
+    m(
+        "write_mib_s",
+        MibPerS,
+        H,
+        "write MiB/s",
+        "write phase throughput, fdatasync included (large-file)",
+    ),
+    m(
+        "entries_per_s",
+        PerS("entries/s"),
+        H,
+        "entries/s",
+        "directory entries walked per second",
+    ),
+    m(
+        "sys_ns_per_entry",
+        Ns,
+        L,
+        "sys/entry",
+        "system CPU per directory entry walked",
+    ),
+    m(
+        "user_ns_per_entry",
+        Ns,
+        L,
+        "user/entry",
+        "user CPU per directory entry walked",
+    ),
+    m(
+        "files_per_s",
+        PerS("files/s"),
+        H,
+        "files/s",
+        "files created per second (tree-create)",
+    ),
+    m(
+        "delete_files_per_s",
+        PerS("files/s"),
+        H,
+        "deleted/s",
+        "files deleted per second (tree-create)",
+    ),
+    m(
+        "transactions_per_s",
+        PerS("tx/s"),
+        H,
+        "tx/s",
+        "postmark transactions per second",
+    ),
+    m(
+        "command_ns",
+        Ns,
+        L,
+        "command time",
+        "wall time of the command, shell start-up subtracted",
+    ),
+    m(
+        "shell_overhead_ns",
+        Ns,
+        L,
+        "shell start-up",
+        "median wall time of an empty `sh -c`",
+    ),
+    m(
+        "resident_pct",
+        Pct,
+        L,
+        "cached before",
+        "share of the workload's file pages in the page cache before the sample",
+    ),
+    m(
+        "direct_used",
+        Flag,
+        H,
+        "direct I/O",
+        "1 when the sample used verified direct I/O",
+    ),
+    m(
+        "direct_cache_growth_pct",
+        Pct,
+        L,
+        "cache growth",
+        "page-cache growth during a sample that asked for direct I/O",
+    ),
+    m(
+        "bytes_read",
+        Bytes,
+        H,
+        "bytes read",
+        "bytes read (postmark)",
+    ),
+    m(
+        "bytes_written",
+        Bytes,
+        H,
+        "bytes written",
+        "bytes written (postmark)",
+    ),
+    m("entries", Count, H, "entries", "directory entries seen"),
+    m("dirs", Count, H, "dirs", "directories seen or made"),
+    m(
+        "dirs_read",
+        Count,
+        H,
+        "dirs read",
+        "directories read for untracked files (status-scan)",
+    ),
+    m(
+        "errors",
+        Count,
+        L,
+        "errors",
+        "entries that could not be read",
+    ),
+    m("files", Count, H, "files", "files made or seen"),
+    m(
+        "files_appended",
+        Count,
+        H,
+        "appended",
+        "files appended to (postmark)",
+    ),
+    m(
+        "files_checked",
+        Count,
+        H,
+        "checked",
+        "tracked files lstat'ed (status-scan)",
+    ),
+    m(
+        "files_created",
+        Count,
+        H,
+        "created",
+        "files created (postmark)",
+    ),
+    m(
+        "files_deleted",
+        Count,
+        H,
+        "deleted",
+        "files deleted (postmark)",
+    ),
+    m("files_read", Count, H, "read", "files read (postmark)"),
+    m(
+        "deleted_alone",
+        Count,
+        H,
+        "deleted alone",
+        "files deleted during transactions (postmark)",
+    ),
+    m(
+        "modified",
+        Count,
+        L,
+        "modified",
+        "tracked files found modified (status-scan)",
+    ),
+    m(
+        "untracked",
+        Count,
+        L,
+        "untracked",
+        "untracked files found (status-scan)",
+    ),
+    m(
+        "dirty",
+        Count,
+        L,
+        "dirty",
+        "outputs found out of date (null-build)",
+    ),
+    m(
+        "edges",
+        Count,
+        H,
+        "edges",
+        "build graph edges checked (null-build)",
+    ),
+    m(
+        "nodes",
+        Count,
+        H,
+        "nodes",
+        "build graph nodes stat'ed (null-build)",
+    ),
+    m(
+        "out_of_files",
+        Flag,
+        L,
+        "out of files",
+        "1 when postmark ran out of files",
+    ),
+    m("walks", Count, H, "walks", "walks done (walk)"),
+    m(
+        "create_ops",
+        Count,
+        H,
+        "creates",
+        "postmark create operations",
+    ),
+    m("read_ops", Count, H, "reads", "postmark read operations"),
+    m(
+        "append_ops",
+        Count,
+        H,
+        "appends",
+        "postmark append operations",
+    ),
+    m(
+        "delete_ops",
+        Count,
+        H,
+        "deletes",
+        "postmark delete operations",
+    ),
+    m(
+        "create_mean_ns",
+        Ns,
+        L,
+        "create mean",
+        "mean time of a postmark create",
+    ),
+    m(
+        "read_mean_ns",
+        Ns,
+        L,
+        "read mean",
+        "mean time of a postmark read",
+    ),
+    m(
+        "append_mean_ns",
+        Ns,
+        L,
+        "append mean",
+        "mean time of a postmark append",
+    ),
+    m(
+        "delete_mean_ns",
+        Ns,
+        L,
+        "delete mean",
+        "mean time of a postmark delete",
+    ),
+    m("workers", Count, H, "workers", "workers used (walk)"),
+];
+
+/// The catalogue entry of `name`, if it is listed.
+pub fn lookup(name: &str) -> Option<&'static MetricDef> {
+    CATALOGUE.iter().find(|d| d.name == name)
+}
+
+/// Unit and direction of `name`: from the catalogue, else from its suffix.
+pub fn unit_of(name: &str) -> (&'static str, Better) {
+    match lookup(name) {
+        Some(d) => (d.unit.label(), d.better),
+        None => crate::units::by_suffix(name),
+    }
+}
+
+/// Unit of `name`: from the catalogue, else from its suffix.
+pub fn unit_kind(name: &str) -> Unit {
+    if let Some(d) = lookup(name) {
+        return d.unit;
+    }
+    match crate::units::by_suffix(name).0 {
+        "ns" => Unit::Ns,
+        "MiB/s" => Unit::MibPerS,
+        "IOPS" => Unit::Iops,
+        "/s" => Unit::PerS("/s"),
+        "%" => Unit::Pct,
+        _ => Unit::Count,
+    }
+}
+
+/// The column label of `name`: the catalogue's, else the name with its unit.
+pub fn label_of(name: &str) -> String {
+    match lookup(name) {
+        Some(d) => d.label.to_string(),
+        None => match crate::units::by_suffix(name).0 {
+            "" | "ns" => name.to_string(),
+            unit => format!("{name} ({unit})"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_labelled() {
+        for (i, d) in CATALOGUE.iter().enumerate() {
+            assert!(!d.label.is_empty() && !d.help.is_empty(), "{}", d.name);
+            assert!(
+                CATALOGUE[i + 1..].iter().all(|o| o.name != d.name),
+                "duplicate {}",
+                d.name
+            );
+        }
+    }
+
+    #[test]
+    fn catalogue_wins_over_suffixes() {
+        assert_eq!(unit_of("files_per_s"), ("files/s", Better::Higher));
+        assert_eq!(unit_of("resident_pct"), ("%", Better::Lower));
+        assert_eq!(unit_of("direct_used"), ("", Better::Higher));
+        assert_eq!(unit_of("something_ns"), ("ns", Better::Lower));
+        assert_eq!(label_of("iops"), "IOPS");
+        assert_eq!(label_of("new_thing_mib_s"), "new_thing_mib_s (MiB/s)");
+    }
+}
