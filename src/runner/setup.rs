@@ -76,6 +76,7 @@ pub fn prepare_all(
             workload,
             ctx,
             error: None,
+            daemon_pids: super::daemons::lookup(&t.path, &w.params),
         };
         if let Err(e) = prepare_one(&mut p) {
             p.error = Some(explain_failure(&e, w.info.name, &t.label, &t.path));

@@ -263,7 +263,10 @@ mod tests {
         let b = snap(13, 27, vec![(1, 6, 9), (3, 50, 50)]);
         let d = b.since(&a, 100);
         let m = d.machine.unwrap();
-        assert_eq!((m.user_ns, m.sys_ns, m.idle_ns), (30_000_000, 70_000_000, 0));
+        assert_eq!(
+            (m.user_ns, m.sys_ns, m.idle_ns),
+            (30_000_000, 70_000_000, 0)
+        );
         assert_eq!(
             d.processes,
             Some(CpuTimes {
@@ -281,6 +284,10 @@ mod tests {
     fn ticks_convert_at_any_rate() {
         assert_eq!(ticks_to_ns(3, 100), 30_000_000);
         assert_eq!(ticks_to_ns(1, 1000), 1_000_000);
-        assert_eq!(ticks_to_ns(5, 0), 5_000_000_000, "a zero rate is taken as 1/s");
+        assert_eq!(
+            ticks_to_ns(5, 0),
+            5_000_000_000,
+            "a zero rate is taken as 1/s"
+        );
     }
 }
