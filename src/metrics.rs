@@ -110,13 +110,9 @@ fn cpu_parts(cpu: &CpuDelta) -> (Option<MachineCpu>, Option<CpuPair>, Option<Pro
     (machine, daemon, process)
 }
 
-/// Least CPU time an interval must hold before its clock-tick counts (10 ms each, ±1 per CPU)
-/// are turned into percentages: below it a share would be off by more than about 10 points, so
-/// only the raw ns are kept.
-pub const MIN_TICKED_NS: u64 = 200_000_000;
-
 /// Machine parts in percent of the capacity `wall × CPUs`, the daemon's CPU in percent of one
-/// CPU (each only when the interval holds [`MIN_TICKED_NS`]), and fsbench's own counts.
+/// CPU, and fsbench's own counts. The parts are clock-tick samples (10 ms, about ±1 per CPU per
+/// sample): a short sample's share is coarse, but unbiased, so the mean over samples holds.
 fn cpu_metrics(
     m: &mut BTreeMap<String, f64>,
     wall_ns: u64,
@@ -125,8 +121,7 @@ fn cpu_metrics(
     process: Option<ProcessCounts>,
 ) {
     let wall = wall_ns as f64;
-    let ticked = |cpus: u32| wall_ns.saturating_mul(u64::from(cpus)) >= MIN_TICKED_NS;
-    if let Some(c) = machine.filter(|c| c.cpus > 0 && ticked(c.cpus)) {
+    if let Some(c) = machine.filter(|c| c.cpus > 0 && wall_ns > 0) {
         let pct = |ns: u64| ns as f64 / (wall * f64::from(c.cpus)) * 100.0;
         m.insert("machine_user_pct".into(), pct(c.user_ns));
         m.insert("machine_sys_pct".into(), pct(c.sys_ns));
@@ -142,7 +137,7 @@ fn cpu_metrics(
     if let Some(d) = daemon {
         m.insert("daemon_user_ns".into(), d.user_ns as f64);
         m.insert("daemon_sys_ns".into(), d.sys_ns as f64);
-        if ticked(1) {
+        if wall_ns > 0 {
             let pct = (d.user_ns + d.sys_ns) as f64 / wall * 100.0;
             m.insert("daemon_cpu_pct".into(), pct);
         }
@@ -251,8 +246,8 @@ mod tests {
     }
 
     #[test]
-    fn short_samples_keep_ns_but_no_shares() {
-        let s = to_sample(data(50_000_000), None, &delta());
+    fn a_zero_wall_time_gives_counts_but_no_shares() {
+        let s = to_sample(data(0), None, &delta());
         assert!(!s.metrics.contains_key("machine_sys_pct"));
         assert!(!s.metrics.contains_key("daemon_cpu_pct"));
         assert!(s.metrics.contains_key("daemon_user_ns"));

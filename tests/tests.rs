@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod cpu;
 mod env;
 mod hardening;
 mod ministat;

@@ -326,6 +326,22 @@ fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f
     v[v.len() / 2]
 }
 
+/// Below this much CPU capacity (wall × CPUs, summed over a cell's samples) the machine's
+/// shares rest on under 20 clock ticks of 10 ms: shown with `~`.
+const COARSE_CAPACITY_NS: u64 = 200_000_000;
+
+fn coarse_machine_shares(r: &ResultEntry) -> bool {
+    let capacity: u64 = r
+        .samples
+        .iter()
+        .filter_map(|s| {
+            s.machine
+                .map(|m| s.wall_ns.saturating_mul(u64::from(m.cpus)))
+        })
+        .fold(0, u64::saturating_add);
+    capacity > 0 && capacity < COARSE_CAPACITY_NS
+}
+
 fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
     let head = [
         "target",
@@ -343,7 +359,12 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
     ];
     let mut t = table(opts, &head);
     for r in results.iter().filter(|r| !r.samples.is_empty()) {
-        let machine_sys = r.summary.get("machine_sys_pct").map(|s| s.mean);
+        let machine_sys = pct_or_dash(r.summary.get("machine_sys_pct").map(|s| s.mean));
+        let machine_sys = if coarse_machine_shares(r) {
+            format!("~{machine_sys}")
+        } else {
+            machine_sys
+        };
         t.add_row(vec![
             Cell::new(&r.target),
             Cell::new(workload_label(r)),
@@ -352,7 +373,7 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
             right(duration_ns(mean_of(r, "user_ns"))),
             right(duration_ns(mean_of(r, "sys_ns"))),
             right(format!("{:.0}%", mean_of(r, "cpu_pct"))),
-            right(pct_or_dash(machine_sys)),
+            right(machine_sys),
             right(duration_ns(median_latency(r, |l| l.p50_ns as f64))),
             right(duration_ns(median_latency(r, |l| l.p99_ns as f64))),
             right(duration_ns(median_latency(r, |l| l.p999_ns as f64))),
