@@ -1,8 +1,11 @@
 //! From a recorder's raw sample data to a stored `Sample` with derived metrics (throughput, IOPS,
-//! %CPU, latency percentiles), and the name of each workload's headline metric.
+//! %CPU, latency percentiles, the machine's and a FUSE daemon's CPU), and the name of each
+//! workload's headline metric.
 
-use fsbench_measure::SampleData;
-use fsbench_model::{LatencySummary, MetricSummary, Sample, unit_of};
+use fsbench_measure::{CpuDelta, SampleData};
+use fsbench_model::{
+    CpuPair, LatencySummary, MachineCpu, MetricSummary, ProcessCounts, Sample, unit_of,
+};
 use fsbench_workload::Headline;
 use std::collections::BTreeMap;
 
@@ -17,8 +20,9 @@ pub fn headline_name(headline: Headline) -> String {
     }
 }
 
-/// Builds the stored sample, deriving rates from wall time.
-pub fn to_sample(d: SampleData, resident_pct: Option<f64>) -> Sample {
+/// Builds the stored sample, deriving rates from wall time; `cpu` is what the machine, the FUSE
+/// daemon and fsbench's own counters did around the run.
+pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sample {
     let secs = d.wall_ns as f64 / 1e9;
     let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
     let mut m = BTreeMap::new();
@@ -63,6 +67,8 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>) -> Sample {
     if let Some(r) = resident_pct {
         m.insert("resident_pct".into(), r);
     }
+    let (machine, daemon, process) = cpu_parts(cpu);
+    cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
     Sample {
         wall_ns: d.wall_ns,
         user_ns: d.user_ns,
@@ -74,6 +80,72 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>) -> Sample {
         phases: d.phases.into_iter().collect(),
         resident_pct,
         outlier: false,
+        machine,
+        daemon,
+        process,
+    }
+}
+
+/// The model's view of a snapshot difference.
+fn cpu_parts(cpu: &CpuDelta) -> (Option<MachineCpu>, Option<CpuPair>, Option<ProcessCounts>) {
+    let machine = cpu.machine.map(|c| MachineCpu {
+        cpus: c.cpus,
+        user_ns: c.user_ns,
+        sys_ns: c.sys_ns,
+        iowait_ns: c.iowait_ns,
+        irq_ns: c.irq_ns,
+        idle_ns: c.idle_ns,
+        steal_ns: c.steal_ns,
+        context_switches: c.context_switches,
+    });
+    let daemon = cpu.processes.map(|p| CpuPair {
+        user_ns: p.user_ns,
+        sys_ns: p.sys_ns,
+    });
+    let process = Some(ProcessCounts {
+        major_faults: cpu.own.major_faults,
+        voluntary_switches: cpu.own.voluntary_switches,
+        involuntary_switches: cpu.own.involuntary_switches,
+    });
+    (machine, daemon, process)
+}
+
+/// Machine parts in percent of the capacity `wall × CPUs`, the daemon's CPU in percent of one
+/// CPU, and fsbench's own counts. The parts are clock-tick samples (10 ms, about ±1 per CPU per
+/// sample): a short sample's share is coarse, but unbiased, so the mean over samples holds.
+fn cpu_metrics(
+    m: &mut BTreeMap<String, f64>,
+    wall_ns: u64,
+    machine: Option<MachineCpu>,
+    daemon: Option<CpuPair>,
+    process: Option<ProcessCounts>,
+) {
+    let wall = wall_ns as f64;
+    if let Some(c) = machine.filter(|c| c.cpus > 0 && wall_ns > 0) {
+        let pct = |ns: u64| ns as f64 / (wall * f64::from(c.cpus)) * 100.0;
+        m.insert("machine_user_pct".into(), pct(c.user_ns));
+        m.insert("machine_sys_pct".into(), pct(c.sys_ns));
+        m.insert("machine_iowait_pct".into(), pct(c.iowait_ns));
+        m.insert("machine_irq_pct".into(), pct(c.irq_ns));
+        m.insert("machine_idle_pct".into(), pct(c.idle_ns));
+        m.insert("machine_steal_pct".into(), pct(c.steal_ns));
+    }
+    if let Some(c) = machine.filter(|_| wall_ns > 0) {
+        let ctxt = c.context_switches as f64 / (wall / 1e9);
+        m.insert("machine_context_switches_per_s".into(), ctxt);
+    }
+    if let Some(d) = daemon {
+        m.insert("daemon_user_ns".into(), d.user_ns as f64);
+        m.insert("daemon_sys_ns".into(), d.sys_ns as f64);
+        if wall_ns > 0 {
+            let pct = (d.user_ns + d.sys_ns) as f64 / wall * 100.0;
+            m.insert("daemon_cpu_pct".into(), pct);
+        }
+    }
+    if let Some(p) = process {
+        m.insert("major_faults".into(), p.major_faults as f64);
+        m.insert("voluntary_switches".into(), p.voluntary_switches as f64);
+        m.insert("involuntary_switches".into(), p.involuntary_switches as f64);
     }
 }
 
@@ -110,4 +182,91 @@ pub fn summarize(samples: &[Sample]) -> BTreeMap<String, MetricSummary> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fsbench_measure::{CpuTimes, MachineCpuNs, ProcessCounters};
+
+    fn data(wall_ns: u64) -> SampleData {
+        SampleData {
+            wall_ns,
+            user_ns: wall_ns / 4,
+            sys_ns: wall_ns / 2,
+            ops: 0,
+            bytes: 0,
+            latency: None,
+            phases: Vec::new(),
+            metrics: Vec::new(),
+        }
+    }
+
+    /// One second on 2 CPUs: 2 s of capacity split into parts.
+    fn delta() -> CpuDelta {
+        CpuDelta {
+            machine: Some(MachineCpuNs {
+                user_ns: 500_000_000,
+                sys_ns: 1_000_000_000,
+                idle_ns: 300_000_000,
+                iowait_ns: 100_000_000,
+                irq_ns: 60_000_000,
+                steal_ns: 40_000_000,
+                context_switches: 5000,
+                cpus: 2,
+            }),
+            processes: Some(CpuTimes {
+                user_ns: 300_000_000,
+                sys_ns: 600_000_000,
+            }),
+            own: ProcessCounters {
+                major_faults: 3,
+                voluntary_switches: 7,
+                involuntary_switches: 1,
+            },
+        }
+    }
+
+    #[test]
+    fn machine_parts_are_shares_of_wall_times_cpus() {
+        let s = to_sample(data(1_000_000_000), None, &delta());
+        let m = &s.metrics;
+        assert_eq!(m["machine_sys_pct"], 50.0);
+        assert_eq!(m["machine_user_pct"], 25.0);
+        assert_eq!(m["machine_iowait_pct"], 5.0);
+        let parts = ["user", "sys", "iowait", "irq", "idle", "steal"];
+        let sum: f64 = parts.iter().map(|p| m[&format!("machine_{p}_pct")]).sum();
+        assert!((sum - 100.0).abs() < 1e-9, "{sum}");
+        assert_eq!(m["machine_context_switches_per_s"], 5000.0);
+        assert_eq!(m["daemon_cpu_pct"], 90.0, "of one CPU");
+        assert_eq!(m["daemon_sys_ns"], 6e8);
+        assert_eq!(m["major_faults"], 3.0);
+        assert_eq!(s.machine.map(|c| c.cpus), Some(2));
+        assert_eq!(s.daemon.map(|d| d.user_ns), Some(300_000_000));
+    }
+
+    #[test]
+    fn a_zero_wall_time_gives_counts_but_no_shares() {
+        let s = to_sample(data(0), None, &delta());
+        assert!(!s.metrics.contains_key("machine_sys_pct"));
+        assert!(!s.metrics.contains_key("daemon_cpu_pct"));
+        assert!(s.metrics.contains_key("daemon_user_ns"));
+        assert_eq!(s.machine.map(|c| c.sys_ns), Some(1_000_000_000));
+    }
+
+    #[test]
+    fn no_daemon_and_no_proc_stat_mean_no_fields() {
+        let s = to_sample(data(1_000_000_000), None, &CpuDelta::default());
+        assert!(s.machine.is_none() && s.daemon.is_none());
+        assert!(
+            !s.metrics
+                .keys()
+                .any(|k| k.starts_with("machine_") || k.starts_with("daemon_"))
+        );
+        let old: Sample = serde_json::from_value(serde_json::json!({
+            "wall_ns": 1, "user_ns": 0, "sys_ns": 0, "ops": 0, "bytes": 0, "metrics": {}
+        }))
+        .expect("a sample written before these fields reads");
+        assert!(old.machine.is_none() && old.daemon.is_none() && old.process.is_none());
+    }
 }

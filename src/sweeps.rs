@@ -1,5 +1,6 @@
 //! After a run: find workloads swept over `workers` and attach their scaling analysis (speedup,
-//! efficiency, sys time per entry, verdict) to the record.
+//! efficiency, sys time per entry, the machine's kernel share, a FUSE daemon's CPU, verdict) to
+//! the record.
 
 use fsbench_model::{ResultEntry, RunRecord, Scaling, ScalingRow};
 use fsbench_report::scaling::{Point, Verdict, analyse};
@@ -53,6 +54,8 @@ pub fn attach(record: &mut RunRecord) {
                         wall_ns: p.wall_ns,
                         user_ns: p.user_ns,
                         sys_ns: p.sys_ns,
+                        machine_sys_pct: r.machine_sys_pct,
+                        daemon_cpu_pct: r.daemon_cpu_pct,
                     }
                 })
                 .collect(),
@@ -60,6 +63,7 @@ pub fn attach(record: &mut RunRecord) {
                 Verdict::Scales { .. } => "scales",
                 Verdict::Saturates { .. } => "saturates",
                 Verdict::LockContention { .. } => "lock-contention",
+                Verdict::DaemonBound { .. } => "daemon-bound",
             }
             .into(),
             explanation: verdict.to_string(),
@@ -76,5 +80,7 @@ fn point(r: &ResultEntry) -> Option<Point> {
         wall_ns: mean("wall_ns")?,
         user_ns: mean("user_ns")?,
         sys_ns: mean("sys_ns")?,
+        machine_sys_pct: mean("machine_sys_pct"),
+        daemon_cpu_pct: mean("daemon_cpu_pct"),
     })
 }

@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod cpu;
 mod defaults;
 mod env;
 mod hardening;

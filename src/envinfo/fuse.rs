@@ -15,7 +15,6 @@ pub fn is_fuse(fs_type: &str) -> bool {
 
 /// Pids of the processes serving the FUSE mount at `mount_point` (canonical); empty when it is
 /// not a FUSE mount or no daemon is visible (another pid namespace, no permission).
-#[allow(dead_code)] // API for the runner (the daemon's CPU time around each sample)
 pub fn fuse_daemon_pids(mount_point: &Path) -> Vec<i32> {
     let all = mounts();
     let Some(m) = all

@@ -4,7 +4,7 @@
 use crate::cache::{self, ColdMethod};
 use crate::metrics;
 use crate::plan::{CacheState, Runs};
-use fsbench_measure::SampleRecorder;
+use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
 use fsbench_model::Sample;
 use fsbench_workload::{Context, Workload, WorkloadError};
 
@@ -18,6 +18,8 @@ pub struct Prepared {
     pub ctx: Context,
     /// Set when set-up or a sample failed; the cells of this target stop.
     pub error: Option<String>,
+    /// FUSE daemons serving the target or the walked tree, whose CPU each sample records.
+    pub daemon_pids: Vec<i32>,
 }
 
 /// Sampling state of one cell.
@@ -100,9 +102,12 @@ pub fn take_sample(
     }
     let resident = cache::resident_pct(&files);
     let mut rec = SampleRecorder::new();
+    let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
-    let mut sample = metrics::to_sample(rec.finish(), resident);
+    let data = rec.finish();
+    let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
+    let mut sample = metrics::to_sample(data, resident, &cpu);
     verify_direct(&mut sample, &files, resident);
     Ok(sample)
 }

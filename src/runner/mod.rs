@@ -3,6 +3,7 @@
 //! handed to a sink as they arrive, so the JSON file is rewritten after every sample.
 
 mod cell;
+mod daemons;
 mod setup;
 
 use crate::error::{CliError, CliResult};

@@ -76,6 +76,7 @@ pub fn prepare_all(
             workload,
             ctx,
             error: None,
+            daemon_pids: super::daemons::lookup(&t.path, &w.params),
         };
         if let Err(e) = prepare_one(&mut p) {
             let knob = p.workload.size_knob();

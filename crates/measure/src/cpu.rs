@@ -1,4 +1,5 @@
-//! User and system CPU time from `getrusage`, for this process and its waited-for children.
+//! User and system CPU time, major faults and context switches from `getrusage`, for this
+//! process and its waited-for children.
 
 /// User and system CPU time in nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,16 +43,57 @@ impl CpuTimes {
     }
 }
 
-fn rusage(who: libc::c_int) -> CpuTimes {
+/// fsbench's own page faults and context switches (counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProcessCounters {
+    /// Major page faults (a page had to be read from storage).
+    pub major_faults: u64,
+    /// Voluntary context switches (the process waited: I/O, a lock, a sleep).
+    pub voluntary_switches: u64,
+    /// Involuntary context switches (preempted: another task needed the CPU).
+    pub involuntary_switches: u64,
+}
+
+impl ProcessCounters {
+    /// This process plus its waited-for children, so far.
+    pub fn self_and_children() -> Self {
+        let (a, b) = (raw(libc::RUSAGE_SELF), raw(libc::RUSAGE_CHILDREN));
+        let n = |x: libc::c_long| u64::try_from(x).unwrap_or(0);
+        Self {
+            major_faults: n(a.ru_majflt) + n(b.ru_majflt),
+            voluntary_switches: n(a.ru_nvcsw) + n(b.ru_nvcsw),
+            involuntary_switches: n(a.ru_nivcsw) + n(b.ru_nivcsw),
+        }
+    }
+
+    /// Component-wise difference `self - earlier`, saturating at 0.
+    pub fn since(self, earlier: Self) -> Self {
+        Self {
+            major_faults: self.major_faults.saturating_sub(earlier.major_faults),
+            voluntary_switches: self
+                .voluntary_switches
+                .saturating_sub(earlier.voluntary_switches),
+            involuntary_switches: self
+                .involuntary_switches
+                .saturating_sub(earlier.involuntary_switches),
+        }
+    }
+}
+
+fn raw(who: libc::c_int) -> libc::rusage {
     // rustix does not expose getrusage(RUSAGE_CHILDREN); libc is the thin, exact binding.
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `ru` is a valid, writable rusage; getrusage only writes into it and cannot fail
     // for RUSAGE_SELF / RUSAGE_CHILDREN.
     #[allow(unsafe_code)]
-    let ru = unsafe {
+    unsafe {
         libc::getrusage(who, ru.as_mut_ptr());
         ru.assume_init()
-    };
+    }
+}
+
+fn rusage(who: libc::c_int) -> CpuTimes {
+    let ru = raw(who);
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
     CpuTimes {
         user_ns: ns(ru.ru_utime),
@@ -74,6 +116,16 @@ mod tests {
         std::hint::black_box(x);
         let used = CpuTimes::process().since(before);
         assert!(used.user_ns > 0, "{used:?}");
+    }
+
+    #[test]
+    fn own_counters_never_go_backwards() {
+        let a = ProcessCounters::self_and_children();
+        let _ = std::fs::read_to_string("/proc/self/stat");
+        let b = ProcessCounters::self_and_children();
+        let d = b.since(a);
+        assert!(b.voluntary_switches >= a.voluntary_switches, "{a:?} {b:?}");
+        assert_eq!(a.since(b).major_faults, 0, "{d:?}");
     }
 
     #[test]

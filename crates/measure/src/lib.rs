@@ -4,10 +4,15 @@
 
 mod clock;
 mod cpu;
+mod machine;
 mod overhead;
 mod recorder;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};
-pub use cpu::CpuTimes;
+pub use cpu::{CpuTimes, ProcessCounters};
+pub use machine::{
+    CpuDelta, CpuSnapshot, MachineCpuNs, MachineTicks, clock_ticks_per_s, parse_pid_stat,
+    parse_proc_stat,
+};
 pub use overhead::{Overhead, measure_overhead};
 pub use recorder::{LatencyStats, Recorder, SampleData, SampleRecorder};

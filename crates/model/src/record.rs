@@ -35,7 +35,8 @@ pub struct Scaling {
     pub cache: String,
     /// One row per worker count.
     pub rows: Vec<ScalingRow>,
-    /// `scales`, `saturates` or `lock-contention`.
+    /// `scales`, `saturates`, `lock-contention` (in the kernel) or `daemon-bound` (a FUSE daemon
+    /// serialises the work).
     pub verdict: String,
     /// The verdict in words, with the numbers that led to it.
     pub explanation: String,
@@ -60,6 +61,13 @@ pub struct ScalingRow {
     pub user_ns: f64,
     /// System CPU, ns.
     pub sys_ns: f64,
+    /// Machine-wide kernel time in percent of the machine's CPU capacity (wall × CPUs); `None`
+    /// when not measured.
+    #[serde(default)]
+    pub machine_sys_pct: Option<f64>,
+    /// CPU of the FUSE daemon (user + sys) in percent of one CPU; `None` without a daemon.
+    #[serde(default)]
+    pub daemon_cpu_pct: Option<f64>,
 }
 
 /// Identity and outcome of a run.
@@ -494,6 +502,61 @@ pub struct Sample {
     /// more samples); never dropped.
     #[serde(default)]
     pub outlier: bool,
+    /// CPU time of the whole machine over the sample (`/proc/stat`); `None` when unreadable or
+    /// in records written before it existed.
+    #[serde(default)]
+    pub machine: Option<MachineCpu>,
+    /// CPU time of the FUSE daemon serving the target (or the walked tree) over the sample,
+    /// summed over its processes and their threads; `None` when there is no daemon.
+    #[serde(default)]
+    pub daemon: Option<CpuPair>,
+    /// fsbench's own page faults and context switches (itself and its waited-for children).
+    #[serde(default)]
+    pub process: Option<ProcessCounts>,
+}
+
+/// Machine-wide CPU time over one sample, summed over all online CPUs, ns. Read from the
+/// aggregate `cpu` line of `/proc/stat` right before and right after the measured run, so each
+/// part is a multiple of one clock tick (10 ms) and known to about ±1 tick per CPU. The parts
+/// add up to the interval's CPU capacity, about `wall_ns × cpus`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct MachineCpu {
+    /// Online CPUs.
+    pub cpus: u32,
+    /// User mode, `user` + `nice`, ns.
+    pub user_ns: u64,
+    /// Kernel mode (`system`), ns.
+    pub sys_ns: u64,
+    /// Idle with I/O outstanding (`iowait`), ns.
+    pub iowait_ns: u64,
+    /// Interrupts (`irq` + `softirq`), ns.
+    pub irq_ns: u64,
+    /// Idle, ns.
+    pub idle_ns: u64,
+    /// Taken by the hypervisor (`steal`), ns.
+    pub steal_ns: u64,
+    /// Context switches on all CPUs (`ctxt`).
+    pub context_switches: u64,
+}
+
+/// User and system CPU time of a process (all its threads), ns.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct CpuPair {
+    /// User mode, ns.
+    pub user_ns: u64,
+    /// Kernel mode, ns.
+    pub sys_ns: u64,
+}
+
+/// fsbench's own counters over one sample (`getrusage`, itself plus waited-for children).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct ProcessCounts {
+    /// Major page faults (pages read from storage).
+    pub major_faults: u64,
+    /// Voluntary context switches (waits for I/O or locks).
+    pub voluntary_switches: u64,
+    /// Involuntary context switches (preemptions).
+    pub involuntary_switches: u64,
 }
 
 /// Per-operation latency summary, ns.

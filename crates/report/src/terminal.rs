@@ -125,8 +125,16 @@ pub fn label_of(r: &ResultEntry) -> String {
     format!("{}/{}{}/{}", r.target, r.workload, sweep, r.cache.state)
 }
 
+/// `12%`, or `-` when not measured.
+fn pct_or_dash(v: Option<f64>) -> String {
+    v.filter(|p| p.is_finite())
+        .map(|p| format!("{p:.0}%"))
+        .unwrap_or_else(|| "-".into())
+}
+
 fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {
-    let head = [
+    let daemon = s.rows.iter().any(|r| r.daemon_cpu_pct.is_some());
+    let mut head = vec![
         "J",
         "entries/s",
         "speedup",
@@ -135,10 +143,14 @@ fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {
         "user",
         "sys",
         "sys/entry",
+        "machine sys",
     ];
+    if daemon {
+        head.push("daemon CPU");
+    }
     let mut t = table(opts, &head);
     for r in &s.rows {
-        t.add_row(vec![
+        let mut row = vec![
             right(r.workers.to_string()),
             right(crate::format::count(r.rate)),
             right(format!("{:.2}x", r.speedup)),
@@ -147,7 +159,12 @@ fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {
             right(duration_ns(r.user_ns)),
             right(duration_ns(r.sys_ns)),
             right(duration_ns(r.sys_ns_per_entry)),
-        ]);
+            right(pct_or_dash(r.machine_sys_pct)),
+        ];
+        if daemon {
+            row.push(right(pct_or_dash(r.daemon_cpu_pct)));
+        }
+        t.add_row(row);
     }
     t
 }
@@ -313,13 +330,45 @@ fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f
     v[v.len() / 2]
 }
 
+/// Below this much CPU capacity (wall × CPUs, summed over a cell's samples) the machine's
+/// shares rest on under 20 clock ticks of 10 ms: shown with `~`.
+const COARSE_CAPACITY_NS: u64 = 200_000_000;
+
+fn coarse_machine_shares(r: &ResultEntry) -> bool {
+    let capacity: u64 = r
+        .samples
+        .iter()
+        .filter_map(|s| {
+            s.machine
+                .map(|m| s.wall_ns.saturating_mul(u64::from(m.cpus)))
+        })
+        .fold(0, u64::saturating_add);
+    capacity > 0 && capacity < COARSE_CAPACITY_NS
+}
+
 fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
     let head = [
-        "target", "workload", "cache", "real", "user", "sys", "%CPU", "lat p50", "p99", "p99.9",
+        "target",
+        "workload",
+        "cache",
+        "real",
+        "user",
+        "sys",
+        "%CPU",
+        "machine sys",
+        "lat p50",
+        "p99",
+        "p99.9",
         "max",
     ];
     let mut t = table(opts, &head);
     for r in results.iter().filter(|r| !r.samples.is_empty()) {
+        let machine_sys = pct_or_dash(r.summary.get("machine_sys_pct").map(|s| s.mean));
+        let machine_sys = if coarse_machine_shares(r) {
+            format!("~{machine_sys}")
+        } else {
+            machine_sys
+        };
         t.add_row(vec![
             Cell::new(&r.target),
             Cell::new(workload_label(r)),
@@ -328,6 +377,7 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
             right(duration_ns(mean_of(r, "user_ns"))),
             right(duration_ns(mean_of(r, "sys_ns"))),
             right(format!("{:.0}%", mean_of(r, "cpu_pct"))),
+            right(machine_sys),
             right(duration_ns(median_latency(r, |l| l.p50_ns as f64))),
             right(duration_ns(median_latency(r, |l| l.p99_ns as f64))),
             right(duration_ns(median_latency(r, |l| l.p999_ns as f64))),
