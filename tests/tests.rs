@@ -11,5 +11,6 @@ mod ministat;
 mod postmark;
 mod run;
 mod safety;
+mod store;
 mod tar;
 mod tree;

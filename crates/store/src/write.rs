@@ -209,3 +209,16 @@ fn insert_sample(
     ])?;
     Ok(())
 }
+
+impl Store {
+    /// Sets a run's status (the signal watcher marks a run `interrupted` before a forced exit).
+    pub fn set_status(&mut self, run_id: &str, status: &str, at: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
+                params![status, at, run_id],
+            )
+            .map(drop)
+            .map_err(|e| self.sql(e))
+    }
+}
