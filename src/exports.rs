@@ -64,6 +64,13 @@ impl Exports {
         })
     }
 
+    /// True when an export is rewritten after every sample (a JSON file).
+    pub fn rewritten_during_run(&self) -> bool {
+        self.outputs.iter().any(|(e, d, _)| {
+            e.format() == "json" && matches!(d, Dest::File(_, OutputKind::Replace))
+        })
+    }
+
     /// True when an export goes to standard output (the terminal report is then not printed).
     pub fn uses_stdout(&self) -> bool {
         self.outputs

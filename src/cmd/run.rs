@@ -25,11 +25,15 @@ impl Sink for RunSink {
     }
 
     fn results(&mut self, results: &[ResultEntry]) {
-        self.record.results = results.to_vec();
         if let Some(s) = &mut self.store {
             s.sync(results);
         }
-        self.save(false);
+        // Copying every result after every sample costs O(samples) each time: only for exports
+        // that are rewritten during the run.
+        if self.exports.rewritten_during_run() {
+            self.record.results = results.to_vec();
+            self.save(false);
+        }
     }
 }
 
