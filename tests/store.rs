@@ -244,3 +244,50 @@ fn no_store_writes_no_database_and_unknown_runs_are_named() {
         .code(2)
         .stderr(predicate::str::contains("--baseline"));
 }
+
+#[test]
+fn two_runs_at_once_share_one_database() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let spawn = || {
+        let target = temp_dir();
+        let child = crate::util::command()
+            .args([
+                "run",
+                "--cache",
+                "warm",
+                "--runs",
+                "40",
+                "--warmup",
+                "0",
+                "-q",
+                "-w",
+                "null:ops=100",
+            ])
+            .arg("-t")
+            .arg(target.path())
+            .arg("--db")
+            .arg(&db)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        (child, target)
+    };
+    let (mut a, _ta) = spawn();
+    let (mut b, _tb) = spawn();
+    assert!(a.wait().unwrap().success());
+    assert!(b.wait().unwrap().success());
+    let out = fsbench()
+        .args(["history", "--export-json", "-", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(
+        runs.iter()
+            .all(|r| r["samples"] == 40 && r["status"] == "ok"),
+        "{v}"
+    );
+}
