@@ -9,6 +9,7 @@ mod envinfo;
 mod error;
 #[cfg(test)]
 mod fuzz;
+mod lab;
 mod metrics;
 mod out;
 mod outfile;
@@ -132,6 +133,7 @@ fn install_panic_hook() {
             escape_controls(&what)
         );
         fsbench_workload::child::kill_all_groups();
+        lab::teardown_all_live();
         scratch::remove_all_live();
         std::process::exit(ExitKind::Internal.code());
     }));

@@ -59,7 +59,8 @@ impl RunSink {
 
 /// Runs the plan described by `args`.
 pub fn run(args: RunArgs) -> CliResult<i32> {
-    let plan = crate::plan::from_args(&args)?;
+    let lab = crate::lab::request(&args)?;
+    let mut plan = crate::plan::from_args(&args)?;
     if !(args.confidence > 0.0 && args.confidence < 100.0) {
         return Err(CliError::usage(format!(
             "invalid --confidence {} — give a percentage between 0 and 100, e.g. 95",
@@ -76,7 +77,10 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
-    let record = new_record(&plan);
+    // Built after every input check; torn down when `lab` drops, on every path out of here.
+    let lab = crate::lab::build(lab, &mut plan.targets)?;
+    let mut record = new_record(&plan);
+    lab.annotate(&mut record.environment.targets);
     let mut sink = RunSink {
         record,
         json,
