@@ -16,6 +16,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process: boxing `RunArgs` would buy nothing
 pub enum Command {
     /// Run a plan: targets × workloads × cache states.
     Run(RunArgs),

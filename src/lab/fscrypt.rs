@@ -102,9 +102,8 @@ pub fn remove_key(root: &Path, identifier: &[u8; 16]) -> Result<Option<String>, 
     let mut arg = [0u8; 64];
     arg[..4].copy_from_slice(&SPEC_IDENTIFIER.to_ne_bytes());
     arg[8..24].copy_from_slice(identifier);
-    ioctl(root, REMOVE_KEY, &mut arg).map_err(|e| {
-        format!("cannot remove the fscrypt key from {}: {e}", root.display())
-    })?;
+    ioctl(root, REMOVE_KEY, &mut arg)
+        .map_err(|e| format!("cannot remove the fscrypt key from {}: {e}", root.display()))?;
     let status = u32::from_ne_bytes([arg[40], arg[41], arg[42], arg[43]]);
     Ok((status & FILES_BUSY != 0).then(|| {
         "the fscrypt key was removed while files still used it; it goes with the unmount".into()

@@ -15,13 +15,23 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
     let mnt = b.mkdir("mnt")?;
     let pass = b.dir.join("passfile");
     write_password(&pass)?;
-    b.run("gocryptfs", &["-init", "-q", "-passfile", text(&pass), text(&cipher)])?;
+    b.run(
+        "gocryptfs",
+        &["-init", "-q", "-passfile", text(&pass), text(&cipher)],
+    )?;
     b.info.options = "-nosyslog".into();
     b.undo(Undo::Unmount {
         point: mnt.clone(),
         fuse: true,
     });
-    let args = ["-q", "-nosyslog", "-passfile", text(&pass), text(&cipher), text(&mnt)];
+    let args = [
+        "-q",
+        "-nosyslog",
+        "-passfile",
+        text(&pass),
+        text(&cipher),
+        text(&mnt),
+    ];
     b.run("gocryptfs", &args)?;
     Ok(mnt)
 }
@@ -36,7 +46,10 @@ pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
         point: mnt.clone(),
         fuse: true,
     });
-    b.run("bindfs", &["-s", "-o", "no-allow-other", text(&src), text(&mnt)])?;
+    b.run(
+        "bindfs",
+        &["-s", "-o", "no-allow-other", text(&src), text(&mnt)],
+    )?;
     Ok(mnt)
 }
 

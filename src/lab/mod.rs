@@ -269,7 +269,9 @@ pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
         .map_err(|e| format!("cannot resolve {}: {e} — check the path", dir.display()))?;
     let sweep = teardown::sweep(&dir);
     match sweep.problems.first() {
-        Some(p) => Err(format!("{p} — run 'fsbench clean' as root, or undo it by hand")),
+        Some(p) => Err(format!(
+            "{p} — run 'fsbench clean' as root, or undo it by hand"
+        )),
         None => Ok(sweep.done),
     }
 }
@@ -323,7 +325,8 @@ impl Lab {
                 ..LabInfo::default()
             },
         };
-        std::fs::create_dir(&b.dir).map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;
+        std::fs::create_dir(&b.dir)
+            .map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;
         let path = (kind.build)(&mut b)?;
         self.infos.push((kind.name.to_string(), b.info));
         Ok(path)
@@ -346,7 +349,10 @@ pub fn build(req: Option<LabRequest>, targets: &mut Vec<PlanTarget>) -> CliResul
     let Some(req) = req else {
         return Ok(Lab::default());
     };
-    if let Some(t) = targets.iter().find(|t| req.kinds.iter().any(|k| k.name == t.label)) {
+    if let Some(t) = targets
+        .iter()
+        .find(|t| req.kinds.iter().any(|k| k.name == t.label))
+    {
         return Err(CliError::usage(format!(
             "target label '{}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)",
             t.label
@@ -409,7 +415,10 @@ mod tests {
         for (i, k) in KINDS.iter().enumerate() {
             assert!(KINDS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
             for t in k.tools {
-                assert!(tool::TOOLS.iter().any(|x| x.name == *t), "{t} has no package");
+                assert!(
+                    tool::TOOLS.iter().any(|x| x.name == *t),
+                    "{t} has no package"
+                );
             }
         }
         assert_eq!(find("xfs").map(|k| k.fs), Some("xfs"));

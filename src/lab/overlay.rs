@@ -22,6 +22,9 @@ pub fn build(b: &mut Building) -> Result<PathBuf, String> {
         point: mnt.clone(),
         fuse: false,
     });
-    b.run("mount", &["-t", "overlay", "-o", &opts, "fsbench-lab", text(&mnt)])?;
+    b.run(
+        "mount",
+        &["-t", "overlay", "-o", &opts, "fsbench-lab", text(&mnt)],
+    )?;
     Ok(mnt)
 }

@@ -69,9 +69,7 @@ pub fn kernel_problems(kind: &LabKind) -> Vec<Problem> {
     if !kernel_has(kind.fs) {
         out.push(Problem::NoFilesystem(kind.fs));
     }
-    let is_char = |p: &str| {
-        std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device())
-    };
+    let is_char = |p: &str| std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device());
     if kind.fs == "fuse" && !is_char("/dev/fuse") {
         out.push(Problem::NoFuseDevice);
     }
@@ -90,8 +88,8 @@ pub fn is_root() -> bool {
 
 /// True when the kernel has filesystem `fs` registered, or as a module it can load on mount.
 pub fn kernel_has(fs: &str) -> bool {
-    let registered = std::fs::read_to_string("/proc/filesystems")
-        .is_ok_and(|t| in_proc_filesystems(&t, fs));
+    let registered =
+        std::fs::read_to_string("/proc/filesystems").is_ok_and(|t| in_proc_filesystems(&t, fs));
     registered || module_exists(fs)
 }
 
@@ -103,12 +101,15 @@ fn in_proc_filesystems(text: &str, fs: &str) -> bool {
 
 /// True when `/lib/modules/RELEASE` has `fs` as a module or built in.
 fn module_exists(fs: &str) -> bool {
-    let release = rustix::system::uname().release().to_string_lossy().into_owned();
+    let release = rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned();
     let dir = Path::new("/lib/modules").join(release);
     let needle = format!("/{fs}.ko");
-    ["modules.dep", "modules.builtin"].iter().any(|f| {
-        std::fs::read_to_string(dir.join(f)).is_ok_and(|t| t.contains(&needle))
-    })
+    ["modules.dep", "modules.builtin"]
+        .iter()
+        .any(|f| std::fs::read_to_string(dir.join(f)).is_ok_and(|t| t.contains(&needle)))
 }
 
 #[cfg(test)]
@@ -128,6 +129,10 @@ mod tests {
     fn problems_read_as_one_clause_with_the_package() {
         let p = Problem::MissingTool("mkfs.xfs").to_string();
         assert_eq!(p, "mkfs.xfs is not installed (apt-get install xfsprogs)");
-        assert!(Problem::NoFilesystem("xfs").to_string().contains("no xfs filesystem"));
+        assert!(
+            Problem::NoFilesystem("xfs")
+                .to_string()
+                .contains("no xfs filesystem")
+        );
     }
 }

@@ -42,7 +42,11 @@ pub fn request(args: &RunArgs) -> CliResult<Option<LabRequest>> {
             "--lab needs root: every lab kind mounts a filesystem (tmpfs too) and the image kinds attach loop devices — run fsbench as root, or measure existing directories with --target",
         ));
     }
-    refuse(&kinds, probe::kernel_problems, "use a kernel that has it, or drop")?;
+    refuse(
+        &kinds,
+        probe::kernel_problems,
+        "use a kernel that has it, or drop",
+    )?;
     let size = size(args.lab_size.as_deref(), &kinds)?;
     let dir = lab_dir(args.lab_dir.as_deref(), &kinds)?;
     check_space(&kinds, size, &dir)?;
@@ -182,7 +186,10 @@ mod tests {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(parse_kinds(&names(&["xfs", "tmpfs"])).unwrap().len(), 2);
         let e = parse_kinds(&names(&["zfs"])).unwrap_err().message;
-        assert!(e.contains("unknown lab kind 'zfs'") && e.contains("bindfs"), "{e}");
+        assert!(
+            e.contains("unknown lab kind 'zfs'") && e.contains("bindfs"),
+            "{e}"
+        );
         let e = parse_kinds(&names(&["ext4", "ext4"])).unwrap_err().message;
         assert!(e.contains("twice"), "{e}");
     }

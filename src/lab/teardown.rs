@@ -75,7 +75,11 @@ pub(super) fn lab(l: LiveLab) -> Vec<String> {
         problems.push(format!(
             "kept {} — 'fsbench clean {}' retries once the problem is fixed",
             scratch.path().display(),
-            scratch.path().parent().map_or(Path::new("."), |p| p).display()
+            scratch
+                .path()
+                .parent()
+                .map_or(Path::new("."), |p| p)
+                .display()
         ));
         std::mem::forget(scratch);
     }
@@ -109,15 +113,17 @@ pub fn sweep(dir: &Path) -> Sweep {
     points.dedup_by(|a, b| a.0 == b.0);
     for (p, fuse) in points {
         match unmount(&p, fuse) {
-            Ok(note) => s.done.push(note.unwrap_or_else(|| format!("unmounted {}", p.display()))),
+            Ok(note) => s
+                .done
+                .push(note.unwrap_or_else(|| format!("unmounted {}", p.display()))),
             Err(e) => s.problems.push(e),
         }
     }
     for (device, image) in loops_backed_in(dir) {
         match detach(&device, &image) {
-            Ok(note) => s.done.push(note.unwrap_or_else(|| {
-                format!("detached {device} ({})", image.display())
-            })),
+            Ok(note) => s
+                .done
+                .push(note.unwrap_or_else(|| format!("detached {device} ({})", image.display()))),
             Err(e) => s.problems.push(e),
         }
     }
@@ -137,14 +143,21 @@ fn is_mounted(point: &Path) -> bool {
 /// few seconds.
 fn unmount(point: &Path, fuse: bool) -> Result<Option<String>, String> {
     let Some(p) = point.to_str() else {
-        return Err(format!("cannot unmount {} (not UTF-8) — unmount it by hand", point.display()));
+        return Err(format!(
+            "cannot unmount {} (not UTF-8) — unmount it by hand",
+            point.display()
+        ));
     };
     let mut last = String::new();
     for attempt in 0..6u32 {
         if !is_mounted(point) {
             return Ok(None);
         }
-        let daemons = if fuse { fuse_daemon_pids(point) } else { Vec::new() };
+        let daemons = if fuse {
+            fuse_daemon_pids(point)
+        } else {
+            Vec::new()
+        };
         let r = if fuse {
             tool::run("fusermount3", &["-u", p], TIMEOUT)
                 .or_else(|_| tool::run("umount", &[p], TIMEOUT))
@@ -174,8 +187,10 @@ fn unmount(point: &Path, fuse: bool) -> Result<Option<String>, String> {
 fn wait_gone(pids: &[i32]) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let alive = |pid: &i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, r)| !r.starts_with('Z')))
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(") ")
+                .is_some_and(|(_, r)| !r.starts_with('Z'))
+        })
     };
     while pids.iter().any(alive) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
@@ -186,7 +201,9 @@ fn wait_gone(pids: &[i32]) {
 fn backing_file(name: &str) -> Option<PathBuf> {
     let text = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file")).ok()?;
     let text = text.trim_end_matches('\n');
-    Some(PathBuf::from(text.strip_suffix(" (deleted)").unwrap_or(text)))
+    Some(PathBuf::from(
+        text.strip_suffix(" (deleted)").unwrap_or(text),
+    ))
 }
 
 /// Loop devices (`/dev/loopN`, image) whose image is inside `dir`.

@@ -15,6 +15,9 @@ pub fn build(b: &mut Building) -> Result<PathBuf, String> {
         point: mnt.clone(),
         fuse: false,
     });
-    b.run("mount", &["-t", "tmpfs", "-o", &opts, "fsbench-lab", text(&mnt)])?;
+    b.run(
+        "mount",
+        &["-t", "tmpfs", "-o", &opts, "fsbench-lab", text(&mnt)],
+    )?;
     Ok(mnt)
 }

@@ -22,15 +22,42 @@ pub struct Tool {
 
 /// The tools fsbench runs, with their packages (the one place that maps a command to a package).
 pub const TOOLS: &[Tool] = &[
-    Tool { name: "mount", package: "mount" },
-    Tool { name: "umount", package: "mount" },
-    Tool { name: "losetup", package: "mount" },
-    Tool { name: "mkfs.ext4", package: "e2fsprogs" },
-    Tool { name: "mkfs.xfs", package: "xfsprogs" },
-    Tool { name: "mkfs.btrfs", package: "btrfs-progs" },
-    Tool { name: "gocryptfs", package: "gocryptfs" },
-    Tool { name: "bindfs", package: "bindfs" },
-    Tool { name: "fusermount3", package: "fuse3" },
+    Tool {
+        name: "mount",
+        package: "mount",
+    },
+    Tool {
+        name: "umount",
+        package: "mount",
+    },
+    Tool {
+        name: "losetup",
+        package: "mount",
+    },
+    Tool {
+        name: "mkfs.ext4",
+        package: "e2fsprogs",
+    },
+    Tool {
+        name: "mkfs.xfs",
+        package: "xfsprogs",
+    },
+    Tool {
+        name: "mkfs.btrfs",
+        package: "btrfs-progs",
+    },
+    Tool {
+        name: "gocryptfs",
+        package: "gocryptfs",
+    },
+    Tool {
+        name: "bindfs",
+        package: "bindfs",
+    },
+    Tool {
+        name: "fusermount3",
+        package: "fuse3",
+    },
 ];
 
 /// The Debian package of command `name` (the command itself when unknown).
@@ -96,7 +123,10 @@ pub fn run(program: &str, args: &[&str], timeout: Duration) -> Result<String, St
         .wait(&CancelToken::new(), Some(timeout))
         .map_err(|e| match e {
             WaitError::TimedOut(t) => {
-                format!("{program} did not finish within {} s and was killed", t.as_secs())
+                format!(
+                    "{program} did not finish within {} s and was killed",
+                    t.as_secs()
+                )
             }
             WaitError::Cancelled => format!("{program} was cancelled"),
             WaitError::Io(e) => format!("cannot wait for {program}: {e}"),
@@ -105,7 +135,11 @@ pub fn run(program: &str, args: &[&str], timeout: Duration) -> Result<String, St
     if status.success() {
         return Ok(text.trim().to_string());
     }
-    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     Err(format!("{program} failed ({status}): {}", last.trim()))
 }
 
@@ -130,8 +164,16 @@ mod tests {
     #[test]
     fn output_and_failures_are_captured() {
         let t = Duration::from_secs(10);
-        assert_eq!(run("sh", &["-c", "echo hi; echo there >&2"], t).unwrap(), "hi\nthere");
-        let e = run("sh", &["-c", "echo first; echo 'the reason' >&2; exit 3"], t).unwrap_err();
+        assert_eq!(
+            run("sh", &["-c", "echo hi; echo there >&2"], t).unwrap(),
+            "hi\nthere"
+        );
+        let e = run(
+            "sh",
+            &["-c", "echo first; echo 'the reason' >&2; exit 3"],
+            t,
+        )
+        .unwrap_err();
         assert!(e.contains("sh failed") && e.ends_with("the reason"), "{e}");
         let e = run("no-such-tool-fsbench", &[], t).unwrap_err();
         assert!(e.contains("not installed"), "{e}");
