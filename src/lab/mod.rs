@@ -27,7 +27,7 @@ use crate::plan::{PlanTarget, TargetKind};
 use crate::scratch::Scratch;
 use fsbench_model::{LabInfo, TargetInfo};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 use teardown::Undo;
@@ -163,8 +163,13 @@ pub(crate) struct Building {
 }
 
 impl Building {
-    /// Runs a tool and records its command line.
+    /// Runs a tool and records its command line. Holds the teardown lock meanwhile, so a forced
+    /// exit tears down after the command (which it kills first), and refuses once that began.
     pub fn run(&mut self, program: &str, args: &[&str]) -> Result<String, String> {
+        let _guard = teardown_lock();
+        if CLOSED.load(Ordering::SeqCst) {
+            return Err("interrupted: the lab is being torn down".into());
+        }
         let shown = tool::find(program).map_or(program.to_string(), |p| p.display().to_string());
         self.info.commands.push(tool::display(&shown, args));
         tool::run(program, args, TOOL_TIMEOUT)
@@ -219,6 +224,8 @@ static LIVE: Mutex<Vec<LiveLab>> = Mutex::new(Vec::new());
 /// in its middle.
 static TEARDOWN: Mutex<()> = Mutex::new(());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+/// Set by a forced exit: nothing more is built.
+static CLOSED: AtomicBool = AtomicBool::new(false);
 
 fn live() -> MutexGuard<'static, Vec<LiveLab>> {
     LIVE.lock().unwrap_or_else(|p| p.into_inner())
@@ -256,6 +263,7 @@ fn tear_down(id: Option<u64>) -> Vec<String> {
 
 /// Tears down every lab of this process (the signal watcher's and panic hook's last resort).
 pub fn teardown_all_live() {
+    CLOSED.store(true, Ordering::SeqCst);
     for problem in tear_down(None) {
         crate::errln!("fsbench: error: lab teardown: {problem}");
     }
@@ -367,6 +375,9 @@ pub fn build(req: Option<LabRequest>, targets: &mut Vec<PlanTarget>) -> CliResul
             return Err(CliError::interrupted());
         }
         let path = lab.build_one(kind, &root, req.size).map_err(|e| {
+            if crate::signals::interrupted() {
+                return CliError::interrupted(); // a tool killed by the signal watcher
+            }
             CliError::run(format!(
                 "cannot build lab target {}: {e} — 'fsbench lab list' says what works here",
                 kind.name
