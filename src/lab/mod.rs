@@ -8,7 +8,8 @@
 //! a panic or an error at any point undoes exactly what exists: the guard [`Lab`] on normal
 //! paths, [`teardown_all_live`] from the signal watcher and the panic hook. A run killed with
 //! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
-//! devices by path, since everything of a lab is inside its scratch.
+//! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
+//! `SCRATCH/KIND/disk.img`.
 
 mod fscrypt;
 mod fuse;
@@ -148,6 +149,11 @@ pub fn kind_names() -> String {
     KINDS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
 }
 
+/// Run ids of lab scratches start with this (`.fsbench-lab-<pid>-<ns>`).
+const LAB_ID: &str = "lab-";
+/// Name prefix of a lab scratch directory.
+const LAB_PREFIX: &str = ".fsbench-lab-";
+
 /// How long one build or teardown command may run before it is killed.
 const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -269,10 +275,18 @@ pub fn teardown_all_live() {
     }
 }
 
-/// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts every
-/// mount inside it and detaches every loop device whose image is inside it. Returns one line per
-/// thing undone; `Err` when something could not be undone (the scratch must then stay).
+/// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts the
+/// lab's mounts (`KIND/mnt`) and detaches the loop devices of its images (`KIND/disk.img`).
+/// Nothing for a scratch that is not a lab's. Returns one line per thing undone; `Err` when
+/// something could not be undone (the scratch must then stay).
 pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
+    let is_lab = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(LAB_PREFIX));
+    if !is_lab {
+        return Ok(Vec::new()); // a run's scratch: nothing of a lab in it
+    }
     let dir = std::fs::canonicalize(dir)
         .map_err(|e| format!("cannot resolve {}: {e} — check the path", dir.display()))?;
     let sweep = teardown::sweep(&dir);
@@ -366,7 +380,7 @@ pub fn build(req: Option<LabRequest>, targets: &mut Vec<PlanTarget>) -> CliResul
             t.label
         )));
     }
-    let id = format!("lab-{}-{}", std::process::id(), nanos());
+    let id = format!("{}{}-{}", LAB_ID, std::process::id(), nanos());
     let scratch = Scratch::create(&req.dir, &id).map_err(|e| CliError::usage(e.message))?;
     let root = scratch.path().to_path_buf();
     let mut lab = Lab::register(scratch);

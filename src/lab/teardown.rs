@@ -1,9 +1,11 @@
 //! Undoing a lab: the recorded steps newest first (remove the fscrypt key, unmount — FUSE with
 //! `fusermount3 -u` —, detach the loop device), then a sweep of the lab scratch for anything the
 //! steps did not know about (a mount made just before a signal), then the scratch removed. The
-//! sweep alone is what `fsbench clean` runs on a dead run's scratch: every mount inside it and
-//! every loop device whose image is inside it belong to that lab. `umount -l` is the last resort,
-//! taken only after plain unmounts kept failing, and said out loud.
+//! sweep alone is what `fsbench clean` runs on a dead run's lab scratch: a lab mounts only at
+//! `KIND/mnt` and keeps images only at `KIND/disk.img`, so those mounts and the loop devices
+//! backed by those images are the lab's (anything else there, say a bind mount someone made, is
+//! left, and the removal then refuses to cross it). `umount -l` is the last resort, taken only
+//! after plain unmounts kept failing, and said out loud.
 
 use super::{LiveLab, tool};
 use crate::envinfo::{fuse_daemon_pids, mounts};
@@ -100,16 +102,25 @@ fn apply(step: &Undo) -> Result<Option<String>, String> {
     }
 }
 
-/// Unmounts and detaches everything of a lab inside `dir` (canonical).
+/// True when `path` is `dir/KIND/NAME` for a lab kind: the only places a lab mounts (`mnt`) or
+/// keeps an image (`disk.img`). Anything else in a lab scratch (a bind mount someone made) is
+/// not the lab's to undo, and the scratch removal then refuses to cross it.
+fn is_lab_path(dir: &Path, path: &Path, name: &str) -> bool {
+    path.parent()
+        .and_then(|k| Some((k.parent()?, k.file_name()?.to_str()?)))
+        .is_some_and(|(d, kind)| d == dir && super::find(kind).is_some())
+        && path.file_name().is_some_and(|n| n == name)
+}
+
+/// Unmounts the lab mounts (`dir/KIND/mnt`) and detaches the loop devices of the lab images
+/// (`dir/KIND/disk.img`) of the lab scratch `dir` (canonical).
 pub fn sweep(dir: &Path) -> Sweep {
     let mut s = Sweep::default();
     let mut points: Vec<(PathBuf, bool)> = mounts()
         .into_iter()
         .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
-        .filter(|(p, _)| p.starts_with(dir) && p != dir)
+        .filter(|(p, _)| is_lab_path(dir, p, "mnt"))
         .collect();
-    // Deepest first: a mount inside another mount goes before it.
-    points.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
     points.dedup_by(|a, b| a.0 == b.0);
     for (p, fuse) in points {
         match unmount(&p, fuse) {
@@ -206,7 +217,7 @@ fn backing_file(name: &str) -> Option<PathBuf> {
     ))
 }
 
-/// Loop devices (`/dev/loopN`, image) whose image is inside `dir`.
+/// Loop devices (`/dev/loopN`, image) whose image is a lab image of `dir`.
 fn loops_backed_in(dir: &Path) -> Vec<(String, PathBuf)> {
     let Ok(rd) = std::fs::read_dir("/sys/block") else {
         return Vec::new();
@@ -215,7 +226,7 @@ fn loops_backed_in(dir: &Path) -> Vec<(String, PathBuf)> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("loop"))
         .filter_map(|n| backing_file(&n).map(|b| (format!("/dev/{n}"), b)))
-        .filter(|(_, b)| b.starts_with(dir))
+        .filter(|(_, b)| is_lab_path(dir, b, "disk.img"))
         .collect();
     out.sort();
     out
@@ -239,4 +250,41 @@ fn detach(device: &str, image: &Path) -> Result<Option<String>, String> {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_labs_own_mount_points_and_images_are_swept() {
+        let d = Path::new("/x/.fsbench-lab-1");
+        assert!(is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/ext4/mnt"),
+            "mnt"
+        ));
+        assert!(is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/xfs/disk.img"),
+            "disk.img"
+        ));
+        assert!(!is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/ext4/mnt/sub"),
+            "mnt"
+        ));
+        assert!(!is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/zfs/mnt"),
+            "mnt"
+        ));
+        assert!(!is_lab_path(d, Path::new("/x/.fsbench-lab-1/a/mnt"), "mnt"));
+        assert!(!is_lab_path(d, Path::new("/x/other/ext4/mnt"), "mnt"));
+        assert!(!is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/ext4/disk.img"),
+            "mnt"
+        ));
+    }
 }
