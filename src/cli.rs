@@ -52,19 +52,19 @@ pub enum Command {
     },
     /// List every metric fsbench records, with unit, direction and meaning.
     Metrics,
-    /// List stored runs (not yet available).
-    History,
-    /// Show a stored run (not yet available).
-    Show {
-        /// Run id.
-        run: String,
-    },
-    /// Compare two stored runs (not yet available).
-    Compare {
-        /// Baseline run id.
-        a: String,
-        /// Other run id.
-        b: String,
+    /// List stored runs, newest first.
+    History(HistoryArgs),
+    /// Print a stored run as `fsbench run` printed it, or export it.
+    Show(ShowArgs),
+    /// Compare two stored runs cell by cell (ministat's test), environment differences first.
+    Compare(CompareArgs),
+    /// Load a JSON result (`--export-json` of this or an earlier version) into the store.
+    Import {
+        /// The JSON file.
+        file: PathBuf,
+        /// The database.
+        #[command(flatten)]
+        db: DbArg,
     },
     /// Render stored runs as HTML (not yet available).
     Report {
@@ -95,6 +95,91 @@ pub enum Command {
 pub enum LabCommand {
     /// Every lab kind, whether it can be built on this machine, and why not.
     List,
+}
+
+/// Which database to use.
+#[derive(Debug, Args, Clone)]
+pub struct DbArg {
+    /// Database file [default: $XDG_DATA_HOME/fsbench/results.db].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+}
+
+/// Exports, with hyperfine's flag names; `-` writes to standard output.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Write the results as JSON to FILE (rewritten after every sample during a run).
+    #[arg(long, visible_alias = "json", value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write one CSV row per sample (the cell's keys, then every metric) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write the tables and comparisons as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+}
+
+/// Arguments of `fsbench history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Only runs with a target of this label.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Only runs with this workload.
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// Only runs started on or after this date or time (2026-11-01, 2026-11-01T10:00:00Z).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// At most this many runs.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Print the list as JSON to FILE (`-` for standard output) instead of a table.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// The database.
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// Arguments of `fsbench show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run id, a unique prefix of one, `last` or `last~N`.
+    pub run: String,
+    /// Draw ministat's distribution plot for every comparison.
+    #[arg(long)]
+    pub plot: bool,
+    /// Exports.
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// The database.
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// Arguments of `fsbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Baseline run (id, prefix, `last~N`).
+    pub a: String,
+    /// Compared run.
+    pub b: String,
+    /// Confidence level in percent.
+    #[arg(long, default_value_t = 95.0, value_name = "PCT")]
+    pub confidence: f64,
+    /// Exit 1 when a headline metric is proven worse than the baseline by more than PCT percent.
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<f64>,
+    /// Draw ministat's distribution plot for every comparison.
+    #[arg(long)]
+    pub plot: bool,
+    /// Exports of the compared run with the comparisons.
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// The database.
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 /// Cache states to measure.
@@ -162,9 +247,24 @@ pub struct RunArgs {
     /// Draw ministat's distribution plot for every comparison.
     #[arg(long)]
     pub plot: bool,
-    /// Write the results as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    /// Exports (`--export-json`/`--json`, `--export-csv`, `--export-markdown`).
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// The database.
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Do not store this run.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Compare with this stored run (id, prefix, `last`, `last~N`) at the end.
+    #[arg(long, value_name = "RUN")]
+    pub baseline: Option<String>,
+    /// With --baseline: exit 1 when a headline metric is proven worse by more than PCT percent.
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<f64>,
+    /// A note stored with the run (what changed, why it was run).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
     /// Print only errors and the final table.
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -52,7 +52,9 @@ pub fn attach(record: &mut RunRecord, confidence: f64) {
     record.comparisons = comparisons;
 }
 
-fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Comparison> {
+/// The comparison of `other` against `base` on the baseline's headline metric (`None` with too
+/// few samples), with the comparability check.
+pub fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Comparison> {
     let (x, y) = (values(base), values(other));
     let (d, method) = match ministat::confidence_index(confidence).filter(|&i| i < 5) {
         Some(i) => (

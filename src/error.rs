@@ -6,6 +6,8 @@ use std::fmt;
 /// regression check that a later version adds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitKind {
+    /// A requested regression check failed (1).
+    Regression,
     /// Usage or input error (2).
     Usage,
     /// The run failed: I/O error, full disk (3).
@@ -22,6 +24,7 @@ impl ExitKind {
     /// The process exit code.
     pub fn code(self) -> i32 {
         match self {
+            Self::Regression => 1,
             Self::Usage => 2,
             Self::RunFailed => 3,
             Self::Interrupted => 130,

@@ -5,8 +5,10 @@ mod cache;
 mod cli;
 mod cmd;
 mod compare;
+mod compare_runs;
 mod envinfo;
 mod error;
+mod exports;
 #[cfg(test)]
 mod fuzz;
 mod lab;
@@ -18,6 +20,7 @@ mod plan;
 mod runner;
 pub mod scratch;
 mod signals;
+mod storage;
 mod sweeps;
 
 /// Number formatting shared with the reports.

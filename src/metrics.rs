@@ -77,6 +77,7 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         bytes: d.bytes,
         metrics: m,
         latency,
+        latency_hdr: None,
         phases: d.phases.into_iter().collect(),
         resident_pct,
         outlier: false,

@@ -211,7 +211,7 @@ fn parse_marker(text: &str) -> (Option<u32>, Option<u64>) {
     (field("pid=").map(|p| p as u32), field("start_ticks="))
 }
 
-fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
+pub(crate) fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
     match process_start_ticks(pid) {
         None => false,
         // A live process with another start time is a reused pid: the owner is gone.
@@ -220,7 +220,7 @@ fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
 }
 
 /// Start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat).
-fn process_start_ticks(pid: u32) -> Option<u64> {
+pub(crate) fn process_start_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
     let rest = &stat[stat.rfind(')')? + 1..];

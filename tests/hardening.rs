@@ -208,7 +208,7 @@ fn symlink_planted_in_place_of_a_data_file_is_not_followed() {
     let canary = temp_dir();
     let victim = canary.path().join("victim");
     std::fs::write(&victim, b"precious").unwrap();
-    let mut child = Command::new(crate::safety::bin())
+    let mut child = crate::util::command()
         .args([
             "run",
             "-w",
@@ -254,7 +254,7 @@ fn symlink_planted_in_place_of_a_data_file_is_not_followed() {
 
 #[test]
 fn closed_stdout_exits_quietly() {
-    let out = Command::new(crate::safety::bin())
+    let out = crate::util::command()
         .args(["workloads"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -279,7 +279,7 @@ fn full_stdout_is_one_error_line_and_exit_3() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let out = Command::new(crate::safety::bin())
+        let out = crate::util::command()
             .args(args)
             .stdin(std::fs::File::open(crate::util::fixture("ministat/inputs/a")).unwrap())
             .stdout(full)
@@ -341,7 +341,7 @@ fn endless_inputs_are_refused_with_a_bound() {
         .code(2)
         .stderr(predicate::str::contains("larger than 1 MiB"));
     // Standard input from /dev/zero itself (assert_cmd's pipe_stdin would read it into memory).
-    let out = Command::new(crate::safety::bin())
+    let out = crate::util::command()
         .arg("postmark")
         .current_dir(temp_dir().path())
         .stdin(std::fs::File::open("/dev/zero").unwrap())
@@ -496,7 +496,7 @@ fn hanging_cold_cmd_is_killed_on_ctrl_c_and_json_says_interrupted() {
     let d = temp_dir();
     let json = d.path().join("out.json");
     let tag = format!("fsbench-hang-{}", std::process::id());
-    let mut child = Command::new(crate::safety::bin())
+    let mut child = crate::util::command()
         .args([
             "run",
             "-w",
@@ -569,7 +569,7 @@ fn sigkill_of_a_procs_walk_leaves_no_worker_behind() {
         }
     }
     let tree_arg = tree.path().display().to_string();
-    let mut child = Command::new(crate::safety::bin())
+    let mut child = crate::util::command()
         .args(["run", "--cache", "warm", "--runs", "50", "-q", "-w"])
         .arg(format!(
             "walk:tree={tree_arg},workers=2,walks=20000,mode=procs"

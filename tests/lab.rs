@@ -5,7 +5,7 @@
 //! directory is left. Root only; each test skips with a reason when not root or a tool is missing,
 //! and a guard unmounts and detaches whatever a failing test leaves.
 
-use crate::safety::{bin, wait_exit};
+use crate::safety::wait_exit;
 use crate::util::{entries, fsbench, root_or_skip, temp_dir, tool_or_skip};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -308,7 +308,7 @@ fn a_failed_cell_after_building_still_tears_down() {
 /// lab target `inside`.
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
 fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
-    let mut child = Command::new(bin())
+    let mut child = crate::util::command()
         .args([
             "run",
             "--lab",
@@ -491,7 +491,7 @@ fn non_root_is_refused_with_one_line() {
         return;
     }
     let dir = temp_dir();
-    let out = Command::new(bin())
+    let out = crate::util::command()
         .args(["run", "--lab", "tmpfs", "-w", "null", "--lab-dir"])
         .arg(dir.path())
         .current_dir("/")

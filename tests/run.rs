@@ -297,7 +297,7 @@ fn bad_inputs_give_one_line_errors_and_exit_2() {
                 "-w".into(),
                 "null".into(),
             ],
-            "--json",
+            "--export-json",
         ),
     ];
     for (args, needle) in cases {

@@ -8,14 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub(crate) fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("fsbench")
-}
-
 /// Starts a long `null` run on `target` and waits until its workload directory exists.
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
 pub(crate) fn start_long_run(target: &Path) -> (Child, PathBuf) {
-    let child = Command::new(bin())
+    let child = crate::util::command()
         .args([
             "run",
             "--workload",
@@ -102,7 +98,7 @@ fn symlinks_to_outside_survive_a_normal_finish() {
     let target = temp_dir();
     let canary = temp_dir();
     std::fs::write(canary.path().join("keep"), b"precious").unwrap();
-    let mut child = Command::new(bin())
+    let mut child = crate::util::command()
         .args([
             "run",
             "--workload",

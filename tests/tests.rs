@@ -12,5 +12,6 @@ mod ministat;
 mod postmark;
 mod run;
 mod safety;
+mod store;
 mod tar;
 mod tree;

@@ -5,10 +5,29 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// A results database directory shared by the tests of this process (never the user's own).
+pub fn data_home() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("fsbench-test-data")
+            .tempdir()
+            .expect("create data dir")
+    })
+    .path()
+}
+
 /// A `fsbench` command with colour off and a clean environment for the things it reads.
 pub fn fsbench() -> Command {
     let mut cmd = Command::cargo_bin("fsbench").expect("fsbench binary is built");
-    cmd.env("NO_COLOR", "1");
+    cmd.env("NO_COLOR", "1").env("XDG_DATA_HOME", data_home());
+    cmd
+}
+
+/// The same as a plain `std::process::Command`, for tests that signal or kill the process.
+pub fn command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("fsbench"));
+    cmd.env("NO_COLOR", "1").env("XDG_DATA_HOME", data_home());
     cmd
 }
 

@@ -1,12 +1,16 @@
 //! One module per subcommand; `dispatch` routes to them and returns the exit code.
 
 pub mod clean;
+pub mod compare;
 pub mod env;
+pub mod history;
+pub mod import;
 pub mod lab;
 pub mod metrics;
 pub mod ministat;
 pub mod postmark;
 pub mod run;
+pub mod show;
 pub mod workloads;
 
 use crate::cli::Command;
@@ -17,9 +21,10 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
     match command {
         Command::Ministat { args } => Ok(ministat::run(args)),
         Command::Postmark { config } => postmark::run(config),
-        Command::History => unavailable("history", 0),
-        Command::Show { .. } => unavailable("show", 0),
-        Command::Compare { .. } => unavailable("compare", 0),
+        Command::History(args) => history::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Import { file, db } => import::run(&file, db.db.as_deref()),
         Command::Report { .. } => unavailable("report", 0),
         Command::Suite { .. } => unavailable("suite", 0),
         Command::Run(args) => run::run(args),

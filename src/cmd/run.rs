@@ -3,18 +3,18 @@
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
-use crate::outfile::OutputKind;
+use crate::exports::Exports;
 use crate::runner::{self, Sink};
+use crate::storage::RunStore;
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
 use fsbench_workload::CancelToken;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 struct RunSink {
     record: RunRecord,
-    json: Option<(PathBuf, OutputKind)>,
+    exports: Exports,
+    store: Option<RunStore>,
     quiet: bool,
-    json_error: Option<String>,
 }
 
 impl Sink for RunSink {
@@ -26,34 +26,41 @@ impl Sink for RunSink {
 
     fn results(&mut self, results: &[ResultEntry]) {
         self.record.results = results.to_vec();
+        if let Some(s) = &mut self.store {
+            s.sync(results);
+        }
         self.save(false);
     }
 }
 
 impl RunSink {
-    /// Rewrites the JSON file; a device or FIFO gets the document once, at the end (`last`).
+    /// Writes the exports due now and refreshes what a forced exit would write.
     fn save(&mut self, last: bool) {
-        if let Some((path, kind)) = &self.json {
-            if *kind == OutputKind::Stream && !last {
-                return;
-            }
-            if !last {
-                let mut words = self.record.clone();
-                words.run.status = "interrupted".into();
-                let target = path.clone();
-                crate::signals::set_last_words(Box::new(move || {
-                    let text = fsbench_report::json::render(&words);
-                    let _ = crate::outfile::write(&target, text.as_bytes());
-                }));
-            }
-            let text = fsbench_report::json::render(&self.record);
-            if let Err(e) = crate::outfile::write(path, text.as_bytes()) {
-                self.json_error = Some(format!(
-                    "cannot write --json file ({}): {e} — check the path",
-                    path.display()
-                ));
-            }
+        self.exports.write(&self.record, last);
+        if last {
+            return;
         }
+        let files = self.exports.last_words(&self.record);
+        let db = self.store.as_ref().map(|s| s.path());
+        let id = self.record.run.id.clone();
+        crate::signals::set_last_words(Box::new(move || {
+            if let Some(f) = files {
+                f();
+            }
+            if let Some(path) = db {
+                crate::storage::mark_interrupted(&path, &id);
+            }
+        }));
+    }
+
+    /// The first export or store failure, as the run's error.
+    fn output_error(&mut self) -> Option<String> {
+        let store = self.store.as_mut().and_then(|s| {
+            s.error.take().map(|e| {
+                format!("results database: {e} (the run's samples are in --export-json if given)")
+            })
+        });
+        self.exports.error.take().or(store)
     }
 }
 
@@ -61,17 +68,13 @@ impl RunSink {
 pub fn run(args: RunArgs) -> CliResult<i32> {
     let lab = crate::lab::request(&args)?;
     let mut plan = crate::plan::from_args(&args)?;
-    if !(args.confidence > 0.0 && args.confidence < 100.0) {
-        return Err(CliError::usage(format!(
-            "invalid --confidence {} — give a percentage between 0 and 100, e.g. 95",
-            args.confidence
-        )));
-    }
-    let json = match &args.json {
-        Some(p) => Some((
-            p.clone(),
-            crate::outfile::check(p, "--json").map_err(CliError::usage)?,
-        )),
+    check_percentages(&args)?;
+    let exports = Exports::check(&args.export)?;
+    let baseline = match &args.baseline {
+        Some(b) => Some(crate::compare_runs::load_baseline(
+            args.db.db.as_deref(),
+            b,
+        )?),
         None => None,
     };
     let cancel = CancelToken::new();
@@ -81,31 +84,42 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let lab = crate::lab::build(lab, &mut plan.targets)?;
     let mut record = new_record(&plan);
     lab.annotate(&mut record.environment.targets);
+    let store = if args.no_store {
+        None
+    } else {
+        Some(RunStore::begin(
+            args.db.db.as_deref(),
+            &record,
+            args.note.as_deref(),
+        )?)
+    };
     let mut sink = RunSink {
         record,
-        json,
+        exports,
+        store,
         quiet: args.quiet,
-        json_error: None,
     };
     sink.save(false);
-    if let Some(e) = sink.json_error.take() {
+    if let Some(e) = sink.exports.error.take() {
         return Err(CliError::usage(e));
     }
-    let outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
-    sink.record.results = outcome.results;
-    sink.record.run.status = if outcome.interrupted || crate::signals::interrupted() {
-        "interrupted".into()
-    } else if outcome.failures.is_empty() {
-        "ok".into()
-    } else {
-        "failed".into()
-    };
-    attach_stack_warnings(&mut sink.record);
-    crate::sweeps::attach(&mut sink.record);
-    crate::compare::attach(&mut sink.record, args.confidence);
+    let mut outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
+    let results = std::mem::take(&mut outcome.results);
+    finish_record(&mut sink, results, &outcome, args.confidence);
+    if let Some(s) = &mut sink.store {
+        s.finish(&sink.record);
+    }
     sink.save(true);
-    let printed = print_report(&sink.record, args.plot);
-    if let Some(e) = sink.json_error {
+    let printed = if sink.exports.uses_stdout() {
+        Ok(())
+    } else {
+        print_report(&sink.record, args.plot)
+    };
+    let gate = match &baseline {
+        Some(b) => crate::compare_runs::against_baseline(b, &sink.record, &args),
+        None => Ok(()),
+    };
+    if let Some(e) = sink.output_error() {
         return Err(CliError::run(e));
     }
     if outcome.interrupted || crate::signals::interrupted() {
@@ -117,7 +131,51 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         }
         return Err(CliError::run(last.clone()));
     }
-    printed.map(|()| 0)
+    printed?;
+    gate.map(|()| 0)
+}
+
+fn check_percentages(args: &RunArgs) -> CliResult<()> {
+    if !(args.confidence > 0.0 && args.confidence < 100.0) {
+        return Err(CliError::usage(format!(
+            "invalid --confidence {} — give a percentage between 0 and 100, e.g. 95",
+            args.confidence
+        )));
+    }
+    if args.fail_if_slower.is_some() && args.baseline.is_none() {
+        return Err(CliError::usage(
+            "--fail-if-slower needs --baseline RUN (the run to compare with) — add it, or use 'fsbench compare'",
+        ));
+    }
+    if let Some(p) = args
+        .fail_if_slower
+        .filter(|p| !(*p >= 0.0 && p.is_finite()))
+    {
+        return Err(CliError::usage(format!(
+            "invalid --fail-if-slower {p} — give a percentage of 0 or more, e.g. 5"
+        )));
+    }
+    Ok(())
+}
+
+/// The run's final status and analyses.
+fn finish_record(
+    sink: &mut RunSink,
+    results: Vec<ResultEntry>,
+    outcome: &runner::Outcome,
+    confidence: f64,
+) {
+    sink.record.results = results;
+    sink.record.run.status = if outcome.interrupted || crate::signals::interrupted() {
+        "interrupted".into()
+    } else if outcome.failures.is_empty() {
+        "ok".into()
+    } else {
+        "failed".into()
+    };
+    attach_stack_warnings(&mut sink.record);
+    crate::sweeps::attach(&mut sink.record);
+    crate::compare::attach(&mut sink.record, confidence);
 }
 
 /// What the storage stack under each target means for its cold cells (a loop device without
@@ -174,7 +232,8 @@ fn new_record(plan: &crate::plan::Plan) -> RunRecord {
     }
 }
 
-fn print_report(record: &RunRecord, plot: bool) -> CliResult<()> {
+/// Prints the tables of `record` as `fsbench run` does (also used by `show`).
+pub fn print_report(record: &RunRecord, plot: bool) -> CliResult<()> {
     let width = if std::io::stdout().is_terminal() {
         rustix::termios::tcgetwinsize(std::io::stdout())
             .ok()

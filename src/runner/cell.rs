@@ -108,6 +108,7 @@ pub fn take_sample(
     let data = rec.finish();
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
     let mut sample = metrics::to_sample(data, resident, &cpu);
+    sample.latency_hdr = fsbench_measure::histo::encode(rec.histogram());
     verify_direct(&mut sample, &files, resident);
     Ok(sample)
 }

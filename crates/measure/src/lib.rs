@@ -4,6 +4,7 @@
 
 mod clock;
 mod cpu;
+pub mod histo;
 mod machine;
 mod overhead;
 mod recorder;

@@ -523,6 +523,10 @@ pub struct Sample {
     /// Per-operation latency summary, where the workload records one.
     #[serde(default)]
     pub latency: Option<LatencySummary>,
+    /// The whole latency histogram: HdrHistogram V2, deflate, base64 (HdrHistogram's log
+    /// encoding), so percentiles can be recomputed and samples merged later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_hdr: Option<String>,
     /// Per-phase wall times, ns.
     #[serde(default)]
     pub phases: BTreeMap<String, u64>,

@@ -35,7 +35,8 @@ pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     notes(&record.results, out);
 }
 
-fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
+/// The comparisons table of `record` (and, with `opts.plot`, ministat's plot of each one).
+pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     if record.comparisons.is_empty() {
         return;
     }

@@ -1,0 +1,84 @@
+//! CSV: one row per sample, tidy (each sample an observation, each metric a column), with the
+//! cell's keys first so a spreadsheet or pandas can group by them.
+
+use super::Exporter;
+use fsbench_model::RunRecord;
+use std::collections::BTreeSet;
+
+/// One row per sample.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CsvExporter;
+
+/// The cell's key columns, before the metrics.
+const KEYS: &[&str] = &[
+    "run",
+    "target",
+    "workload",
+    "params",
+    "sweep",
+    "cache",
+    "cache_method",
+    "sample",
+    "outlier",
+    "wall_ns",
+    "user_ns",
+    "sys_ns",
+    "ops",
+    "bytes",
+];
+
+fn join(m: &std::collections::BTreeMap<String, String>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+impl Exporter for CsvExporter {
+    fn format(&self) -> &'static str {
+        "csv"
+    }
+
+    fn render(&self, record: &RunRecord) -> String {
+        let metrics: BTreeSet<&String> = record
+            .results
+            .iter()
+            .flat_map(|r| r.samples.iter().flat_map(|s| s.metrics.keys()))
+            .filter(|m| !KEYS.contains(&m.as_str()))
+            .collect();
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        let header = KEYS
+            .iter()
+            .map(|k| k.to_string())
+            .chain(metrics.iter().map(|m| m.to_string()));
+        let _ = w.write_record(header.collect::<Vec<_>>());
+        for r in &record.results {
+            for (i, s) in r.samples.iter().enumerate() {
+                let mut row = vec![
+                    record.run.id.clone(),
+                    r.target.clone(),
+                    r.workload.clone(),
+                    join(&r.params),
+                    join(&r.sweep),
+                    r.cache.state.clone(),
+                    r.cache.method.clone(),
+                    (i + 1).to_string(),
+                    s.outlier.to_string(),
+                    s.wall_ns.to_string(),
+                    s.user_ns.to_string(),
+                    s.sys_ns.to_string(),
+                    s.ops.to_string(),
+                    s.bytes.to_string(),
+                ];
+                row.extend(
+                    metrics
+                        .iter()
+                        .map(|m| s.metrics.get(*m).map(|v| v.to_string()).unwrap_or_default()),
+                );
+                let _ = w.write_record(&row);
+            }
+        }
+        let bytes = w.into_inner().unwrap_or_default();
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+}

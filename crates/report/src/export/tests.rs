@@ -1,0 +1,117 @@
+//! Snapshot tests of every exporter on one hand-made record: a change in output is a reviewed
+//! diff of the `.snap` files.
+
+use super::*;
+use fsbench_model::*;
+use std::collections::BTreeMap;
+
+fn sample(v: f64, wall: u64) -> Sample {
+    Sample {
+        wall_ns: wall,
+        user_ns: 100,
+        sys_ns: 200,
+        ops: 10,
+        bytes: 40960,
+        metrics: BTreeMap::from([
+            ("iops".to_string(), v),
+            ("wall_ns".to_string(), wall as f64),
+        ]),
+        latency: None,
+        latency_hdr: None,
+        phases: BTreeMap::new(),
+        resident_pct: Some(0.0),
+        outlier: false,
+        machine: None,
+        daemon: None,
+        process: None,
+    }
+}
+
+fn summary(median: f64) -> MetricSummary {
+    MetricSummary {
+        n: 2,
+        min: median - 1.0,
+        max: median + 1.0,
+        median,
+        mean: median,
+        stddev: 1.414,
+        ci95: Some(12.7),
+        unit: "IOPS".into(),
+        better: Better::Higher,
+    }
+}
+
+/// A fixed record: two targets, one comparison, a label with a comma and a pipe.
+pub(crate) fn record() -> RunRecord {
+    let entry = |target: &str, v: f64| ResultEntry {
+        target: target.into(),
+        workload: "rand-read".into(),
+        params: BTreeMap::from([
+            ("bs".to_string(), "4k".to_string()),
+            ("size".to_string(), "64m".to_string()),
+        ]),
+        sweep: BTreeMap::new(),
+        cache: CacheInfo {
+            state: "cold".into(),
+            method: "drop_caches".into(),
+            resident_pct: Some(0.0),
+        },
+        headline: "iops".into(),
+        also_shown: Vec::new(),
+        samples: vec![sample(v - 1.0, 1_000_000), sample(v + 1.0, 1_100_000)],
+        summary: BTreeMap::from([("iops".to_string(), summary(v))]),
+        precision_reached: None,
+        warnings: Vec::new(),
+        error: None,
+    };
+    RunRecord {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: "20261123T000000Z-1".into(),
+            started_at: "2026-11-23T00:00:00Z".into(),
+            fsbench_version: "0.1.0".into(),
+            argv: vec!["fsbench".into(), "run".into()],
+            status: "ok".into(),
+        },
+        environment: Environment {
+            kernel: "6.18".into(),
+            os: "Linux".into(),
+            cpus: 2,
+            ..Environment::default()
+        },
+        overhead: OverheadInfo::default(),
+        results: vec![entry("ext4", 1000.0), entry("x,y|z", 1500.0)],
+        comparisons: vec![Comparison {
+            metric: "iops".into(),
+            baseline: "ext4/rand-read/cold".into(),
+            other: "x,y|z/rand-read/cold".into(),
+            confidence: 95.0,
+            difference: 500.0,
+            ci_half: 6.1,
+            difference_pct: 50.0,
+            ci_half_pct: 0.61,
+            proven: true,
+            method: "student-pooled (ministat table)".into(),
+            comparable: true,
+            not_comparable: Vec::new(),
+        }],
+        scaling: Vec::new(),
+    }
+}
+
+#[test]
+fn csv_is_one_row_per_sample() {
+    insta::assert_snapshot!("csv", CsvExporter.render(&record()));
+}
+
+#[test]
+fn markdown_has_the_table_and_the_verdicts() {
+    insta::assert_snapshot!("markdown", MarkdownExporter.render(&record()));
+}
+
+#[test]
+fn json_round_trips() {
+    let text = JsonExporter.render(&record());
+    let back: RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, record());
+}

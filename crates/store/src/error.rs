@@ -1,0 +1,86 @@
+//! Why the store could not be used: each variant carries the file and reads as one line with a
+//! fix.
+
+use std::path::PathBuf;
+
+/// A store failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The file is not an SQLite database (or is damaged beyond its header).
+    #[error(
+        "{path} is not an fsbench database (it is not SQLite, or it is damaged); it was left untouched — give another --db, or move it away"
+    )]
+    NotSqlite {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// An SQLite database of another program.
+    #[error(
+        "{path} is another program's SQLite database; it was left untouched — give another --db"
+    )]
+    Foreign {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// Written by a newer fsbench.
+    #[error(
+        "{path} has store schema {found}, newer than this fsbench's {supported}; it was left untouched — use a newer fsbench or another --db"
+    )]
+    Newer {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build knows.
+        supported: i64,
+    },
+    /// SQLite reported an error.
+    #[error("database {path}: {source} — check the file and its filesystem")]
+    Sql {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A stored value could not be read back (JSON).
+    #[error("database {path}: a stored record is unreadable ({what}) — the file may be damaged")]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What could not be read.
+        what: String,
+    },
+    /// No run matches an id, prefix or `last~N`.
+    #[error("no run '{id}' in {path} — 'fsbench history' lists them")]
+    NoSuchRun {
+        /// What was asked for.
+        id: String,
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A prefix matches several runs.
+    #[error(
+        "run id '{id}' is ambiguous in {path} ({count} runs start with it) — give more characters"
+    )]
+    Ambiguous {
+        /// The prefix.
+        id: String,
+        /// How many runs match.
+        count: usize,
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database file or its directory cannot be used.
+    #[error(
+        "cannot use database {path}: {source} — check the path and permissions, or pass --no-store"
+    )]
+    Io {
+        /// The database file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,68 @@
+//! The store: every run fsbench makes, kept in one SQLite file (rusqlite with the bundled SQLite)
+//! at `$XDG_DATA_HOME/fsbench/results.db` by default. All SQL lives in this crate. The schema is
+//! versioned (`user_version`) and marked as fsbench's (`application_id`); a file that is not an
+//! fsbench database, or one of a newer schema, is refused and never modified. WAL mode lets two
+//! `fsbench run` share a database; each sample is committed right after it is measured.
+#![warn(missing_docs)]
+
+mod error;
+mod open;
+mod read;
+pub mod schema;
+mod write;
+
+pub use error::StoreError;
+pub use read::{HistoryFilter, RunRow};
+pub use write::RunCursor;
+
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+/// An open database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens `path` for reading and writing, creating and migrating it as needed.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: open::open(path)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing database for reading; `None` when the file does not exist yet.
+    pub fn open_existing(path: &Path) -> Result<Option<Self>, StoreError> {
+        Ok(open::open_read_only(path)?.map(|conn| Self {
+            conn,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> StoreError {
+        sql_err(&self.path, source)
+    }
+}
+
+fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Sql {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,156 @@
+//! Opening a database safely: a file that is not an fsbench database (not SQLite, another
+//! program's, or a newer schema) is refused without being modified — its header is read from the
+//! file itself, then SQLite opens it read-only, and only a file that passes is opened for writing,
+//! switched to WAL and migrated.
+
+use crate::StoreError;
+use crate::schema::{APPLICATION_ID, MIGRATIONS, V1, VERSION};
+use rusqlite::{Connection, OpenFlags};
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a writer waits for another fsbench holding the database (two runs at once).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What identifies a database as fsbench's, and its schema version.
+struct Header {
+    user_version: i64,
+    application_id: i32,
+}
+
+/// Whether a non-empty file exists at `path`, refusing one without SQLite's magic (read from the
+/// file itself, so a text file or an image is never opened by SQLite at all).
+fn exists_as_sqlite(path: &Path) -> Result<bool, StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io(e)),
+    };
+    let mut buf = Vec::with_capacity(100);
+    (&mut f).take(100).read_to_end(&mut buf).map_err(io)?;
+    if buf.is_empty() {
+        return Ok(false);
+    }
+    if buf.len() < 100 || &buf[..16] != b"SQLite format 3\0" {
+        return Err(StoreError::NotSqlite {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(true)
+}
+
+/// Checks an existing database read-only: ours (or empty), not newer, readable. The version and
+/// owner come from SQLite, not the raw header: in WAL mode the newest values may still be in the
+/// write-ahead log.
+fn check_existing(path: &Path) -> Result<Header, StoreError> {
+    let sql = |source| StoreError::Sql {
+        path: path.to_path_buf(),
+        source,
+    };
+    let not_sqlite = |_| StoreError::NotSqlite {
+        path: path.to_path_buf(),
+    };
+    let ro = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql)?;
+    ro.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+    let tables: i64 = ro
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(not_sqlite)?;
+    let h = Header {
+        user_version: ro
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(not_sqlite)?,
+        application_id: ro
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(not_sqlite)?,
+    };
+    if h.application_id != APPLICATION_ID && (h.application_id != 0 || tables > 0) {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+        });
+    }
+    if h.user_version > VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_path_buf(),
+            found: h.user_version,
+            supported: VERSION,
+        });
+    }
+    Ok(h)
+}
+
+/// Opens (creating if needed) the database at `path` for reading and writing, migrated to
+/// [`VERSION`].
+pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    if exists_as_sqlite(path)? {
+        check_existing(path)?;
+    } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let sql = |source| StoreError::Sql {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut c = Connection::open(path).map_err(sql)?;
+    c.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+    c.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
+        .map_err(sql)?;
+    c.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(sql)?;
+    c.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
+    migrate(&mut c).map_err(sql)?;
+    Ok(c)
+}
+
+/// Opens an existing database read-only (history, show, compare); `None` when there is none yet.
+pub fn open_read_only(path: &Path) -> Result<Option<Connection>, StoreError> {
+    if !exists_as_sqlite(path)? {
+        return Ok(None);
+    }
+    let h = check_existing(path)?;
+    if h.user_version < VERSION {
+        // An older schema: migrate through a writable open (the data is kept).
+        return open(path).map(Some);
+    }
+    let c =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
+            StoreError::Sql {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    c.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|source| StoreError::Sql {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(Some(c))
+}
+
+/// Brings a database to [`VERSION`] in one transaction (an empty one gets the current schema).
+fn migrate(c: &mut Connection) -> rusqlite::Result<()> {
+    let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version == 0 {
+        tx.execute_batch(V1)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.pragma_update(None, "user_version", VERSION)?;
+    } else {
+        for step in &MIGRATIONS[(version - 1) as usize..] {
+            tx.execute_batch(step)?;
+        }
+        tx.pragma_update(None, "user_version", VERSION)?;
+    }
+    tx.commit()
+}

@@ -1,0 +1,261 @@
+//! Reading runs back: the history list with filters, run ids from a unique prefix or `last~N`,
+//! and a whole stored run as the same `RunRecord` that `fsbench run` built.
+
+use crate::{Store, StoreError};
+use fsbench_model::{ResultEntry, RunInfo, RunRecord, Sample};
+use rusqlite::params;
+
+/// One line of the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// Run id.
+    pub id: String,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, when the run finished.
+    pub finished_at: Option<String>,
+    /// Status as stored (`running` for a run still going or killed).
+    pub status: String,
+    /// Owner process, to tell a killed run from a live one.
+    pub owner: Option<(u32, u64)>,
+    /// fsbench version that measured it.
+    pub fsbench_version: String,
+    /// Target labels.
+    pub targets: Vec<String>,
+    /// Workload names, in plan order, without repeats.
+    pub workloads: Vec<String>,
+    /// Samples stored.
+    pub samples: i64,
+}
+
+/// Filters of `fsbench history`.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryFilter {
+    /// Only runs with a target of this label.
+    pub target: Option<String>,
+    /// Only runs with this workload.
+    pub workload: Option<String>,
+    /// Only runs started at or after this RFC 3339 time (or date prefix).
+    pub since: Option<String>,
+    /// At most this many runs.
+    pub limit: Option<usize>,
+}
+
+impl Store {
+    /// Runs newest first, filtered.
+    pub fn history(&self, f: &HistoryFilter) -> Result<Vec<RunRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT r.id, r.started_at, r.finished_at, r.status, r.owner_pid,
+                        r.owner_start_ticks, r.fsbench_version,
+                        (SELECT group_concat(label, char(31)) FROM targets t WHERE t.run_id = r.id),
+                        (SELECT group_concat(workload, char(31)) FROM
+                            (SELECT workload FROM cells c WHERE c.run_id = r.id ORDER BY position)),
+                        (SELECT count(*) FROM samples s JOIN cells c ON s.cell_id = c.id
+                            WHERE c.run_id = r.id)
+                 FROM runs r
+                 WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM targets t WHERE t.run_id = r.id AND t.label = ?1))
+                   AND (?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?2))
+                   AND (?3 IS NULL OR r.started_at >= ?3)
+                 ORDER BY r.started_at DESC, r.rowid DESC
+                 LIMIT ?4",
+            )
+            .map_err(|e| self.sql(e))?;
+        let limit = f.limit.map_or(-1, |l| l as i64);
+        let rows = stmt
+            .query_map(params![f.target, f.workload, f.since, limit], |r| {
+                let split = |s: Option<String>| -> Vec<String> {
+                    let mut v: Vec<String> = Vec::new();
+                    for x in s
+                        .unwrap_or_default()
+                        .split('\u{1f}')
+                        .filter(|x| !x.is_empty())
+                    {
+                        if !v.iter().any(|y| y == x) {
+                            v.push(x.to_string());
+                        }
+                    }
+                    v
+                };
+                let pid: Option<i64> = r.get(4)?;
+                let ticks: Option<i64> = r.get(5)?;
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    started_at: r.get(1)?,
+                    finished_at: r.get(2)?,
+                    status: r.get(3)?,
+                    owner: pid
+                        .filter(|&p| p > 0)
+                        .map(|p| (p as u32, ticks.unwrap_or(0) as u64)),
+                    fsbench_version: r.get(6)?,
+                    targets: split(r.get(7)?),
+                    workloads: split(r.get(8)?),
+                    samples: r.get(9)?,
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    /// The full id of `spec`: `last`, `last~N` (N runs before the newest), a full id, or a
+    /// unique prefix of one.
+    pub fn resolve(&self, spec: &str) -> Result<String, StoreError> {
+        let back = match spec {
+            "last" => Some(0),
+            s => s.strip_prefix("last~").and_then(|n| n.parse::<i64>().ok()),
+        };
+        let not_found = || StoreError::NoSuchRun {
+            id: spec.to_string(),
+            path: self.path.clone(),
+        };
+        if let Some(n) = back {
+            return self
+                .conn
+                .query_row(
+                    "SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1 OFFSET ?1",
+                    [n],
+                    |r| r.get(0),
+                )
+                .map_err(|_| not_found());
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2")
+            .map_err(|e| self.sql(e))?;
+        let ids: Vec<String> = stmt
+            .query_map([spec], |r| r.get(0))
+            .map_err(|e| self.sql(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.sql(e))?;
+        match ids.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(not_found()),
+            _ if ids.iter().any(|i| i == spec) => Ok(spec.to_string()),
+            _ => Err(StoreError::Ambiguous {
+                id: spec.to_string(),
+                count: self.count_prefix(spec)?,
+                path: self.path.clone(),
+            }),
+        }
+    }
+
+    fn count_prefix(&self, spec: &str) -> Result<usize, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM runs WHERE substr(id, 1, length(?1)) = ?1",
+                [spec],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The stored run `id` as a record (summaries as stored; empty for a run that never
+    /// finished).
+    pub fn load(&self, id: &str) -> Result<RunRecord, StoreError> {
+        let (mut record, status) = self
+            .conn
+            .query_row(
+                "SELECT id, started_at, fsbench_version, record_schema, argv, status, environment,
+                        overhead, comparisons, scaling FROM runs WHERE id = ?1",
+                [id],
+                |r| {
+                    let text = |i: usize| r.get::<_, String>(i);
+                    Ok((
+                        [text(4)?, text(6)?, text(7)?, text(8)?, text(9)?],
+                        (text(0)?, text(1)?, text(2)?, r.get::<_, i64>(3)?, text(5)?),
+                    ))
+                },
+            )
+            .map_err(|e| self.sql(e))
+            .and_then(|(json, (id, started_at, version, schema, status))| {
+                let argv = self.parse(&json[0], "argv")?;
+                let info = RunInfo {
+                    id,
+                    started_at,
+                    fsbench_version: version,
+                    argv,
+                    status: status.clone(),
+                };
+                Ok((
+                    RunRecord {
+                        schema_version: schema as u32,
+                        run: info,
+                        environment: self.parse(&json[1], "environment")?,
+                        overhead: self.parse(&json[2], "overhead")?,
+                        results: Vec::new(),
+                        comparisons: self.parse(&json[3], "comparisons")?,
+                        scaling: self.parse(&json[4], "scaling")?,
+                    },
+                    status,
+                ))
+            })?;
+        let _ = status;
+        record.results = self.load_cells(id)?;
+        Ok(record)
+    }
+
+    fn load_cells(&self, run_id: &str) -> Result<Vec<ResultEntry>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, entry FROM cells WHERE run_id = ?1 ORDER BY position")
+            .map_err(|e| self.sql(e))?;
+        let cells: Vec<(i64, String)> = stmt
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.sql(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::with_capacity(cells.len());
+        for (cell_id, entry) in cells {
+            let mut e: ResultEntry = self.parse(&entry, "cell")?;
+            e.samples = self.load_samples(cell_id)?;
+            out.push(e);
+        }
+        Ok(out)
+    }
+
+    fn load_samples(&self, cell_id: i64) -> Result<Vec<Sample>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT sample, latency_hdr FROM samples WHERE cell_id = ?1 ORDER BY seq",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows: Vec<(String, Option<String>)> = stmt
+            .query_map([cell_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.sql(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.sql(e))?;
+        rows.into_iter()
+            .map(|(json, hdr)| {
+                let mut s: Sample = self.parse(&json, "sample")?;
+                s.latency_hdr = hdr;
+                Ok(s)
+            })
+            .collect()
+    }
+
+    /// The notes of a run, oldest first: (time, text).
+    pub fn notes(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT at, text FROM notes WHERE run_id = ?1 ORDER BY rowid")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(
+        &self,
+        text: &str,
+        what: &str,
+    ) -> Result<T, StoreError> {
+        serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
+            path: self.path.clone(),
+            what: format!("{what}: {e}"),
+        })
+    }
+}

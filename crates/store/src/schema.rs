@@ -1,0 +1,75 @@
+//! The store's schema, versioned with SQLite's `user_version`, marked as fsbench's with
+//! `application_id`, and the migrations from every earlier version (each tested against a
+//! database file of that version checked in under `crates/store/tests/fixtures/`).
+
+/// `application_id` of an fsbench database: "FSB1".
+pub const APPLICATION_ID: i32 = 0x4653_4231;
+
+/// The schema version this build writes.
+pub const VERSION: i64 = 1;
+
+/// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
+/// (every metric, the latency histogram), and notes.
+pub const V1: &str = "
+CREATE TABLE runs (
+    id                TEXT PRIMARY KEY,
+    started_at        TEXT NOT NULL,
+    finished_at       TEXT,
+    status            TEXT NOT NULL,
+    fsbench_version   TEXT NOT NULL,
+    record_schema     INTEGER NOT NULL,
+    argv              TEXT NOT NULL,
+    owner_pid         INTEGER,
+    owner_start_ticks INTEGER,
+    environment       TEXT NOT NULL,
+    overhead          TEXT NOT NULL,
+    comparisons       TEXT NOT NULL DEFAULT '[]',
+    scaling           TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX runs_started ON runs(started_at);
+CREATE TABLE targets (
+    run_id  TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    label   TEXT NOT NULL,
+    path    TEXT NOT NULL,
+    fs_type TEXT NOT NULL,
+    PRIMARY KEY (run_id, label)
+);
+CREATE TABLE cells (
+    id           INTEGER PRIMARY KEY,
+    run_id       TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL,
+    target       TEXT NOT NULL,
+    workload     TEXT NOT NULL,
+    params       TEXT NOT NULL,
+    sweep        TEXT NOT NULL,
+    cache_state  TEXT NOT NULL,
+    cache_method TEXT NOT NULL,
+    headline     TEXT NOT NULL,
+    entry        TEXT NOT NULL,
+    UNIQUE (run_id, position)
+);
+CREATE INDEX cells_workload ON cells(workload);
+CREATE TABLE samples (
+    cell_id     INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    wall_ns     INTEGER NOT NULL,
+    user_ns     INTEGER NOT NULL,
+    sys_ns      INTEGER NOT NULL,
+    ops         INTEGER NOT NULL,
+    bytes       INTEGER NOT NULL,
+    headline    REAL,
+    latency_hdr TEXT,
+    sample      TEXT NOT NULL,
+    PRIMARY KEY (cell_id, seq)
+);
+CREATE TABLE notes (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    at     TEXT NOT NULL,
+    text   TEXT NOT NULL
+);
+";
+
+/// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`. Version 1 is the
+/// first, so there are none yet; each new version adds its step here and a fixture database of
+/// the version before it.
+pub const MIGRATIONS: &[&str] = &[];

@@ -1,0 +1,230 @@
+//! Store tests on real database files in temp directories.
+
+use crate::{HistoryFilter, Store, StoreError};
+use fsbench_model::*;
+use std::collections::BTreeMap;
+
+fn sample(v: f64) -> Sample {
+    Sample {
+        wall_ns: 1000,
+        user_ns: 10,
+        sys_ns: 20,
+        ops: 5,
+        bytes: 4096,
+        metrics: BTreeMap::from([("iops".to_string(), v)]),
+        latency: None,
+        latency_hdr: Some("HISTO".into()),
+        phases: BTreeMap::new(),
+        resident_pct: Some(0.0),
+        outlier: false,
+        machine: None,
+        daemon: None,
+        process: None,
+    }
+}
+
+fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
+    ResultEntry {
+        target: target.into(),
+        workload: "rand-read".into(),
+        params: BTreeMap::from([("bs".to_string(), "4k".to_string())]),
+        sweep: BTreeMap::new(),
+        cache: CacheInfo {
+            state: "warm".into(),
+            method: "none".into(),
+            resident_pct: None,
+        },
+        headline: "iops".into(),
+        also_shown: Vec::new(),
+        samples,
+        summary: BTreeMap::new(),
+        precision_reached: None,
+        warnings: vec!["a warning".into()],
+        error: None,
+    }
+}
+
+fn record(id: &str, started: &str) -> RunRecord {
+    RunRecord {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: id.into(),
+            started_at: started.into(),
+            fsbench_version: "0.1.0".into(),
+            argv: vec!["fsbench".into(), "run".into()],
+            status: "running".into(),
+        },
+        environment: Environment {
+            targets: vec![TargetInfo {
+                label: "ext4".into(),
+                ..TargetInfo::default()
+            }],
+            ..Environment::default()
+        },
+        overhead: OverheadInfo::default(),
+        results: Vec::new(),
+        comparisons: Vec::new(),
+        scaling: Vec::new(),
+    }
+}
+
+fn db() -> (tempfile::TempDir, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("sub/results.db");
+    (d, p)
+}
+
+#[test]
+fn a_run_round_trips_sample_by_sample() {
+    let (_d, path) = db();
+    let mut s = Store::open(&path).unwrap();
+    let mut r = record("20260101T000000Z-1", "2026-01-01T00:00:00Z");
+    let mut cur = s.begin_run(&r, 42, 7).unwrap();
+    r.results.push(entry("ext4", vec![sample(1.0)]));
+    s.sync(&mut cur, &r.results).unwrap();
+    r.results[0].samples.push(sample(2.0));
+    r.results.push(entry("xfs", vec![sample(3.0)]));
+    s.sync(&mut cur, &r.results).unwrap();
+    r.run.status = "ok".into();
+    s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
+    let back = Store::open_existing(&path)
+        .unwrap()
+        .unwrap()
+        .load(&r.run.id)
+        .unwrap();
+    assert_eq!(back, r);
+}
+
+#[test]
+fn a_killed_run_keeps_its_finished_samples() {
+    let (_d, path) = db();
+    let mut r = record("20260101T000000Z-2", "2026-01-01T00:00:00Z");
+    {
+        let mut s = Store::open(&path).unwrap();
+        let mut cur = s.begin_run(&r, 42, 7).unwrap();
+        r.results
+            .push(entry("ext4", vec![sample(1.0), sample(2.0)]));
+        s.sync(&mut cur, &r.results).unwrap();
+    } // dropped without finish_run, as SIGKILL would
+    let s = Store::open_existing(&path).unwrap().unwrap();
+    let back = s.load(&r.run.id).unwrap();
+    assert_eq!(back.run.status, "running");
+    assert_eq!(back.results[0].samples.len(), 2);
+    let h = s.history(&HistoryFilter::default()).unwrap();
+    assert_eq!(h[0].owner, Some((42, 7)));
+    assert_eq!(h[0].samples, 2);
+}
+
+#[test]
+fn ids_resolve_by_last_and_unique_prefix() {
+    let (_d, path) = db();
+    let mut s = Store::open(&path).unwrap();
+    for (id, at) in [
+        ("20260101T000000Z-10", "2026-01-01T00:00:00Z"),
+        ("20260102T000000Z-11", "2026-01-02T00:00:00Z"),
+        ("20260102T000000Z-12", "2026-01-02T00:00:01Z"),
+    ] {
+        let r = record(id, at);
+        let mut c = s.begin_run(&r, 1, 1).unwrap();
+        s.finish_run(&mut c, &r, at).unwrap();
+    }
+    assert_eq!(s.resolve("last").unwrap(), "20260102T000000Z-12");
+    assert_eq!(s.resolve("last~2").unwrap(), "20260101T000000Z-10");
+    assert_eq!(s.resolve("20260101").unwrap(), "20260101T000000Z-10");
+    assert!(matches!(
+        s.resolve("20260102"),
+        Err(StoreError::Ambiguous { count: 2, .. })
+    ));
+    assert!(matches!(
+        s.resolve("last~9"),
+        Err(StoreError::NoSuchRun { .. })
+    ));
+    assert!(matches!(
+        s.resolve("1999"),
+        Err(StoreError::NoSuchRun { .. })
+    ));
+    let f = HistoryFilter {
+        since: Some("2026-01-02".into()),
+        limit: Some(1),
+        ..HistoryFilter::default()
+    };
+    let h = s.history(&f).unwrap();
+    assert_eq!(h.len(), 1);
+    assert_eq!(h[0].id, "20260102T000000Z-12");
+    assert_eq!(h[0].targets, ["ext4"]);
+}
+
+#[test]
+fn foreign_corrupt_and_newer_files_are_refused_and_left_untouched() {
+    let d = tempfile::tempdir().unwrap();
+    let garbage = d.path().join("garbage.db");
+    std::fs::write(
+        &garbage,
+        b"this is not a database at all, just text\n".repeat(10),
+    )
+    .unwrap();
+    let foreign = d.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE mail (id INTEGER); INSERT INTO mail VALUES (1);")
+        .unwrap();
+    let newer = d.path().join("newer.db");
+    drop(Store::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    for (p, want) in [
+        (&garbage, "not an fsbench"),
+        (&foreign, "another program"),
+        (&newer, "newer"),
+    ] {
+        let before = std::fs::read(p).unwrap();
+        let e = Store::open(p).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+        let e = Store::open_existing(p).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+        assert_eq!(
+            std::fs::read(p).unwrap(),
+            before,
+            "{} was modified",
+            p.display()
+        );
+    }
+}
+
+#[test]
+fn two_writers_share_one_database() {
+    let (_d, path) = db();
+    drop(Store::open(&path).unwrap());
+    let threads: Vec<_> = (0..2)
+        .map(|k| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut s = Store::open(&path).unwrap();
+                let mut r = record(&format!("run-{k}"), "2026-01-01T00:00:00Z");
+                let mut c = s.begin_run(&r, 1, 1).unwrap();
+                for i in 0..50 {
+                    if r.results.is_empty() {
+                        r.results.push(entry("ext4", Vec::new()));
+                    }
+                    r.results[0].samples.push(sample(i as f64));
+                    s.sync(&mut c, &r.results).unwrap();
+                }
+                s.finish_run(&mut c, &r, "2026-01-01T00:00:01Z").unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let s = Store::open_existing(&path).unwrap().unwrap();
+    for k in 0..2 {
+        assert_eq!(
+            s.load(&format!("run-{k}")).unwrap().results[0]
+                .samples
+                .len(),
+            50
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! Writing a run as it happens: the run and its targets when it starts, each cell when it first
+//! has a result, each sample in its own short transaction right after it is measured (between
+//! samples, never during one), and the final status, summaries, comparisons and scaling at the
+//! end. A run killed with SIGKILL keeps every finished sample and stays `running` (shown as
+//! incomplete once its process is gone).
+
+use crate::{Store, StoreError, sql_err};
+use fsbench_model::{ResultEntry, RunRecord, Sample};
+use rusqlite::{OptionalExtension, params};
+
+/// Where each result entry of a run lives: its cell row and how many samples are stored.
+#[derive(Debug, Default)]
+pub struct RunCursor {
+    run_id: String,
+    cells: Vec<(i64, usize)>,
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("invariant: model types serialise")
+}
+
+/// The cell's entry as stored: everything but its samples.
+fn entry_json(e: &ResultEntry) -> String {
+    let mut head = e.clone();
+    head.samples.clear();
+    json(&head)
+}
+
+impl Store {
+    /// Records a new run (and its targets) with its owner process, so that a run whose process
+    /// is gone can be told from one still running.
+    pub fn begin_run(
+        &mut self,
+        r: &RunRecord,
+        owner_pid: u32,
+        owner_start_ticks: u64,
+    ) -> Result<RunCursor, StoreError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        tx.execute(
+            "INSERT INTO runs (id, started_at, status, fsbench_version, record_schema, argv,
+                owner_pid, owner_start_ticks, environment, overhead)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                r.run.id,
+                r.run.started_at,
+                r.run.status,
+                r.run.fsbench_version,
+                r.schema_version,
+                json(&r.run.argv),
+                owner_pid,
+                owner_start_ticks as i64,
+                json(&r.environment),
+                json(&r.overhead),
+            ],
+        )
+        .map_err(|e| sql_err(&path, e))?;
+        for t in &r.environment.targets {
+            tx.execute(
+                "INSERT OR REPLACE INTO targets (run_id, label, path, fs_type) VALUES (?1, ?2, ?3, ?4)",
+                params![r.run.id, t.label, t.path, t.fs_type],
+            )
+            .map_err(|e| sql_err(&path, e))?;
+        }
+        tx.commit().map_err(|e| sql_err(&path, e))?;
+        Ok(RunCursor {
+            run_id: r.run.id.clone(),
+            cells: Vec::new(),
+        })
+    }
+
+    /// Stores what is new in `results` since the last call: new cells, then new samples, in one
+    /// transaction committed before the next sample starts.
+    pub fn sync(&mut self, cur: &mut RunCursor, results: &[ResultEntry]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        for (i, e) in results.iter().enumerate() {
+            if i >= cur.cells.len() {
+                let id = insert_cell(&tx, &cur.run_id, i, e).map_err(|e| sql_err(&path, e))?;
+                cur.cells.push((id, 0));
+            }
+            let (cell_id, stored) = cur.cells[i];
+            for (seq, s) in e.samples.iter().enumerate().skip(stored) {
+                insert_sample(&tx, cell_id, seq, s, &e.headline).map_err(|e| sql_err(&path, e))?;
+            }
+            cur.cells[i].1 = e.samples.len();
+        }
+        tx.commit().map_err(|e| sql_err(&path, e))
+    }
+
+    /// Stores the run's final state: status, end time, every cell's summary and warnings, the
+    /// comparisons and scaling analyses.
+    pub fn finish_run(
+        &mut self,
+        cur: &mut RunCursor,
+        r: &RunRecord,
+        finished_at: &str,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        self.sync(cur, &r.results)?;
+        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        for (i, e) in r.results.iter().enumerate() {
+            tx.execute(
+                "UPDATE cells SET entry = ?1 WHERE id = ?2",
+                params![entry_json(e), cur.cells[i].0],
+            )
+            .map_err(|e| sql_err(&path, e))?;
+        }
+        tx.execute(
+            "UPDATE runs SET status = ?1, finished_at = ?2, comparisons = ?3, scaling = ?4,
+                environment = ?5 WHERE id = ?6",
+            params![
+                r.run.status,
+                finished_at,
+                json(&r.comparisons),
+                json(&r.scaling),
+                json(&r.environment),
+                r.run.id
+            ],
+        )
+        .map_err(|e| sql_err(&path, e))?;
+        tx.commit().map_err(|e| sql_err(&path, e))
+    }
+
+    /// Adds a note to a run.
+    pub fn add_note(&mut self, run_id: &str, at: &str, text: &str) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .execute(
+                "INSERT INTO notes (run_id, at, text) VALUES (?1, ?2, ?3)",
+                params![run_id, at, text],
+            )
+            .map(drop)
+            .map_err(|e| sql_err(&path, e))
+    }
+
+    /// Stores a whole finished record at once (`fsbench import`); an existing run with the same
+    /// id is an error.
+    pub fn import(&mut self, r: &RunRecord) -> Result<(), StoreError> {
+        let exists: Option<String> = self
+            .conn
+            .query_row("SELECT id FROM runs WHERE id = ?1", [&r.run.id], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        if exists.is_some() {
+            return Err(StoreError::Corrupt {
+                path: self.path.clone(),
+                what: format!("run {} is already stored", r.run.id),
+            });
+        }
+        let mut cur = self.begin_run(r, 0, 0)?;
+        self.finish_run(&mut cur, r, &r.run.started_at)
+    }
+}
+
+fn insert_cell(
+    tx: &rusqlite::Transaction<'_>,
+    run_id: &str,
+    position: usize,
+    e: &ResultEntry,
+) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO cells (run_id, position, target, workload, params, sweep, cache_state,
+            cache_method, headline, entry)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            run_id,
+            position as i64,
+            e.target,
+            e.workload,
+            json(&e.params),
+            json(&e.sweep),
+            e.cache.state,
+            e.cache.method,
+            e.headline,
+            entry_json(e),
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn insert_sample(
+    tx: &rusqlite::Transaction<'_>,
+    cell_id: i64,
+    seq: usize,
+    s: &Sample,
+    headline: &str,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO samples (cell_id, seq, wall_ns, user_ns, sys_ns, ops, bytes, headline,
+            latency_hdr, sample)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    let mut body = s.clone();
+    let hdr = body.latency_hdr.take();
+    stmt.execute(params![
+        cell_id,
+        seq as i64,
+        s.wall_ns as i64,
+        s.user_ns as i64,
+        s.sys_ns as i64,
+        s.ops as i64,
+        s.bytes as i64,
+        s.metrics.get(headline),
+        hdr,
+        json(&body),
+    ])?;
+    Ok(())
+}
+
+impl Store {
+    /// Sets a run's status (the signal watcher marks a run `interrupted` before a forced exit).
+    pub fn set_status(&mut self, run_id: &str, status: &str, at: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
+                params![status, at, run_id],
+            )
+            .map(drop)
+            .map_err(|e| self.sql(e))
+    }
+}

@@ -1,0 +1,82 @@
+//! `fsbench history`: stored runs, newest first, with filters; `--export-json` for scripts. A run
+//! still marked running whose process is gone (killed, crashed) is shown as `incomplete`.
+
+use crate::cli::HistoryArgs;
+use crate::error::{CliError, CliResult};
+use comfy_table::{Table, presets};
+use fsbench_store::{HistoryFilter, RunRow};
+
+/// The status to show: `incomplete` for a run whose owner is gone before it finished.
+pub fn shown_status(r: &RunRow) -> String {
+    if r.status != "running" {
+        return r.status.clone();
+    }
+    match r.owner {
+        Some((pid, ticks)) if crate::scratch::owner_alive(pid, Some(ticks)) => "running".into(),
+        _ => "incomplete".into(),
+    }
+}
+
+/// Lists runs.
+pub fn run(args: HistoryArgs) -> CliResult<i32> {
+    let store = crate::storage::open_existing(args.db.db.as_deref())?;
+    let f = HistoryFilter {
+        target: args.target,
+        workload: args.workload,
+        since: args.since,
+        limit: args.limit,
+    };
+    let rows = store
+        .history(&f)
+        .map_err(|e| CliError::run(e.to_string()))?;
+    if let Some(path) = &args.export_json {
+        let list: Vec<serde_json::Value> = rows.iter().map(row_json).collect();
+        let text =
+            serde_json::to_string_pretty(&list).expect("invariant: JSON values serialise") + "\n";
+        return write_json(path, &text).map(|()| 0);
+    }
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_FULL_CONDENSED);
+    t.set_header([
+        "run",
+        "started",
+        "targets",
+        "workloads",
+        "status",
+        "samples",
+    ]);
+    for r in &rows {
+        t.add_row([
+            r.id.clone(),
+            r.started_at.clone(),
+            crate::escape_controls(&r.targets.join(", ")),
+            r.workloads.join(", "),
+            shown_status(r),
+            r.samples.to_string(),
+        ]);
+    }
+    crate::outln!("{t}")?;
+    Ok(0)
+}
+
+fn row_json(r: &RunRow) -> serde_json::Value {
+    serde_json::json!({
+        "id": r.id,
+        "started_at": r.started_at,
+        "finished_at": r.finished_at,
+        "status": shown_status(r),
+        "fsbench_version": r.fsbench_version,
+        "targets": r.targets,
+        "workloads": r.workloads,
+        "samples": r.samples,
+    })
+}
+
+fn write_json(path: &std::path::Path, text: &str) -> CliResult<()> {
+    if path.as_os_str() == "-" {
+        return crate::out::stdout(text);
+    }
+    crate::outfile::check(path, "--export-json").map_err(CliError::usage)?;
+    crate::outfile::write(path, text.as_bytes())
+        .map_err(|e| CliError::run(format!("cannot write {}: {e}", path.display())))
+}

@@ -1,0 +1,51 @@
+//! `fsbench import FILE.json`: a JSON result (`--export-json` of this or an earlier schema
+//! version) stored as if it had just been run.
+
+use crate::error::{CliError, CliResult};
+use fsbench_model::RunRecord;
+use std::io::Read;
+use std::path::Path;
+
+/// Largest JSON file read (a run of a million samples is far below this).
+const MAX_JSON: u64 = 1 << 30;
+
+/// Imports `file` into the database.
+pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
+    let mut text = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_JSON + 1).read_to_end(&mut text))
+        .map_err(|e| {
+            CliError::usage(format!(
+                "cannot read {}: {e} — check the path",
+                file.display()
+            ))
+        })?;
+    if text.len() as u64 > MAX_JSON {
+        return Err(CliError::usage(format!(
+            "{} is larger than 1 GiB — is it an fsbench result?",
+            file.display()
+        )));
+    }
+    let record: RunRecord = serde_json::from_slice(&text).map_err(|e| {
+        CliError::usage(format!(
+            "{} is not an fsbench JSON result: {e} — give a file written by --export-json",
+            file.display()
+        ))
+    })?;
+    if record.schema_version > fsbench_model::SCHEMA_VERSION {
+        return Err(CliError::usage(format!(
+            "{} has JSON schema {}, newer than this fsbench's {} — use a newer fsbench",
+            file.display(),
+            record.schema_version,
+            fsbench_model::SCHEMA_VERSION
+        )));
+    }
+    let path = crate::storage::db_path(db)?;
+    let mut store =
+        fsbench_store::Store::open(&path).map_err(|e| CliError::usage(e.to_string()))?;
+    store
+        .import(&record)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    crate::outln!("imported run {} into {}", record.run.id, path.display())?;
+    Ok(0)
+}

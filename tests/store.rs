@@ -1,0 +1,246 @@
+//! The results database end to end (issue 12): two runs, then `history`, `show last`,
+//! `compare last~1 last`, exports and the regression gate on the database they left; a run
+//! killed with SIGKILL stays readable; a corrupt database is refused and left byte-identical.
+
+use crate::util::{fsbench, temp_dir};
+use predicates::prelude::*;
+use std::path::Path;
+
+/// A `null` run on a fresh target, stored in `db`.
+fn null_run(db: &Path, ops: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
+    let target = temp_dir();
+    fsbench()
+        .args(["run", "--cache", "warm", "--runs", "5", "-q", "-w"])
+        .arg(format!("null:ops={ops}"))
+        .arg("-t")
+        .arg(format!("t={}", target.path().display()))
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .assert()
+}
+
+#[test]
+fn two_runs_then_history_show_compare_export_and_gate() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    null_run(&db, "1000", &["--note", "first"]).success();
+    null_run(&db, "1000", &[]).success();
+    fsbench()
+        .args(["history", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("null").and(predicate::str::contains("ok")));
+    let out = fsbench()
+        .args(["history", "--export-json", "-", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    assert_eq!(list[0]["samples"], 5);
+    fsbench()
+        .args(["show", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("t ").and(predicate::str::contains("null")));
+    let csv = d.path().join("last.csv");
+    fsbench()
+        .args(["show", "last", "--export-csv"])
+        .arg(&csv)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 6, "{text}");
+    assert!(text.starts_with("run,target,workload"), "{text}");
+    fsbench()
+        .args(["compare", "last~1", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("A:t/null/warm"));
+}
+
+/// The same cell (same parameters) made slower between two runs: a command that sleeps for as
+/// long as a file says.
+#[test]
+fn the_regression_gate_fails_only_on_a_proven_slowdown() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let delay = d.path().join("delay");
+    let target = temp_dir();
+    let run = |secs: &str, extra: &[&str]| {
+        std::fs::write(&delay, secs).unwrap();
+        fsbench()
+            .args(["run", "--cache", "warm", "--runs", "5", "-q", "-w"])
+            .arg(format!("command:run='sleep $(cat {})'", delay.display()))
+            .arg("-t")
+            .arg(format!("t={}", target.path().display()))
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .assert()
+    };
+    run("0.01", &[]).success();
+    run("0.08", &["--baseline", "last", "--fail-if-slower", "5"])
+        .code(1)
+        .stderr(predicate::str::contains(
+            "proven slower than the baseline by more than 5%",
+        ))
+        .stderr(predicate::str::contains("B:t/command/warm"));
+    // The other way round is faster: no failure.
+    fsbench()
+        .args(["compare", "last", "last~1", "--fail-if-slower", "5", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("proven"));
+    fsbench()
+        .args(["compare", "last~1", "last", "--fail-if-slower", "5", "--db"])
+        .arg(&db)
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn sigkill_mid_run_leaves_a_readable_database() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let target = temp_dir();
+    let mut child = crate::util::command()
+        .args([
+            "run", "--cache", "warm", "--runs", "1000", "--warmup", "0", "-q", "-w",
+        ])
+        .arg("null:ops=10,sleep=20ms")
+        .arg("-t")
+        .arg(target.path())
+        .arg("--db")
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let out = fsbench()
+            .args(["history", "--export-json", "-", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let n = serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|v| v[0]["samples"].as_i64())
+            .unwrap_or(0);
+        if n >= 3 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no samples stored");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = fsbench()
+        .args(["history", "--export-json", "-", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["status"], "incomplete");
+    fsbench()
+        .args(["show", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("null"))
+        .stderr(predicate::str::contains("incomplete"));
+}
+
+#[test]
+fn a_corrupt_database_is_refused_and_left_byte_identical() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0xA5u8, 8192));
+    std::fs::write(&db, &bytes).unwrap();
+    null_run(&db, "10", &[])
+        .code(2)
+        .stderr(predicate::str::contains("not an fsbench database"));
+    for cmd in [&["history"][..], &["show", "last"][..]] {
+        fsbench()
+            .args(cmd)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("left untouched"));
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), bytes);
+}
+
+#[test]
+fn exported_json_imports_into_another_database() {
+    let d = temp_dir();
+    let (db1, db2, json) = (
+        d.path().join("1.db"),
+        d.path().join("2.db"),
+        d.path().join("r.json"),
+    );
+    null_run(&db1, "10", &["--export-json", json.to_str().unwrap()]).success();
+    fsbench()
+        .arg("import")
+        .arg(&json)
+        .arg("--db")
+        .arg(&db2)
+        .assert()
+        .success();
+    let show = |db: &Path| {
+        let out = fsbench()
+            .args(["show", "last", "--export-json", "-", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["run"]["status"] = "ok".into();
+        v
+    };
+    assert_eq!(show(&db1), show(&db2));
+    fsbench()
+        .arg("import")
+        .arg(&json)
+        .arg("--db")
+        .arg(&db2)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already stored"));
+}
+
+#[test]
+fn no_store_writes_no_database_and_unknown_runs_are_named() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    null_run(&db, "10", &["--no-store"]).success();
+    assert!(!db.exists());
+    fsbench()
+        .args(["show", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no results database"));
+    null_run(&db, "10", &[]).success();
+    fsbench()
+        .args(["show", "nosuchrun", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run 'nosuchrun'"));
+    fsbench()
+        .args(["run", "-w", "null", "--fail-if-slower", "5", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--baseline"));
+}
