@@ -16,6 +16,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process: boxing `RunArgs` would buy nothing
 pub enum Command {
     /// Run a plan: targets × workloads × cache states.
     Run(RunArgs),
@@ -73,6 +74,12 @@ pub enum Command {
         #[arg(short = 'o')]
         output: Option<PathBuf>,
     },
+    /// Throwaway targets for `run --lab`: `fsbench lab list` says which kinds work here.
+    Lab {
+        /// What to do.
+        #[command(subcommand)]
+        command: LabCommand,
+    },
     /// Panics on purpose: proves the panic hook (one line, exit 101, no backtrace).
     #[command(name = "__internal-panic", hide = true)]
     InternalPanic,
@@ -81,6 +88,13 @@ pub enum Command {
         /// `list` or `show NAME`.
         args: Vec<String>,
     },
+}
+
+/// Subcommands of `fsbench lab`.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Every lab kind, whether it can be built on this machine, and why not.
+    List,
 }
 
 /// Which database to use.
@@ -260,4 +274,14 @@ pub struct RunArgs {
     /// Allow writing to this exact block device (destroys its data); it must not be mounted.
     #[arg(long, value_name = "/dev/NAME")]
     pub allow_destroy: Option<PathBuf>,
+    /// Build throwaway targets and measure them too (root): tmpfs, ext4, xfs, btrfs,
+    /// ext4-fscrypt, gocryptfs, bindfs, overlay. Labels are the kinds; torn down on every exit.
+    #[arg(long, value_name = "KIND[,KIND...]", value_delimiter = ',')]
+    pub lab: Vec<String>,
+    /// Size of each lab image (sparse) and of the lab tmpfs [default: 512m].
+    #[arg(long, value_name = "SIZE")]
+    pub lab_size: Option<String>,
+    /// Directory that holds the lab's scratch (images, mount points) [default: the current one].
+    #[arg(long, value_name = "DIR")]
+    pub lab_dir: Option<PathBuf>,
 }

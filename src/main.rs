@@ -11,6 +11,7 @@ mod error;
 mod exports;
 #[cfg(test)]
 mod fuzz;
+mod lab;
 mod metrics;
 mod out;
 mod outfile;
@@ -135,6 +136,7 @@ fn install_panic_hook() {
             escape_controls(&what)
         );
         fsbench_workload::child::kill_all_groups();
+        lab::teardown_all_live();
         scratch::remove_all_live();
         std::process::exit(ExitKind::Internal.code());
     }));

@@ -118,7 +118,11 @@ pub struct Plan {
 
 /// Validates the arguments into a plan.
 pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
-    let targets = parse_targets(&args.targets, args.allow_destroy.as_deref())?;
+    // `--lab` alone measures only the targets it builds (`lab::build` appends them).
+    let targets = match args.targets.is_empty() && !args.lab.is_empty() {
+        true => Vec::new(),
+        false => parse_targets(&args.targets, args.allow_destroy.as_deref())?,
+    };
     let specs: Vec<String> = if args.workloads.is_empty() {
         DEFAULT_WORKLOADS.iter().map(|s| s.to_string()).collect()
     } else {

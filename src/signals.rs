@@ -58,6 +58,7 @@ fn force_exit() -> ! {
     if let Some(f) = words {
         f();
     }
+    crate::lab::teardown_all_live();
     crate::scratch::remove_all_live();
     crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);

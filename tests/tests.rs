@@ -7,6 +7,7 @@ mod cpu;
 mod defaults;
 mod env;
 mod hardening;
+mod lab;
 mod ministat;
 mod postmark;
 mod run;

@@ -16,6 +16,9 @@ pub fn run(dir: &Path) -> CliResult<i32> {
             .map(|p| format!("pid {p}"))
             .unwrap_or_else(|| "unknown owner".into());
         if f.stale {
+            for line in crate::lab::teardown_dead(&f.path).map_err(CliError::run)? {
+                crate::outln!("{line}")?;
+            }
             scratch::remove_tree(&f.path).map_err(|e| CliError::run(e.message))?;
             crate::outln!("removed {} ({owner} is gone)", f.path.display())?;
             removed += 1;

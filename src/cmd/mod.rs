@@ -5,6 +5,7 @@ pub mod compare;
 pub mod env;
 pub mod history;
 pub mod import;
+pub mod lab;
 pub mod metrics;
 pub mod ministat;
 pub mod postmark;
@@ -30,6 +31,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Metrics => metrics::run(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
         Command::Env { dir, json } => env::run(&dir, json),
+        Command::Lab { command } => lab::run(command),
         Command::Clean { dir } => clean::run(&dir),
         Command::Workloads { name } => workloads::run(name.as_deref()),
     }

@@ -70,7 +70,8 @@ impl RunSink {
 
 /// Runs the plan described by `args`.
 pub fn run(args: RunArgs) -> CliResult<i32> {
-    let plan = crate::plan::from_args(&args)?;
+    let lab = crate::lab::request(&args)?;
+    let mut plan = crate::plan::from_args(&args)?;
     check_percentages(&args)?;
     let exports = Exports::check(&args.export)?;
     let baseline = match &args.baseline {
@@ -83,7 +84,10 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
-    let record = new_record(&plan);
+    // Built after every input check; torn down when `lab` drops, on every path out of here.
+    let lab = crate::lab::build(lab, &mut plan.targets)?;
+    let mut record = new_record(&plan);
+    lab.annotate(&mut record.environment.targets);
     let store = if args.no_store {
         None
     } else {

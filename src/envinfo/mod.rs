@@ -70,7 +70,7 @@ fn describe(label: &str, path: &Path, depth: usize) -> TargetInfo {
     }
     let m = mount_of(path, &mounts()).unwrap_or_else(unknown_mount);
     let (free, total) = space(path).unwrap_or((0, 0));
-    let chain = blockdev::chain(&m.dev);
+    let chain = blockdev::chain(&block_dev_of(&m));
     let mut stack = Stack::default();
     fsdetails::fill(&mut stack, &m);
     if fuse::is_fuse(&m.fs_type) {
@@ -99,6 +99,25 @@ fn describe(label: &str, path: &Path, depth: usize) -> TargetInfo {
     };
     finish(&mut t, stack, chain, &probe, depth);
     t
+}
+
+/// `major:minor` of the block device under mount `m`. btrfs (and other filesystems that hand out
+/// anonymous device numbers per subvolume) report `0:N` in mountinfo; their source names the
+/// device instead.
+fn block_dev_of(m: &Mount) -> String {
+    if !m.dev.starts_with("0:") || !m.source.starts_with("/dev/") {
+        return m.dev.clone();
+    }
+    match std::fs::metadata(&m.source) {
+        Ok(meta) if meta.file_type().is_block_device() => {
+            format!(
+                "{}:{}",
+                rustix::fs::major(meta.rdev()),
+                rustix::fs::minor(meta.rdev())
+            )
+        }
+        _ => m.dev.clone(),
+    }
 }
 
 /// The mount of a path that no mountinfo line holds.

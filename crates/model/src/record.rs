@@ -148,6 +148,37 @@ pub struct TargetInfo {
     /// The full storage stack under the target, with details per layer.
     #[serde(default)]
     pub stack: Stack,
+    /// How fsbench built this target (`fsbench run --lab`); `null` for a target it was given.
+    #[serde(default)]
+    pub lab: Option<LabInfo>,
+}
+
+/// A throwaway target that fsbench built, mounted and tore down itself (`--lab KIND`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LabInfo {
+    /// The lab kind (`tmpfs`, `ext4`, `xfs`, `btrfs`, `ext4-fscrypt`, `gocryptfs`, `bindfs`,
+    /// `overlay`).
+    pub kind: String,
+    /// Every command run to build it, in order, as run (the fscrypt key and policy are set with
+    /// ioctls and listed as `ioctl ...` lines).
+    #[serde(default)]
+    pub commands: Vec<String>,
+    /// Size of the sparse image file (loop kinds) or the tmpfs size limit, bytes; `null` for
+    /// layers over a directory (FUSE, overlay).
+    #[serde(default)]
+    pub image_bytes: Option<u64>,
+    /// The loop device the image was attached to (`/dev/loop3`), when there is one.
+    #[serde(default)]
+    pub loop_device: Option<String>,
+    /// Direct I/O of the loop device as the kernel reports it after attaching (`loop/dio`).
+    #[serde(default)]
+    pub direct_io: Option<bool>,
+    /// Mount or daemon options given, comma-separated; empty when none.
+    #[serde(default)]
+    pub options: String,
+    /// The scratch directory holding the image, backing directories and mount points.
+    #[serde(default)]
+    pub scratch: String,
 }
 
 /// What is under a target, from the mount down to the disk. Each part is present only when that

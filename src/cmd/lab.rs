@@ -1,0 +1,35 @@
+//! `fsbench lab list`: every lab kind, whether it can be built on this machine and, if not, every
+//! reason (a tool missing and its package, not root, a filesystem the kernel lacks, no
+//! `/dev/fuse`) — found without building anything.
+
+use crate::cli::LabCommand;
+use crate::error::CliResult;
+use crate::lab::{self, probe};
+
+/// Runs `fsbench lab SUBCOMMAND`.
+pub fn run(command: LabCommand) -> CliResult<i32> {
+    match command {
+        LabCommand::List => list(),
+    }
+}
+
+fn list() -> CliResult<i32> {
+    let width = lab::KINDS.iter().map(|k| k.name.len()).max().unwrap_or(0);
+    let mut text = format!("{:<width$}  {:<5}  WHAT / WHY NOT\n", "KIND", "WORKS");
+    for kind in lab::KINDS {
+        let problems = probe::problems(kind);
+        let (works, why) = if problems.is_empty() {
+            ("yes", kind.about.to_string())
+        } else {
+            let why: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+            ("no", why.join("; "))
+        };
+        text.push_str(&format!("{:<width$}  {works:<5}  {why}\n", kind.name));
+    }
+    text.push_str(&format!(
+        "use: fsbench run --lab KIND[,KIND...] [--lab-size SIZE, default {}] [--lab-dir DIR]\n",
+        fsbench_workload::units::format_size(lab::DEFAULT_SIZE)
+    ));
+    crate::out::stdout(&text)?;
+    Ok(0)
+}

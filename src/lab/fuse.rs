@@ -1,0 +1,70 @@
+//! FUSE lab targets over a directory of the lab scratch: gocryptfs (encryption; initialised with
+//! a generated password file) and bindfs (a pass-through, single-threaded). Both daemonise into
+//! their own session, so they survive the process-group kill of the command that started them,
+//! and exit when `fusermount3 -u` unmounts them.
+
+use super::teardown::Undo;
+use super::{Building, text};
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// `gocryptfs -init` a cipher directory with a generated password, mount it at `gocryptfs/mnt`.
+pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
+    let cipher = b.mkdir("cipher")?;
+    let mnt = b.mkdir("mnt")?;
+    let pass = b.dir.join("passfile");
+    write_password(&pass)?;
+    b.run(
+        "gocryptfs",
+        &["-init", "-q", "-passfile", text(&pass), text(&cipher)],
+    )?;
+    b.info.options = "-nosyslog".into();
+    b.undo(Undo::Unmount {
+        point: mnt.clone(),
+        fuse: true,
+    });
+    let args = [
+        "-q",
+        "-nosyslog",
+        "-passfile",
+        text(&pass),
+        text(&cipher),
+        text(&mnt),
+    ];
+    b.run("gocryptfs", &args)?;
+    Ok(mnt)
+}
+
+/// bindfs of `bindfs/src` at `bindfs/mnt`: `-s` (libfuse's single-threaded loop, which is also
+/// bindfs's default without `--multithreaded`), and no `allow_other` (root only).
+pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
+    let src = b.mkdir("src")?;
+    let mnt = b.mkdir("mnt")?;
+    b.info.options = "-s,no-allow-other".into();
+    b.undo(Undo::Unmount {
+        point: mnt.clone(),
+        fuse: true,
+    });
+    b.run(
+        "bindfs",
+        &["-s", "-o", "no-allow-other", text(&src), text(&mnt)],
+    )?;
+    Ok(mnt)
+}
+
+/// A random password (64 hex digits) in a new file of mode 0600.
+fn write_password(path: &Path) -> Result<(), String> {
+    let mut raw = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut raw))
+        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
+    let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| f.write_all(hex.as_bytes()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,81 @@
+//! ext4, xfs and btrfs on a sparse image file in the lab scratch, attached to a loop device with
+//! `--direct-io=on` (the loop device then reads and writes the image with O_DIRECT, so a cold
+//! read reaches the disk under the image instead of the image's page cache), made with `mkfs`
+//! on the loop device and mounted at `KIND/mnt`.
+
+use super::teardown::Undo;
+use super::{Building, text};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// ext4 without lazy initialisation: no `ext4lazyinit` thread writes inode tables in the
+/// background while samples are measured.
+pub(super) const EXT4: &[&str] = &["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"];
+
+/// Builds ext4 (`mkfs.ext4` without lazy init).
+pub fn ext4(b: &mut Building) -> Result<PathBuf, String> {
+    image_fs(b, "mkfs.ext4", EXT4)
+}
+
+/// Builds xfs.
+pub fn xfs(b: &mut Building) -> Result<PathBuf, String> {
+    image_fs(b, "mkfs.xfs", &["-q", "-f"])
+}
+
+/// Builds btrfs.
+pub fn btrfs(b: &mut Building) -> Result<PathBuf, String> {
+    image_fs(b, "mkfs.btrfs", &["-q", "-f"])
+}
+
+/// Makes the sparse image, attaches it with direct I/O, runs `mkfs OPTS DEVICE`, mounts the
+/// device at `KIND/mnt` and returns the mount point.
+pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<PathBuf, String> {
+    let image = b.dir.join("disk.img");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&image)
+        .and_then(|f| f.set_len(b.size))
+        .map_err(|e| format!("cannot make the image {}: {e}", image.display()))?;
+    b.info.image_bytes = Some(b.size);
+    let dev = attach(b, &image)?;
+    let mut args = opts.to_vec();
+    args.push(&dev);
+    b.run(mkfs, &args)?;
+    let mnt = b.mkdir("mnt")?;
+    b.undo(Undo::Unmount {
+        point: mnt.clone(),
+        fuse: false,
+    });
+    b.run("mount", &[&dev, text(&mnt)])?;
+    Ok(mnt)
+}
+
+/// `losetup -f --show --direct-io=on IMAGE` (retried: another process may take the same free
+/// device); records the device and whether the kernel kept direct I/O on.
+fn attach(b: &mut Building, image: &Path) -> Result<String, String> {
+    let mut last = String::new();
+    for _ in 0..3 {
+        let out = match b.run("losetup", &["-f", "--show", "--direct-io=on", text(image)]) {
+            Ok(out) => out,
+            Err(e) => {
+                last = e;
+                continue;
+            }
+        };
+        let Some(dev) = out.lines().map(str::trim).find(|l| l.starts_with("/dev/")) else {
+            return Err(format!("losetup printed no device: {out}"));
+        };
+        b.undo(Undo::Detach {
+            device: dev.to_string(),
+            image: image.to_path_buf(),
+        });
+        let name = dev.trim_start_matches("/dev/");
+        let dio = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok();
+        b.info.direct_io = dio.map(|d| d.trim() == "1");
+        b.info.loop_device = Some(dev.to_string());
+        return Ok(dev.to_string());
+    }
+    Err(last)
+}

@@ -1,0 +1,452 @@
+//! Lab targets: throwaway filesystems fsbench builds itself for `fsbench run --lab KIND,...`
+//! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, gocryptfs,
+//! bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
+//! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
+//! the current directory's filesystem or `--lab-dir`.
+//!
+//! Teardown is driven by a registry of undo steps (`LIVE`), filled while building, so a signal,
+//! a panic or an error at any point undoes exactly what exists: the guard [`Lab`] on normal
+//! paths, [`teardown_all_live`] from the signal watcher and the panic hook. A run killed with
+//! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
+//! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
+//! `SCRATCH/KIND/disk.img`.
+
+mod fscrypt;
+mod fuse;
+mod loopfs;
+mod overlay;
+pub mod probe;
+mod request;
+mod teardown;
+mod tmpfs;
+pub mod tool;
+
+pub use request::{DEFAULT_SIZE, LabRequest, request};
+
+use crate::error::{CliError, CliResult};
+use crate::plan::{PlanTarget, TargetKind};
+use crate::scratch::Scratch;
+use fsbench_model::{LabInfo, TargetInfo};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
+use teardown::Undo;
+
+/// One kind of lab target.
+#[derive(Debug)]
+pub struct LabKind {
+    /// Name on the command line and label of the target (`xfs`).
+    pub name: &'static str,
+    /// What it builds, one line.
+    pub about: &'static str,
+    /// Filesystem type the kernel must know (`/proc/filesystems` or a module).
+    pub fs: &'static str,
+    /// Commands it runs to build and tear down.
+    pub tools: &'static [&'static str],
+    /// It makes an image file of `--lab-size` (counts against free space).
+    pub image: bool,
+    /// Smallest `--lab-size` it accepts, bytes.
+    pub min_bytes: u64,
+    /// It needs ext4 built with fscrypt (`/sys/fs/ext4/features/encryption`).
+    pub fscrypt: bool,
+    build: fn(&mut Building) -> Result<PathBuf, String>,
+}
+
+const MIB: u64 = 1 << 20;
+
+/// Every lab kind, in the order `fsbench lab list` shows them.
+pub const KINDS: &[LabKind] = &[
+    LabKind {
+        name: "tmpfs",
+        about: "tmpfs of --lab-size (RAM; cold is meaningless there)",
+        fs: "tmpfs",
+        tools: &["mount", "umount"],
+        image: false,
+        min_bytes: MIB,
+        fscrypt: false,
+        build: tmpfs::build,
+    },
+    LabKind {
+        name: "ext4",
+        about: "ext4 on a sparse loop image, loop direct I/O on",
+        fs: "ext4",
+        tools: &["mkfs.ext4", "losetup", "mount", "umount"],
+        image: true,
+        min_bytes: 16 * MIB,
+        fscrypt: false,
+        build: loopfs::ext4,
+    },
+    LabKind {
+        name: "xfs",
+        about: "xfs on a sparse loop image, loop direct I/O on",
+        fs: "xfs",
+        tools: &["mkfs.xfs", "losetup", "mount", "umount"],
+        image: true,
+        min_bytes: 300 * MIB,
+        fscrypt: false,
+        build: loopfs::xfs,
+    },
+    LabKind {
+        name: "btrfs",
+        about: "btrfs on a sparse loop image, loop direct I/O on",
+        fs: "btrfs",
+        tools: &["mkfs.btrfs", "losetup", "mount", "umount"],
+        image: true,
+        min_bytes: 128 * MIB,
+        fscrypt: false,
+        build: loopfs::btrfs,
+    },
+    LabKind {
+        name: "ext4-fscrypt",
+        about: "ext4 -O encrypt on a loop image; a directory with a v2 policy and a generated key",
+        fs: "ext4",
+        tools: &["mkfs.ext4", "losetup", "mount", "umount"],
+        image: true,
+        min_bytes: 16 * MIB,
+        fscrypt: true,
+        build: fscrypt::build,
+    },
+    LabKind {
+        name: "gocryptfs",
+        about: "gocryptfs (FUSE encryption) over a directory of the lab scratch",
+        fs: "fuse",
+        tools: &["gocryptfs", "fusermount3", "umount"],
+        image: false,
+        min_bytes: 0,
+        fscrypt: false,
+        build: fuse::gocryptfs,
+    },
+    LabKind {
+        name: "bindfs",
+        about: "bindfs (single-threaded FUSE pass-through) over a directory of the lab scratch",
+        fs: "fuse",
+        tools: &["bindfs", "fusermount3", "umount"],
+        image: false,
+        min_bytes: 0,
+        fscrypt: false,
+        build: fuse::bindfs,
+    },
+    LabKind {
+        name: "overlay",
+        about: "overlayfs with lower, upper and work directories in the lab scratch",
+        fs: "overlay",
+        tools: &["mount", "umount"],
+        image: false,
+        min_bytes: 0,
+        fscrypt: false,
+        build: overlay::build,
+    },
+];
+
+/// The kind named `name`.
+pub fn find(name: &str) -> Option<&'static LabKind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+/// The names of every kind, comma-separated (for error messages).
+pub fn kind_names() -> String {
+    KINDS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Run ids of lab scratches start with this (`.fsbench-lab-<pid>-<ns>`).
+const LAB_ID: &str = "lab-";
+/// Name prefix of a lab scratch directory.
+const LAB_PREFIX: &str = ".fsbench-lab-";
+
+/// How long one build or teardown command may run before it is killed.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One target being built: its directory in the lab scratch, the size, and what was done so far.
+pub(crate) struct Building {
+    lab: u64,
+    /// This kind's directory inside the lab scratch (created, empty).
+    pub dir: PathBuf,
+    /// `--lab-size`, bytes.
+    pub size: u64,
+    /// The record being filled (commands, loop device, options).
+    pub info: LabInfo,
+}
+
+impl Building {
+    /// Runs a tool and records its command line. Holds the teardown lock meanwhile, so a forced
+    /// exit tears down after the command (which it kills first), and refuses once that began.
+    pub fn run(&mut self, program: &str, args: &[&str]) -> Result<String, String> {
+        let _guard = teardown_lock();
+        if CLOSED.load(Ordering::SeqCst) {
+            return Err("interrupted: the lab is being torn down".into());
+        }
+        let shown = tool::find(program).map_or(program.to_string(), |p| p.display().to_string());
+        self.info.commands.push(tool::display(&shown, args));
+        tool::run(program, args, TOOL_TIMEOUT)
+    }
+
+    /// Records a step to undo at teardown (steps are undone newest first).
+    pub fn undo(&self, step: Undo) {
+        let mut live = live();
+        if let Some(t) = live
+            .iter_mut()
+            .find(|l| l.id == self.lab)
+            .and_then(|l| l.targets.last_mut())
+        {
+            t.undo.push(step);
+        }
+    }
+
+    /// Creates directory `name` (mode 0700) in this kind's directory.
+    pub fn mkdir(&self, name: &str) -> Result<PathBuf, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let p = self.dir.join(name);
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&p)
+            .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        Ok(p)
+    }
+}
+
+/// A path of the lab scratch as text (the lab directory was checked to be UTF-8).
+pub(crate) fn text(p: &Path) -> &str {
+    p.to_str()
+        .expect("invariant: the lab directory is UTF-8 (checked by request)")
+}
+
+/// What is left to undo of one lab (one `fsbench run`).
+struct LiveLab {
+    id: u64,
+    scratch: Option<Scratch>,
+    targets: Vec<LiveTarget>,
+}
+
+/// What is left to undo of one lab target.
+struct LiveTarget {
+    label: String,
+    undo: Vec<Undo>,
+}
+
+/// Labs alive in this process, so the signal watcher and the panic hook can tear them down.
+static LIVE: Mutex<Vec<LiveLab>> = Mutex::new(Vec::new());
+/// Held while tearing down, so a forced exit waits for a teardown under way instead of exiting
+/// in its middle.
+static TEARDOWN: Mutex<()> = Mutex::new(());
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+/// Set by a forced exit: nothing more is built.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+fn live() -> MutexGuard<'static, Vec<LiveLab>> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The teardown lock, waiting at most a minute (a panic inside a teardown must not hang the
+/// panic hook forever).
+fn teardown_lock() -> Option<MutexGuard<'static, ()>> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match TEARDOWN.try_lock() {
+            Ok(g) => return Some(g),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
+}
+
+/// Removes lab `id` (every lab when `None`) from the registry and tears it down.
+fn tear_down(id: Option<u64>) -> Vec<String> {
+    let _guard = teardown_lock();
+    let labs: Vec<LiveLab> = {
+        let mut l = live();
+        let (take, keep) = std::mem::take(&mut *l)
+            .into_iter()
+            .partition(|x| id.is_none_or(|i| i == x.id));
+        *l = keep;
+        take
+    };
+    labs.into_iter().flat_map(teardown::lab).collect()
+}
+
+/// Tears down every lab of this process (the signal watcher's and panic hook's last resort).
+pub fn teardown_all_live() {
+    CLOSED.store(true, Ordering::SeqCst);
+    for problem in tear_down(None) {
+        crate::errln!("fsbench: error: lab teardown: {problem}");
+    }
+}
+
+/// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts the
+/// lab's mounts (`KIND/mnt`) and detaches the loop devices of its images (`KIND/disk.img`).
+/// Nothing for a scratch that is not a lab's. Returns one line per thing undone; `Err` when
+/// something could not be undone (the scratch must then stay).
+pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
+    let is_lab = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(LAB_PREFIX));
+    if !is_lab {
+        return Ok(Vec::new()); // a run's scratch: nothing of a lab in it
+    }
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| format!("cannot resolve {}: {e} — check the path", dir.display()))?;
+    let sweep = teardown::sweep(&dir);
+    match sweep.problems.first() {
+        Some(p) => Err(format!(
+            "{p} — run 'fsbench clean' as root, or undo it by hand"
+        )),
+        None => Ok(sweep.done),
+    }
+}
+
+/// The lab of one run: its targets are torn down and its scratch removed when this is dropped.
+#[derive(Debug, Default)]
+pub struct Lab {
+    id: Option<u64>,
+    infos: Vec<(String, LabInfo)>,
+}
+
+impl Lab {
+    fn register(scratch: Scratch) -> Self {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        live().push(LiveLab {
+            id,
+            scratch: Some(scratch),
+            targets: Vec::new(),
+        });
+        Self {
+            id: Some(id),
+            infos: Vec::new(),
+        }
+    }
+
+    /// Sets `lab` of each environment target that this lab built.
+    pub fn annotate(&self, targets: &mut [TargetInfo]) {
+        for t in targets {
+            if let Some((_, info)) = self.infos.iter().find(|(l, _)| *l == t.label) {
+                t.lab = Some(info.clone());
+            }
+        }
+    }
+
+    /// Builds `kind` in `root/<kind>`; the target's undo steps are registered as they happen.
+    fn build_one(&mut self, kind: &LabKind, root: &Path, size: u64) -> Result<PathBuf, String> {
+        let id = self.id.expect("invariant: a lab that builds is registered");
+        if let Some(l) = live().iter_mut().find(|l| l.id == id) {
+            l.targets.push(LiveTarget {
+                label: kind.name.to_string(),
+                undo: Vec::new(),
+            });
+        }
+        let mut b = Building {
+            lab: id,
+            dir: root.join(kind.name),
+            size,
+            info: LabInfo {
+                kind: kind.name.to_string(),
+                scratch: text(root).to_string(),
+                ..LabInfo::default()
+            },
+        };
+        std::fs::create_dir(&b.dir)
+            .map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;
+        let path = (kind.build)(&mut b)?;
+        self.infos.push((kind.name.to_string(), b.info));
+        Ok(path)
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            for problem in tear_down(Some(id)) {
+                crate::errln!("fsbench: error: lab teardown: {problem}");
+            }
+        }
+    }
+}
+
+/// Builds the requested lab targets (none without `--lab`) and appends them to `targets`, in the
+/// order given. Anything built is torn down when the returned guard drops, also on error here.
+pub fn build(req: Option<LabRequest>, targets: &mut Vec<PlanTarget>) -> CliResult<Lab> {
+    let Some(req) = req else {
+        return Ok(Lab::default());
+    };
+    if let Some(t) = targets
+        .iter()
+        .find(|t| req.kinds.iter().any(|k| k.name == t.label))
+    {
+        return Err(CliError::usage(format!(
+            "target label '{}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)",
+            t.label
+        )));
+    }
+    let id = format!("{}{}-{}", LAB_ID, std::process::id(), nanos());
+    let scratch = Scratch::create(&req.dir, &id).map_err(|e| CliError::usage(e.message))?;
+    let root = scratch.path().to_path_buf();
+    let mut lab = Lab::register(scratch);
+    for kind in &req.kinds {
+        if crate::signals::interrupted() {
+            return Err(CliError::interrupted());
+        }
+        let path = lab.build_one(kind, &root, req.size).map_err(|e| {
+            if crate::signals::interrupted() {
+                return CliError::interrupted(); // a tool killed by the signal watcher
+            }
+            CliError::run(format!(
+                "cannot build lab target {}: {e} — 'fsbench lab list' says what works here",
+                kind.name
+            ))
+        })?;
+        if !req.quiet {
+            crate::errln!("{}", built_line(kind, &path, &lab.infos));
+        }
+        targets.push(PlanTarget {
+            label: kind.name.to_string(),
+            path,
+            kind: TargetKind::Dir,
+        });
+    }
+    Ok(lab)
+}
+
+fn built_line(kind: &LabKind, path: &Path, infos: &[(String, LabInfo)]) -> String {
+    let info = infos.iter().find(|(l, _)| l == kind.name).map(|(_, i)| i);
+    let dev = info
+        .and_then(|i| i.loop_device.as_ref().map(|d| (d, i.direct_io)))
+        .map(|(d, dio)| {
+            let dio = match dio {
+                Some(true) => "direct I/O on",
+                Some(false) => "direct I/O OFF: cold reads may hit the image's page cache",
+                None => "direct I/O unknown",
+            };
+            format!(" ({d}, {dio})")
+        })
+        .unwrap_or_default();
+    format!("lab: built {} at {}{dev}", kind.name, path.display())
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_names_known_tools_and_a_unique_name() {
+        for (i, k) in KINDS.iter().enumerate() {
+            assert!(KINDS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
+            for t in k.tools {
+                assert!(
+                    tool::TOOLS.iter().any(|x| x.name == *t),
+                    "{t} has no package"
+                );
+            }
+        }
+        assert_eq!(find("xfs").map(|k| k.fs), Some("xfs"));
+        assert!(find("zfs").is_none());
+    }
+}

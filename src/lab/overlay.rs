@@ -1,0 +1,30 @@
+//! overlayfs at `overlay/mnt` with `lower`, `upper` and `work` in the lab scratch (the lower
+//! directory is empty: workloads create their files, so they land in the upper layer).
+
+use super::teardown::Undo;
+use super::{Building, text};
+use std::path::PathBuf;
+
+/// Mounts the overlay and returns its mount point.
+pub fn build(b: &mut Building) -> Result<PathBuf, String> {
+    let lower = b.mkdir("lower")?;
+    let upper = b.mkdir("upper")?;
+    let work = b.mkdir("work")?;
+    let mnt = b.mkdir("mnt")?;
+    let opts = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        text(&lower),
+        text(&upper),
+        text(&work)
+    );
+    b.info.options = opts.clone();
+    b.undo(Undo::Unmount {
+        point: mnt.clone(),
+        fuse: false,
+    });
+    b.run(
+        "mount",
+        &["-t", "overlay", "-o", &opts, "fsbench-lab", text(&mnt)],
+    )?;
+    Ok(mnt)
+}

@@ -1,0 +1,206 @@
+//! `--lab`, `--lab-size` and `--lab-dir` checked before anything is built: known kinds, tools
+//! installed (naming the package), root, the kernel's filesystems, the size against each kind's
+//! minimum, and the free space of the lab directory for the sparse images.
+
+use super::probe::{self, Problem};
+use super::{LabKind, find, kind_names};
+use crate::cli::RunArgs;
+use crate::error::{CliError, CliResult};
+use fsbench_workload::units::{format_size, parse_size};
+use std::path::{Path, PathBuf};
+
+/// Default `--lab-size`: the default plan writes 128 MiB files; xfs needs 300 MiB.
+pub const DEFAULT_SIZE: u64 = 512 << 20;
+
+/// A validated `--lab` request; nothing is built yet.
+#[derive(Debug)]
+pub struct LabRequest {
+    /// Kinds in the order given.
+    pub(super) kinds: Vec<&'static LabKind>,
+    /// Image (and tmpfs) size, bytes.
+    pub(super) size: u64,
+    /// Canonical, UTF-8 directory that gets the lab scratch.
+    pub(super) dir: PathBuf,
+    /// No progress lines.
+    pub(super) quiet: bool,
+}
+
+/// Checks the lab options of `args`; `None` without `--lab`.
+pub fn request(args: &RunArgs) -> CliResult<Option<LabRequest>> {
+    if args.lab.is_empty() {
+        if args.lab_size.is_some() || args.lab_dir.is_some() {
+            return Err(CliError::usage(
+                "--lab-size and --lab-dir apply only to --lab — add --lab KIND, or drop them",
+            ));
+        }
+        return Ok(None);
+    }
+    let kinds = parse_kinds(&args.lab)?;
+    refuse(&kinds, probe::tool_problems, "install it, or drop")?;
+    if !probe::is_root() {
+        return Err(CliError::usage(
+            "--lab needs root: every lab kind mounts a filesystem (tmpfs too) and the image kinds attach loop devices — run fsbench as root, or measure existing directories with --target",
+        ));
+    }
+    refuse(
+        &kinds,
+        probe::kernel_problems,
+        "use a kernel that has it, or drop",
+    )?;
+    let size = size(args.lab_size.as_deref(), &kinds)?;
+    let dir = lab_dir(args.lab_dir.as_deref(), &kinds)?;
+    check_space(&kinds, size, &dir)?;
+    Ok(Some(LabRequest {
+        kinds,
+        size,
+        dir,
+        quiet: args.quiet,
+    }))
+}
+
+fn parse_kinds(names: &[String]) -> CliResult<Vec<&'static LabKind>> {
+    let mut kinds: Vec<&'static LabKind> = Vec::new();
+    for name in names.iter().map(|n| n.trim()) {
+        let kind = find(name).ok_or_else(|| {
+            CliError::usage(format!(
+                "unknown lab kind '{}' (--lab) — the kinds are {}; 'fsbench lab list' says which work here",
+                crate::escape_controls(name),
+                kind_names()
+            ))
+        })?;
+        if kinds.iter().any(|k| k.name == kind.name) {
+            return Err(CliError::usage(format!(
+                "lab kind '{name}' is given twice (--lab) — give each kind once"
+            )));
+        }
+        kinds.push(kind);
+    }
+    Ok(kinds)
+}
+
+/// One line naming every kind that has a problem of this family and what is missing.
+fn refuse(
+    kinds: &[&'static LabKind],
+    check: fn(&LabKind) -> Vec<Problem>,
+    fix: &str,
+) -> CliResult<()> {
+    let mut names = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    for k in kinds {
+        let found = check(k);
+        if !found.is_empty() {
+            names.push(k.name);
+        }
+        for p in found.iter().map(|p| p.to_string()) {
+            if !problems.contains(&p) {
+                problems.push(p);
+            }
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let names = names.join(",");
+    Err(CliError::usage(format!(
+        "cannot build --lab {names}: {} — {fix} {names} from --lab",
+        problems.join("; ")
+    )))
+}
+
+fn size(text: Option<&str>, kinds: &[&'static LabKind]) -> CliResult<u64> {
+    let size = match text {
+        None => DEFAULT_SIZE,
+        Some(t) => parse_size(t).ok().filter(|&s| s > 0).ok_or_else(|| {
+            CliError::usage(format!(
+                "invalid --lab-size '{t}' — give a size such as 512m or 2g (4k = 4096)"
+            ))
+        })?,
+    };
+    if let Some(k) = kinds.iter().find(|k| size < k.min_bytes) {
+        let min = format_size(k.min_bytes);
+        return Err(CliError::usage(format!(
+            "--lab-size {} is too small for {} (it needs at least {min}) — give --lab-size {min} or more",
+            format_size(size),
+            k.name
+        )));
+    }
+    Ok(size)
+}
+
+fn lab_dir(given: Option<&Path>, kinds: &[&'static LabKind]) -> CliResult<PathBuf> {
+    let dir = match given {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| {
+            CliError::usage(format!(
+                "cannot read the current directory: {e} — give --lab-dir DIR"
+            ))
+        })?,
+    };
+    crate::scratch::check_target_dir(&dir).map_err(|e| CliError::usage(e.message))?;
+    let dir = std::fs::canonicalize(&dir).map_err(|e| {
+        CliError::usage(format!(
+            "cannot resolve the lab directory ({}): {e} — check the path",
+            dir.display()
+        ))
+    })?;
+    let Some(text) = dir.to_str() else {
+        return Err(CliError::usage(format!(
+            "the lab directory ({}) is not UTF-8 — give --lab-dir with a plain path",
+            dir.display()
+        )));
+    };
+    let bad = |c: char| c == ',' || c == ':' || c.is_whitespace() || c.is_control();
+    if kinds.iter().any(|k| k.name == "overlay") && text.contains(bad) {
+        return Err(CliError::usage(format!(
+            "the lab directory ({}) has a comma, colon or space, which overlay's mount options cannot carry — give --lab-dir with a plain path",
+            crate::escape_controls(text)
+        )));
+    }
+    Ok(dir)
+}
+
+fn check_space(kinds: &[&'static LabKind], size: u64, dir: &Path) -> CliResult<()> {
+    let images = kinds.iter().filter(|k| k.image).count() as u64;
+    let need = images.saturating_mul(size);
+    let Some((free, _)) = crate::envinfo::space(dir) else {
+        return Ok(());
+    };
+    if need > free {
+        return Err(CliError::usage(format!(
+            "not enough free space for the lab images in {}: {images} sparse image(s) of {} may grow to {}, {} free — free space, give a smaller --lab-size, or --lab-dir on another filesystem",
+            dir.display(),
+            format_size(size),
+            format_size(need),
+            format_size(free)
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_checked_by_name_and_once() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(parse_kinds(&names(&["xfs", "tmpfs"])).unwrap().len(), 2);
+        let e = parse_kinds(&names(&["zfs"])).unwrap_err().message;
+        assert!(
+            e.contains("unknown lab kind 'zfs'") && e.contains("bindfs"),
+            "{e}"
+        );
+        let e = parse_kinds(&names(&["ext4", "ext4"])).unwrap_err().message;
+        assert!(e.contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn sizes_below_a_kinds_minimum_are_refused() {
+        let xfs = [find("xfs").unwrap()];
+        assert_eq!(size(None, &xfs).unwrap(), DEFAULT_SIZE);
+        let e = size(Some("64m"), &xfs).unwrap_err().message;
+        assert!(e.contains("too small for xfs") && e.contains("300m"), "{e}");
+        assert!(size(Some("0"), &xfs).is_err());
+        assert!(size(Some("1q"), &xfs).is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! The outside programs a lab runs (`mkfs.*`, `losetup`, `mount`, `gocryptfs`...): found on
+//! `$PATH` only (what the user's shell would run, so a `PATH` without a tool proves the error),
+//! started through `fsbench_workload::child::spawn` (own process group, dies with fsbench, killed
+//! on timeout), their output captured in an in-memory file so a chatty tool cannot block on a
+//! full pipe.
+
+use fsbench_workload::CancelToken;
+use fsbench_workload::child::{self, WaitError};
+use std::io::{Read, Seek};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A program a lab kind needs and the Debian package that ships it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tool {
+    /// Command name (`mkfs.xfs`).
+    pub name: &'static str,
+    /// Debian package (`xfsprogs`).
+    pub package: &'static str,
+}
+
+/// The tools fsbench runs, with their packages (the one place that maps a command to a package).
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "mount",
+        package: "mount",
+    },
+    Tool {
+        name: "umount",
+        package: "mount",
+    },
+    Tool {
+        name: "losetup",
+        package: "mount",
+    },
+    Tool {
+        name: "mkfs.ext4",
+        package: "e2fsprogs",
+    },
+    Tool {
+        name: "mkfs.xfs",
+        package: "xfsprogs",
+    },
+    Tool {
+        name: "mkfs.btrfs",
+        package: "btrfs-progs",
+    },
+    Tool {
+        name: "gocryptfs",
+        package: "gocryptfs",
+    },
+    Tool {
+        name: "bindfs",
+        package: "bindfs",
+    },
+    Tool {
+        name: "fusermount3",
+        package: "fuse3",
+    },
+];
+
+/// The Debian package of command `name` (the command itself when unknown).
+pub fn package_of(name: &str) -> &str {
+    TOOLS
+        .iter()
+        .find(|t| t.name == name)
+        .map_or(name, |t| t.package)
+}
+
+/// The executable `name` in a directory of `$PATH`, if any.
+pub fn find(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The command line as run, for the record (arguments with spaces are quoted).
+pub fn display(program: &str, args: &[&str]) -> String {
+    let quote = |a: &str| {
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        } else {
+            a.to_string()
+        }
+    };
+    std::iter::once(program)
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `program args` to completion (killed after `timeout`) and returns its output, trimmed;
+/// `Err` is one line: what failed and the tool's last line of output.
+pub fn run(program: &str, args: &[&str], timeout: Duration) -> Result<String, String> {
+    let path = find(program).ok_or_else(|| {
+        format!(
+            "{program} is not installed (apt-get install {})",
+            package_of(program)
+        )
+    })?;
+    let out = memfd().map_err(|e| format!("cannot capture the output of {program}: {e}"))?;
+    let mut cmd = Command::new(&path);
+    cmd.args(args).env("LC_ALL", "C").stdin(Stdio::null());
+    for (i, f) in [out.try_clone(), out.try_clone()].into_iter().enumerate() {
+        let f = f.map_err(|e| format!("cannot capture the output of {program}: {e}"))?;
+        if i == 0 {
+            cmd.stdout(f);
+        } else {
+            cmd.stderr(f);
+        }
+    }
+    let mut child = child::spawn(&mut cmd).map_err(|e| format!("cannot start {program}: {e}"))?;
+    drop(cmd);
+    let status = child
+        .wait(&CancelToken::new(), Some(timeout))
+        .map_err(|e| match e {
+            WaitError::TimedOut(t) => {
+                format!(
+                    "{program} did not finish within {} s and was killed",
+                    t.as_secs()
+                )
+            }
+            WaitError::Cancelled => format!("{program} was cancelled"),
+            WaitError::Io(e) => format!("cannot wait for {program}: {e}"),
+        })?;
+    let text = read_all(out);
+    if status.success() {
+        return Ok(text.trim().to_string());
+    }
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Err(format!("{program} failed ({status}): {}", last.trim()))
+}
+
+fn memfd() -> std::io::Result<std::fs::File> {
+    let fd = rustix::fs::memfd_create("fsbench-lab-tool", rustix::fs::MemfdFlags::CLOEXEC)?;
+    Ok(std::fs::File::from(fd))
+}
+
+/// What a tool wrote, at most 64 KiB of it (lossy UTF-8).
+fn read_all(mut f: std::fs::File) -> String {
+    let mut buf = Vec::new();
+    if f.rewind().is_ok() {
+        let _ = f.take(64 << 10).read_to_end(&mut buf);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_and_failures_are_captured() {
+        let t = Duration::from_secs(10);
+        assert_eq!(
+            run("sh", &["-c", "echo hi; echo there >&2"], t).unwrap(),
+            "hi\nthere"
+        );
+        let e = run(
+            "sh",
+            &["-c", "echo first; echo 'the reason' >&2; exit 3"],
+            t,
+        )
+        .unwrap_err();
+        assert!(e.contains("sh failed") && e.ends_with("the reason"), "{e}");
+        let e = run("no-such-tool-fsbench", &[], t).unwrap_err();
+        assert!(e.contains("not installed"), "{e}");
+    }
+
+    #[test]
+    fn a_hanging_tool_is_killed() {
+        let e = run("sleep", &["30"], Duration::from_millis(100)).unwrap_err();
+        assert!(e.contains("killed"), "{e}");
+    }
+
+    #[test]
+    fn commands_are_displayed_quoted() {
+        assert_eq!(display("mount", &["-o", "a b", "x"]), "mount -o 'a b' x");
+        assert_eq!(package_of("mkfs.btrfs"), "btrfs-progs");
+        assert_eq!(package_of("fusermount3"), "fuse3");
+    }
+}

@@ -1,0 +1,509 @@
+//! `fsbench run --lab`: throwaway targets are built, named correctly by the environment (loop
+//! backing file with direct I/O, fscrypt policy, FUSE subtype and daemon), and torn down on every
+//! exit path — success, an error after building, SIGINT, and SIGKILL followed by
+//! `fsbench clean`. Every test checks that no mount, no loop device and no scratch of its lab
+//! directory is left. Root only; each test skips with a reason when not root or a tool is missing,
+//! and a guard unmounts and detaches whatever a failing test leaves.
+
+use crate::safety::wait_exit;
+use crate::util::{entries, fsbench, root_or_skip, temp_dir, tool_or_skip};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A temporary lab directory; whatever a failed test left mounted or attached inside it is
+/// undone when dropped (lazily: the test has already failed).
+struct LabDir(tempfile::TempDir);
+
+impl LabDir {
+    fn new() -> Self {
+        Self(temp_dir())
+    }
+
+    fn path(&self) -> PathBuf {
+        std::fs::canonicalize(self.0.path()).expect("canonical temp dir")
+    }
+}
+
+impl Drop for LabDir {
+    fn drop(&mut self) {
+        let dir = self.path();
+        let (mounts, loops) = leftovers(&dir);
+        for m in mounts.iter().rev() {
+            let _ = Command::new("umount").arg("-l").arg(m).status();
+        }
+        for (dev, _) in loops {
+            let _ = Command::new("losetup").arg("-d").arg(dev).status();
+        }
+    }
+}
+
+/// Mount points inside `dir` (shallowest first) and loop devices whose image is inside it.
+fn leftovers(dir: &Path) -> (Vec<PathBuf>, Vec<(String, PathBuf)>) {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut mounts: Vec<PathBuf> = info
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(|p| PathBuf::from(p.replace("\\040", " ")))
+        .filter(|p| p.starts_with(dir))
+        .collect();
+    mounts.sort_by_key(|p| p.components().count());
+    let loops = std::fs::read_dir("/sys/block")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.starts_with("loop"))
+                .filter_map(|n| {
+                    let f = std::fs::read_to_string(format!("/sys/block/{n}/loop/backing_file"));
+                    let f = f.ok()?;
+                    let f = f.trim().trim_end_matches(" (deleted)");
+                    Some((format!("/dev/{n}"), PathBuf::from(f)))
+                })
+                .filter(|(_, f)| f.starts_with(dir))
+                .collect()
+        })
+        .unwrap_or_default();
+    (mounts, loops)
+}
+
+/// Nothing of the lab is left in `dir`: no mount, no loop device (`losetup -a`), no scratch.
+fn assert_torn_down(dir: &Path) {
+    let (mounts, loops) = leftovers(dir);
+    assert!(mounts.is_empty(), "mounts left: {mounts:?}");
+    assert!(loops.is_empty(), "loop devices left: {loops:?}");
+    let listed = Command::new("losetup")
+        .arg("-a")
+        .output()
+        .expect("losetup -a");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let ours = dir.to_string_lossy();
+    assert!(
+        !listed.contains(ours.as_ref()),
+        "losetup -a lists ours: {listed}"
+    );
+    assert!(
+        entries(dir).is_empty(),
+        "left in the lab dir: {:?}",
+        entries(dir)
+    );
+}
+
+/// Runs `fsbench run --lab KINDS` with `args` in a new lab directory and returns the JSON
+/// record, after checking that everything was torn down.
+fn lab_run(kinds: &str, args: &[&str]) -> Value {
+    let lab = LabDir::new();
+    let json = temp_dir();
+    let json = json.path().join("out.json");
+    let out = fsbench()
+        .args(["run", "--lab", kinds, "--runs", "1", "-q"])
+        .args(args)
+        .arg("--lab-dir")
+        .arg(lab.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run fsbench");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "--lab {kinds}: {err}");
+    assert_torn_down(&lab.path());
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    let scratch = v["environment"]["targets"][0]["lab"]["scratch"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        scratch.starts_with(lab.path().to_str().expect("utf-8")),
+        "{scratch}"
+    );
+    v
+}
+
+/// The environment of target `label`.
+fn target<'a>(v: &'a Value, label: &str) -> &'a Value {
+    v["environment"]["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["label"] == label)
+        .unwrap_or_else(|| panic!("no target {label}: {v}"))
+}
+
+/// A loop kind: the environment names the loop device, its image in the lab scratch and direct
+/// I/O on, and `lab` records the commands.
+fn assert_loop_target(t: &Value, fs: &str) {
+    assert_eq!(t["fs_type"], fs);
+    let lab = &t["lab"];
+    let dev = lab["loop_device"].as_str().expect("loop device");
+    let top = &t["stack"]["devices"][0];
+    assert_eq!(
+        format!("/dev/{}", top["name"].as_str().unwrap_or("")),
+        dev,
+        "{t}"
+    );
+    let lo = &top["loop_device"];
+    assert_eq!(lo["direct_io"], true, "{t}");
+    assert_eq!(lab["direct_io"], true);
+    let scratch = lab["scratch"].as_str().expect("scratch");
+    let backing = lo["backing_file"].as_str().expect("backing file");
+    assert!(
+        backing.starts_with(scratch) && backing.ends_with("disk.img"),
+        "{backing}"
+    );
+    assert_eq!(lab["image_bytes"], 512 << 20);
+    let commands: Vec<&str> = lab["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        commands.iter().any(|c| c.contains("--direct-io=on")),
+        "{commands:?}"
+    );
+    assert!(
+        commands.iter().any(|c| c.contains(&format!("mkfs.{fs}"))),
+        "{commands:?}"
+    );
+}
+
+#[test]
+fn tmpfs_and_ext4_are_built_measured_and_leave_nothing() {
+    if !root_or_skip("lab tmpfs,ext4") || !tool_or_skip("mkfs.ext4", "lab tmpfs,ext4") {
+        return;
+    }
+    let v = lab_run("tmpfs,ext4", &["-w", "seq-read:size=1m"]);
+    let tmpfs = target(&v, "tmpfs");
+    assert_eq!(tmpfs["fs_type"], "tmpfs");
+    assert_eq!(tmpfs["lab"]["kind"], "tmpfs");
+    assert_loop_target(target(&v, "ext4"), "ext4");
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4, "two targets × cold and warm");
+    assert_eq!(v["run"]["status"], "ok");
+}
+
+#[test]
+fn xfs_is_built_on_a_direct_io_loop_device() {
+    if !root_or_skip("lab xfs") || !tool_or_skip("mkfs.xfs", "lab xfs") {
+        return;
+    }
+    let v = lab_run("xfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
+    assert_loop_target(target(&v, "xfs"), "xfs");
+}
+
+#[test]
+fn btrfs_is_built_on_a_direct_io_loop_device() {
+    if !root_or_skip("lab btrfs") || !tool_or_skip("mkfs.btrfs", "lab btrfs") {
+        return;
+    }
+    let v = lab_run("btrfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
+    assert_loop_target(target(&v, "btrfs"), "btrfs");
+}
+
+#[test]
+fn ext4_fscrypt_is_named_as_fscrypt_and_its_key_is_removed() {
+    if !root_or_skip("lab ext4-fscrypt") || !tool_or_skip("mkfs.ext4", "lab ext4-fscrypt") {
+        return;
+    }
+    let v = lab_run(
+        "ext4-fscrypt",
+        &["-w", "seq-read:size=1m", "--cache", "warm"],
+    );
+    let t = target(&v, "ext4-fscrypt");
+    let summary = t["encryption"].as_str().expect("encryption");
+    assert!(
+        summary.starts_with("fscrypt v2 AES-256-XTS/AES-256-CTS"),
+        "{summary}"
+    );
+    assert_eq!(t["stack"]["fscrypt_status"], "encrypted");
+    assert_eq!(t["stack"]["encryption"][0]["fscrypt"]["key_present"], true);
+    assert!(
+        t["path"].as_str().unwrap_or("").ends_with("/mnt/enc"),
+        "{t}"
+    );
+    let commands = t["lab"]["commands"].to_string();
+    assert!(commands.contains("-O encrypt"), "{commands}");
+    assert!(commands.contains("FS_IOC_ADD_ENCRYPTION_KEY"), "{commands}");
+}
+
+/// A FUSE kind: the environment names the subtype and the daemon, which is gone afterwards.
+fn assert_fuse_target(v: &Value, kind: &str) {
+    let t = target(v, kind);
+    let fuse = &t["stack"]["fuse"];
+    assert_eq!(fuse["subtype"], kind, "{t}");
+    assert_eq!(fuse["daemon_command"], kind, "{t}");
+    let pids = fuse["daemon_pids"].as_array().expect("daemon pids");
+    assert!(!pids.is_empty(), "{t}");
+    for pid in pids.iter().filter_map(Value::as_i64) {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let comm_is_daemon = stat.contains(&format!("({kind})"));
+        let zombie = stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, r)| r.starts_with('Z'));
+        assert!(
+            !comm_is_daemon || zombie,
+            "daemon {pid} outlived the run: {stat}"
+        );
+    }
+}
+
+#[test]
+fn bindfs_names_its_fuse_daemon_and_stops_it() {
+    if !root_or_skip("lab bindfs") || !tool_or_skip("bindfs", "lab bindfs") {
+        return;
+    }
+    if !tool_or_skip("fusermount3", "lab bindfs") {
+        return;
+    }
+    let v = lab_run("bindfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
+    assert_fuse_target(&v, "bindfs");
+    assert_eq!(target(&v, "bindfs")["lab"]["options"], "-s,no-allow-other");
+}
+
+#[test]
+fn gocryptfs_and_overlay_are_named() {
+    if !root_or_skip("lab gocryptfs,overlay") || !tool_or_skip("gocryptfs", "lab gocryptfs") {
+        return;
+    }
+    if !tool_or_skip("fusermount3", "lab gocryptfs") {
+        return;
+    }
+    let v = lab_run(
+        "gocryptfs,overlay",
+        &["-w", "seq-read:size=1m", "--cache", "warm"],
+    );
+    assert_fuse_target(&v, "gocryptfs");
+    assert_eq!(target(&v, "gocryptfs")["encryption"], "gocryptfs");
+    let overlay = target(&v, "overlay");
+    assert_eq!(overlay["fs_type"], "overlay");
+    assert!(overlay["stack"]["overlay"].is_object(), "{overlay}");
+}
+
+#[test]
+fn a_failed_cell_after_building_still_tears_down() {
+    if !root_or_skip("lab failed cell") {
+        return;
+    }
+    let lab = LabDir::new();
+    let out = fsbench()
+        .args([
+            "run",
+            "--lab",
+            "tmpfs",
+            "--lab-size",
+            "4m",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .args(["-w", "seq-write:size=16m", "--cache", "warm", "--lab-dir"])
+        .arg(lab.path())
+        .output()
+        .expect("run fsbench");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs 16.0 MiB free"), "{err}");
+    assert_torn_down(&lab.path());
+}
+
+/// Starts a long `null` run on lab `kinds` and waits until its workload directory exists in the
+/// lab target `inside`.
+#[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
+fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
+    let mut child = crate::util::command()
+        .args([
+            "run",
+            "--lab",
+            kinds,
+            "-w",
+            "null:ops=1,sleep=30s",
+            "--cache",
+            "warm",
+        ])
+        .args(["--runs", "1", "--warmup", "0", "-q", "--lab-dir"])
+        .arg(lab)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fsbench");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let scratch = entries(lab)
+            .into_iter()
+            .find(|e| e.starts_with(".fsbench-lab-"));
+        let mnt = scratch.map(|s| lab.join(s).join(inside).join("mnt"));
+        let run = mnt.as_ref().and_then(|m| {
+            let s = entries(m)
+                .into_iter()
+                .find(|e| e.starts_with(".fsbench-"))?;
+            entries(&m.join(s)).into_iter().find(|w| w.contains("null"))
+        });
+        if run.is_some() {
+            return child;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("fsbench ended before the workload started: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the lab run never started its workload"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
+    if !root_or_skip("lab SIGINT") || !tool_or_skip("mkfs.ext4", "lab SIGINT") {
+        return;
+    }
+    let lab = LabDir::new();
+    let mut child = start_long_lab_run(&lab.path(), "tmpfs,ext4", "ext4");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");
+    assert_eq!(wait_exit(&mut child), 130);
+    assert_torn_down(&lab.path());
+}
+
+#[test]
+fn sigkill_mid_run_then_clean_tears_the_lab_down() {
+    if !root_or_skip("lab SIGKILL") || !tool_or_skip("mkfs.ext4", "lab SIGKILL") {
+        return;
+    }
+    if !tool_or_skip("bindfs", "lab SIGKILL") {
+        return;
+    }
+    let lab = LabDir::new();
+    let mut child = start_long_lab_run(&lab.path(), "ext4,bindfs", "bindfs");
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let (mounts, loops) = leftovers(&lab.path());
+    assert_eq!(
+        (mounts.len(), loops.len()),
+        (2, 1),
+        "the dead run left its lab"
+    );
+    let out = fsbench()
+        .arg("clean")
+        .arg(lab.path())
+        .output()
+        .expect("clean");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("unmounted") && text.contains("detached /dev/loop"),
+        "{text}"
+    );
+    assert!(text.contains("1 stale scratch directory removed"), "{text}");
+    assert_torn_down(&lab.path());
+}
+
+#[test]
+fn lab_list_names_every_kind_and_why_not() {
+    let out = fsbench().args(["lab", "list"]).output().expect("lab list");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for kind in [
+        "tmpfs",
+        "ext4",
+        "xfs",
+        "btrfs",
+        "ext4-fscrypt",
+        "gocryptfs",
+        "bindfs",
+        "overlay",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("{kind} "))),
+            "{kind}: {text}"
+        );
+    }
+    let empty = temp_dir();
+    let out = fsbench()
+        .args(["lab", "list"])
+        .env("PATH", empty.path())
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let xfs = text
+        .lines()
+        .find(|l| l.starts_with("xfs "))
+        .expect("xfs line");
+    assert!(
+        xfs.contains(" no ") && xfs.contains("apt-get install xfsprogs"),
+        "{xfs}"
+    );
+    let bindfs = text
+        .lines()
+        .find(|l| l.starts_with("bindfs "))
+        .expect("bindfs line");
+    assert!(bindfs.contains("apt-get install fuse3"), "{bindfs}");
+}
+
+#[test]
+fn a_missing_tool_is_one_line_naming_the_package_before_anything_is_built() {
+    let lab = LabDir::new();
+    let empty = temp_dir();
+    for (kind, package) in [
+        ("xfs", "xfsprogs"),
+        ("btrfs", "btrfs-progs"),
+        ("gocryptfs", "fuse3"),
+    ] {
+        let out = fsbench()
+            .args(["run", "--lab", kind, "-w", "null", "--lab-dir"])
+            .arg(lab.path())
+            .env("PATH", empty.path())
+            .output()
+            .expect("run fsbench");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("apt-get install {package}")), "{err}");
+        assert!(entries(&lab.path()).is_empty(), "built something: {err}");
+    }
+}
+
+#[test]
+fn unknown_kinds_and_lab_options_without_lab_are_refused() {
+    let out = fsbench()
+        .args(["run", "--lab", "zfs", "-w", "null"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown lab kind 'zfs'") && err.contains("lab list"),
+        "{err}"
+    );
+    let out = fsbench()
+        .args(["run", "--lab-size", "1g", "-w", "null"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn non_root_is_refused_with_one_line() {
+    use std::os::unix::process::CommandExt;
+    if !root_or_skip("lab non-root") {
+        return;
+    }
+    let dir = temp_dir();
+    let out = crate::util::command()
+        .args(["run", "--lab", "tmpfs", "-w", "null", "--lab-dir"])
+        .arg(dir.path())
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run fsbench as nobody");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--lab needs root") && err.contains("tmpfs too"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
