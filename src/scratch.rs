@@ -66,6 +66,14 @@ impl Scratch {
         &self.path
     }
 
+    /// Leaves the scratch in place for `fsbench clean` (something in it could not be undone, such
+    /// as a loop device still attached to an image there): it is no longer removed on drop or by
+    /// the signal watcher.
+    pub fn keep(mut self) {
+        self.removed = true;
+        unregister(&self.path);
+    }
+
     /// Removes the scratch now and reports a failure (Drop only tries).
     pub fn remove(mut self) -> Result<(), ScratchError> {
         self.removed = true;

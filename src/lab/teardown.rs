@@ -83,7 +83,7 @@ pub(super) fn lab(l: LiveLab) -> Vec<String> {
                 .map_or(Path::new("."), |p| p)
                 .display()
         ));
-        std::mem::forget(scratch);
+        scratch.keep();
     }
     problems
 }

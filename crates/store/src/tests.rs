@@ -86,6 +86,7 @@ fn a_run_round_trips_sample_by_sample() {
     r.results.push(entry("xfs", vec![sample(3.0)]));
     s.sync(&mut cur, &r.results).unwrap();
     r.run.status = "ok".into();
+    r.results[0].samples[1].outlier = true; // flagged when the cell finished, after storing
     s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
     let back = Store::open_existing(&path)
         .unwrap()

@@ -100,11 +100,16 @@ impl Store {
         self.sync(cur, &r.results)?;
         let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
         for (i, e) in r.results.iter().enumerate() {
+            let cell_id = cur.cells[i].0;
             tx.execute(
                 "UPDATE cells SET entry = ?1 WHERE id = ?2",
-                params![entry_json(e), cur.cells[i].0],
+                params![entry_json(e), cell_id],
             )
             .map_err(|e| sql_err(&path, e))?;
+            // Outlier flags are set once a cell is complete: rewrite the flagged samples.
+            for (seq, s) in e.samples.iter().enumerate().filter(|(_, s)| s.outlier) {
+                update_sample(&tx, cell_id, seq, s).map_err(|e| sql_err(&path, e))?;
+            }
         }
         tx.execute(
             "UPDATE runs SET status = ?1, finished_at = ?2, comparisons = ?3, scaling = ?4,
@@ -179,6 +184,21 @@ fn insert_cell(
         ],
     )?;
     Ok(tx.last_insert_rowid())
+}
+
+fn update_sample(
+    tx: &rusqlite::Transaction<'_>,
+    cell_id: i64,
+    seq: usize,
+    s: &Sample,
+) -> rusqlite::Result<()> {
+    let mut body = s.clone();
+    body.latency_hdr = None;
+    tx.execute(
+        "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
+        params![json(&body), cell_id, seq as i64],
+    )?;
+    Ok(())
 }
 
 fn insert_sample(
