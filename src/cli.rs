@@ -67,12 +67,16 @@ pub enum Command {
         db: DbArg,
     },
     /// Render stored runs as HTML (not yet available).
+    /// Write stored runs as one self-contained HTML report with charts (offline, no scripts).
     Report {
-        /// Run ids.
+        /// Run ids, prefixes, `last`, `last~N` [default: last]; several runs are compared.
         runs: Vec<String>,
-        /// Output file.
-        #[arg(short = 'o')]
-        output: Option<PathBuf>,
+        /// The HTML file to write (`-` for standard output).
+        #[arg(short = 'o', long = "output", value_name = "FILE.html")]
+        output: PathBuf,
+        /// The database.
+        #[command(flatten)]
+        db: DbArg,
     },
     /// Throwaway targets for `run --lab`: `fsbench lab list` says which kinds work here.
     Lab {
@@ -262,6 +266,9 @@ pub struct RunArgs {
     /// With --baseline: exit 1 when a headline metric is proven worse by more than PCT percent.
     #[arg(long, value_name = "PCT")]
     pub fail_if_slower: Option<f64>,
+    /// Write the run as a self-contained HTML report with charts to FILE at the end.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
     /// A note stored with the run (what changed, why it was run).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,

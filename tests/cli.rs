@@ -29,7 +29,7 @@ fn unknown_subcommand_is_a_usage_error() {
 #[test]
 fn stubbed_subcommands_say_not_yet_available() {
     fsbench()
-        .args(["report", "last"])
+        .args(["suite", "list"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not yet available"));

@@ -9,6 +9,7 @@ pub mod lab;
 pub mod metrics;
 pub mod ministat;
 pub mod postmark;
+pub mod report;
 pub mod run;
 pub mod show;
 pub mod workloads;
@@ -25,7 +26,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Show(args) => show::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Import { file, db } => import::run(&file, db.db.as_deref()),
-        Command::Report { .. } => unavailable("report", 0),
+        Command::Report { runs, output, db } => report::run(&runs, &output, db.db.as_deref()),
         Command::Suite { .. } => unavailable("suite", 0),
         Command::Run(args) => run::run(args),
         Command::Metrics => metrics::run(),

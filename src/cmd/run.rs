@@ -74,6 +74,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let mut plan = crate::plan::from_args(&args)?;
     check_percentages(&args)?;
     let exports = Exports::check(&args.export)?;
+    if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
+        crate::outfile::check(p, "--html").map_err(CliError::usage)?;
+    }
     let baseline = match &args.baseline {
         Some(b) => Some(crate::compare_runs::load_baseline(
             args.db.db.as_deref(),
@@ -114,6 +117,12 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         s.finish(&sink.record);
     }
     sink.save(true);
+    let html = match &args.html {
+        Some(p) => {
+            super::report::write(p, &super::report::html(std::slice::from_ref(&sink.record)))
+        }
+        None => Ok(()),
+    };
     let printed = if sink.exports.uses_stdout() {
         Ok(())
     } else {
@@ -136,6 +145,7 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         return Err(CliError::run(last.clone()));
     }
     printed?;
+    html?;
     gate.map(|()| 0)
 }
 
@@ -198,9 +208,9 @@ fn attach_stack_warnings(record: &mut RunRecord) {
             continue;
         };
         for w in crate::envinfo::stack_warnings(t) {
-            let line = w.to_string();
-            if !entry.warnings.contains(&line) {
-                entry.warnings.push(line);
+            let w = fsbench_model::Warning::new(fsbench_model::WarningKind::Stack, w.to_string());
+            if !entry.warnings.contains(&w) {
+                entry.warnings.push(w);
             }
         }
     }

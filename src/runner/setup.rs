@@ -6,7 +6,7 @@ use super::cell::{Cell, Prepared};
 use crate::error::{CliError, CliResult};
 use crate::plan::{CacheState, Plan, PlanWorkload, TargetKind};
 use crate::scratch::{self, Scratch};
-use fsbench_model::ResultEntry;
+use fsbench_model::{ResultEntry, Warning, WarningKind};
 use fsbench_workload::{CancelToken, Context, Params, Target, WorkloadError};
 use std::path::Path;
 
@@ -170,11 +170,11 @@ fn flag_outliers(entry: &mut ResultEntry) {
     }
     let outliers = flags.iter().filter(|f| **f).count();
     if outliers > 0 {
-        entry.warnings.push(format!(
+        entry.warnings.push(Warning::new(WarningKind::Outlier, format!(
             "{outliers} of {} samples flagged as outliers (modified z-score > {}); kept in every statistic",
             values.len(),
             fsbench_stats::OUTLIER_THRESHOLD
-        ));
+        )));
     }
     if values.len() >= 3 {
         let rest = fsbench_stats::summarize(&values[1..]);
@@ -182,10 +182,10 @@ fn flag_outliers(entry: &mut ResultEntry) {
             let dev = (values[0] - r.median) / r.median;
             let spread = (r.max - r.min) / r.median.abs();
             if dev.abs() > 0.25 && dev.abs() > 2.0 * spread {
-                entry.warnings.push(format!(
+                entry.warnings.push(Warning::new(WarningKind::FirstSample, format!(
                     "the first sample differs from the others' median by {:+.0}% — a warm-up effect? (--warmup 1 discards one)",
                     dev * 100.0
-                ));
+                )));
             }
         }
     }
@@ -204,24 +204,26 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
         let mean = res.iter().sum::<f64>() / res.len() as f64;
         entry.cache.resident_pct = Some(mean);
         if cell.cache == CacheState::Cold && mean > 50.0 {
-            entry.warnings.push(format!(
+            entry.warnings.push(Warning::new(WarningKind::NotCold, format!(
                 "not cold: {mean:.0}% of the workload's pages were still cached after {} — the numbers are warm",
                 entry.cache.method
-            ));
+            )));
         }
         let direct = entry
             .samples
             .iter()
             .all(|s| s.metrics.get("direct_used") == Some(&1.0));
         if cell.cache == CacheState::Warm && mean < 50.0 && !direct {
-            entry.warnings.push(format!(
-                "warm samples started with only {mean:.0}% of the pages cached"
+            entry.warnings.push(Warning::new(
+                WarningKind::WarmNotCached,
+                format!("warm samples started with only {mean:.0}% of the pages cached"),
             ));
         }
     }
     for note in p.workload.notes() {
-        if !entry.warnings.contains(&note) {
-            entry.warnings.push(note);
+        let w = Warning::new(WarningKind::Workload, note);
+        if !entry.warnings.contains(&w) {
+            entry.warnings.push(w);
         }
     }
     let leaked: Vec<f64> = entry
@@ -230,17 +232,18 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
         .filter_map(|s| s.metrics.get("direct_cache_growth_pct").copied())
         .collect();
     if let Some(max) = leaked.iter().copied().reduce(f64::max) {
-        entry.warnings.push(format!(
+        entry.warnings.push(Warning::new(WarningKind::DirectNotHonoured, format!(
             "{} sample(s) asked for direct I/O but the page cache grew by up to {max:.0} points: recorded as not direct",
             leaked.len()
-        ));
+        )));
     }
     entry.precision_reached = cell.precision_reached;
     if let Some(reached) = cell.precision_reached {
         if !reached {
-            entry
-                .warnings
-                .push("requested precision not reached".into());
+            entry.warnings.push(Warning::new(
+                WarningKind::PrecisionNotReached,
+                "requested precision not reached",
+            ));
         }
     }
     entry.error = p.error.clone();

@@ -487,10 +487,78 @@ pub struct ResultEntry {
     pub precision_reached: Option<bool>,
     /// Things the reader should know (cold not reached, outliers, slow first sample).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Set when the cell failed; samples taken before the failure are kept.
     #[serde(default)]
     pub error: Option<String>,
+}
+
+/// What a warning is about, so that every renderer can treat each kind alike.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningKind {
+    /// Samples flagged as outliers (kept in every statistic).
+    Outlier,
+    /// The first sample differs from the others (a warm-up effect).
+    FirstSample,
+    /// A cold cell whose pages stayed cached.
+    NotCold,
+    /// A warm cell that started mostly uncached.
+    WarmNotCached,
+    /// `--runs auto` stopped before reaching the precision.
+    PrecisionNotReached,
+    /// Asked-for direct I/O that went through the page cache during a sample.
+    DirectNotHonoured,
+    /// What the workload settled on its target (e.g. `direct=auto` fell back to buffered I/O).
+    Workload,
+    /// What the storage stack means for the numbers (loop without direct I/O, tmpfs, FUSE...).
+    Stack,
+    /// Anything else (and every warning of JSON written before warnings had kinds).
+    Other,
+}
+
+/// A warning on a cell: its kind and one line of text with the cause and the fix.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// The line shown to the reader.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning of `kind`.
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<'de> Deserialize<'de> for Warning {
+    /// Reads `{"kind", "message"}`, or a bare string as written before warnings had kinds.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Typed { kind: WarningKind, message: String },
+            Text(String),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::Typed { kind, message } => Warning { kind, message },
+            Form::Text(message) => Warning {
+                kind: WarningKind::Other,
+                message,
+            },
+        })
+    }
 }
 
 /// Cache state of a result.
@@ -685,4 +753,20 @@ pub struct Comparison {
 
 fn yes() -> bool {
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_read_typed_and_as_the_bare_strings_of_older_json() {
+        let w: Vec<Warning> =
+            serde_json::from_str(r#"[{"kind":"not-cold","message":"m1"},"an old warning"]"#)
+                .unwrap();
+        assert_eq!(w[0], Warning::new(WarningKind::NotCold, "m1"));
+        assert_eq!(w[1], Warning::new(WarningKind::Other, "an old warning"));
+        let text = serde_json::to_string(&w[0]).unwrap();
+        assert_eq!(text, r#"{"kind":"not-cold","message":"m1"}"#);
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod export;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod scaling;
 pub mod terminal;

@@ -75,12 +75,41 @@ fn plot_comparison(
     opts: TerminalOptions,
     out: &mut String,
 ) {
+    let width = opts.width.map(|w| w as usize - 2).unwrap_or(74);
+    match ministat_block(record, c, width) {
+        Some(text) => {
+            let _ = writeln!(
+                out,
+                "{}: {} vs {}",
+                metric_label(&c.metric),
+                c.baseline,
+                c.other
+            );
+            out.push_str(&text);
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "(no plot for {} vs {}: ministat needs 3 samples per side)",
+                c.baseline, c.other
+            );
+        }
+    }
+}
+
+/// ministat's report (plot, vitals, verdict) `width` columns wide for the two cells of `c`;
+/// `None` when either side has fewer than 3 samples.
+pub fn ministat_block(
+    record: &RunRecord,
+    c: &fsbench_model::Comparison,
+    width: usize,
+) -> Option<String> {
     use fsbench_stats::ministat::{self, Dataset, Options};
     let find = |label: &str| {
         record
             .results
             .iter()
-            .find(|r| crate::terminal::label_of(r) == label)
+            .find(|r| label_of(r) == label)
             .map(|r| {
                 let v: Vec<f64> = r
                     .samples
@@ -90,19 +119,12 @@ fn plot_comparison(
                 Dataset::from_values(label, &v)
             })
     };
-    let (Some(a), Some(b)) = (find(&c.baseline), find(&c.other)) else {
-        return;
-    };
+    let (a, b) = (find(&c.baseline)?, find(&c.other)?);
     if a.n() < 3 || b.n() < 3 {
-        let _ = writeln!(
-            out,
-            "(no plot for {} vs {}: ministat needs 3 samples per side)",
-            c.baseline, c.other
-        );
-        return;
+        return None;
     }
     let o = Options {
-        width: opts.width.map(|w| w as usize - 2).unwrap_or(74),
+        width,
         confidence_index: ministat::confidence_index(c.confidence).unwrap_or(2),
         no_plot: false,
         stats_only: false,
@@ -110,14 +132,7 @@ fn plot_comparison(
         quiet: false,
         modern: false,
     };
-    let _ = writeln!(
-        out,
-        "{}: {} vs {}",
-        metric_label(&c.metric),
-        c.baseline,
-        c.other
-    );
-    out.push_str(&ministat::render(&[a, b], &o));
+    Some(ministat::render(&[a, b], &o))
 }
 
 /// The label comparisons use for a cell (`target/workload[ sweep]/cache`).

@@ -39,7 +39,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         samples,
         summary: BTreeMap::new(),
         precision_reached: None,
-        warnings: vec!["a warning".into()],
+        warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
     }
 }
