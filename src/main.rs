@@ -17,6 +17,7 @@ mod out;
 mod outfile;
 mod overhead;
 mod plan;
+mod progress;
 mod runner;
 pub mod scratch;
 mod signals;

@@ -10,6 +10,7 @@ mod hardening;
 mod lab;
 mod ministat;
 mod postmark;
+mod report;
 mod run;
 mod safety;
 mod store;

@@ -4,7 +4,8 @@
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use crate::exports::Exports;
-use crate::runner::{self, Sink};
+use crate::progress::Progress;
+use crate::runner::{self, Event, Sink};
 use crate::storage::RunStore;
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
 use fsbench_workload::CancelToken;
@@ -14,16 +15,20 @@ struct RunSink {
     record: RunRecord,
     exports: Exports,
     store: Option<RunStore>,
-    quiet: bool,
+    progress: Progress,
 }
 
 impl Sink for RunSink {
-    fn progress(&mut self, line: &str) {
-        if !self.quiet {
-            crate::errln!("{}", crate::escape_controls(line));
+    fn event(&mut self, e: Event<'_>) {
+        self.progress.show(&e);
+        if let Event::Results(results) = e {
+            self.results(results);
         }
     }
+}
 
+impl RunSink {
+    /// The store and the exports that are rewritten during the run get the new results.
     fn results(&mut self, results: &[ResultEntry]) {
         if let Some(s) = &mut self.store {
             s.sync(results);
@@ -35,9 +40,7 @@ impl Sink for RunSink {
             self.save(false);
         }
     }
-}
 
-impl RunSink {
     /// Writes the exports due now and refreshes what a forced exit would write.
     fn save(&mut self, last: bool) {
         self.exports.write(&self.record, last);
@@ -100,17 +103,25 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
             args.note.as_deref(),
         )?)
     };
+    let total = match plan.runs {
+        crate::plan::Runs::Fixed(n) => {
+            let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
+            Some(cells as u64 * u64::from(n))
+        }
+        crate::plan::Runs::Auto { .. } => None,
+    };
     let mut sink = RunSink {
         record,
         exports,
         store,
-        quiet: args.quiet,
+        progress: Progress::new(args.quiet, total),
     };
     sink.save(false);
     if let Some(e) = sink.exports.error.take() {
         return Err(CliError::usage(e));
     }
     let mut outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
+    sink.progress.finish();
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, args.confidence);
     if let Some(s) = &mut sink.store {

@@ -12,12 +12,47 @@ use cell::{Cell, Prepared};
 use fsbench_model::{CacheInfo, ResultEntry};
 use fsbench_workload::{CancelToken, WorkloadError};
 
-/// What the runner tells its caller while it works.
+/// What the runner reports while it works: typed, never preformatted, so that each sink (the
+/// terminal lines, the progress bar, the store, the exports) renders or persists it its own way.
+pub enum Event<'a> {
+    /// A scratch directory of a run that is gone was found in a target.
+    Leftover {
+        /// The leftover scratch.
+        scratch: &'a std::path::Path,
+        /// The target directory holding it.
+        target: &'a std::path::Path,
+    },
+    /// `workload` is about to be prepared on `target` (trees and archives can take a while).
+    Preparing {
+        /// Workload name.
+        workload: &'a str,
+        /// Target label.
+        target: &'a str,
+    },
+    /// `workload` is prepared on `target`.
+    Prepared {
+        /// Workload name.
+        workload: &'a str,
+        /// Target label.
+        target: &'a str,
+    },
+    /// A measured sample of `entry` (its `n`-th; `of` when the number of samples is fixed).
+    Sample {
+        /// The cell, with the sample already appended.
+        entry: &'a ResultEntry,
+        /// 1-based sample number.
+        n: usize,
+        /// Samples planned for the cell (`None` with `--runs auto`).
+        of: Option<u32>,
+    },
+    /// The results so far changed (a sample or a failure arrived): persisting sinks write now.
+    Results(&'a [ResultEntry]),
+}
+
+/// A receiver of the runner's events.
 pub trait Sink {
-    /// A line of progress or a warning (stderr).
-    fn progress(&mut self, line: &str);
-    /// The results so far changed (a sample or a failure arrived).
-    fn results(&mut self, results: &[ResultEntry]);
+    /// Handles one event.
+    fn event(&mut self, e: Event<'_>);
 }
 
 /// How a plan's execution ended.
@@ -64,7 +99,7 @@ pub fn execute(
                 out.failures.push(e.clone());
             }
         }
-        sink.results(&out.results);
+        sink.event(Event::Results(&out.results));
         if interrupted {
             out.interrupted = true;
             break;
@@ -161,7 +196,7 @@ fn sample_cells(
                 ) {
                     return true;
                 }
-                sink.results(&out.results);
+                sink.event(Event::Results(&out.results));
             }
         }
     }
@@ -188,22 +223,17 @@ fn step(
                 cell.warmup_left -= 1;
                 return false;
             }
-            let v = sample
-                .metrics
-                .get(&entry.headline)
-                .copied()
-                .unwrap_or(f64::NAN);
-            let line = format!(
-                "{} on {} ({}): sample {} {}",
-                entry.workload,
-                entry.target,
-                entry.cache.state,
-                cell.samples.len() + 1,
-                crate::format::metric_value(&entry.headline, v)
-            );
-            sink.progress(&line);
             cell.samples.push(sample.clone());
             entry.samples.push(sample);
+            let of = match plan.runs {
+                crate::plan::Runs::Fixed(n) => Some(n),
+                crate::plan::Runs::Auto { .. } => None,
+            };
+            sink.event(Event::Sample {
+                entry,
+                n: cell.samples.len(),
+                of,
+            });
             cell.done = cell.policy_met(plan.runs, &entry.headline);
             false
         }

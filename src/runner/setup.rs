@@ -25,11 +25,10 @@ pub fn scratches(
         }
         if let Ok(found) = scratch::find_scratches(&t.path) {
             for f in found.iter().filter(|f| f.stale) {
-                sink.progress(&format!(
-                    "warning: leftover scratch {} from a run that is gone — 'fsbench clean {}' removes it",
-                    f.path.display(),
-                    t.path.display()
-                ));
+                sink.event(super::Event::Leftover {
+                    scratch: &f.path,
+                    target: &t.path,
+                });
             }
         }
         let s = Scratch::create(&t.path, run_id).map_err(|e| match e.errno {
@@ -78,12 +77,19 @@ pub fn prepare_all(
             error: None,
             daemon_pids: super::daemons::lookup(&t.path, &w.params),
         };
+        sink.event(super::Event::Preparing {
+            workload: w.info.name,
+            target: &t.label,
+        });
         if let Err(e) = prepare_one(&mut p) {
             let knob = p.workload.size_knob();
             p.error = Some(explain_failure(&e, w.info.name, knob, &t.label, &t.path));
             cleanup(&mut p);
         } else {
-            sink.progress(&format!("{} prepared on {}", w.info.name, t.label));
+            sink.event(super::Event::Prepared {
+                workload: w.info.name,
+                target: &t.label,
+            });
         }
         out.push(p);
     }

@@ -115,3 +115,54 @@ fn json_round_trips() {
     let back: RunRecord = serde_json::from_str(&text).unwrap();
     assert_eq!(back, record());
 }
+
+#[test]
+fn terminal_report_snapshot() {
+    let mut text = String::new();
+    crate::terminal::render(
+        &record(),
+        crate::terminal::TerminalOptions {
+            width: None,
+            plot: false,
+        },
+        &mut text,
+    );
+    insta::assert_snapshot!("terminal", text);
+}
+
+/// The HTML report's structure: headings, table headers, figures and their chart kinds, without
+/// the SVG drawing itself (whose coordinates are plotters' business).
+#[test]
+fn html_structure_snapshot() {
+    let runs = [record()];
+    let html = crate::html::render(&crate::html::HtmlInput {
+        runs: &runs,
+        cross: Vec::new(),
+        latency: std::collections::BTreeMap::new(),
+    });
+    let outline: Vec<String> = html
+        .split('<')
+        .filter(|t| {
+            [
+                "h1",
+                "h2",
+                "h3",
+                "th>",
+                "figure",
+                "figcaption",
+                "li>",
+                "title>",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p))
+        })
+        .map(|t| {
+            t.split_once('>')
+                .map(|(tag, text)| format!("<{tag}> {text}"))
+                .unwrap_or_default()
+        })
+        .map(|l| l.trim().to_string())
+        .collect();
+    insta::assert_snapshot!("html_outline", outline.join("\n"));
+    assert!(html.contains("<svg") && !html.contains("<script"));
+}

@@ -1,0 +1,117 @@
+//! What a run shows on stderr while it works, rendered from the runner's typed events: on a
+//! terminal an `indicatif` bar (the cell, sample n of N or "auto", elapsed and ETA, the last
+//! sample's headline) and a spinner while a workload prepares; otherwise (a pipe, `TERM=dumb`,
+//! `NO_COLOR` or `--quiet` for the bar) one plain line per event, as before. Warnings are always
+//! lines.
+
+use crate::runner::Event;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+/// The progress display of one run.
+pub struct Progress {
+    quiet: bool,
+    bar: Option<ProgressBar>,
+}
+
+/// Whether stderr can show a live bar: a terminal that is not `dumb`.
+fn live() -> bool {
+    std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
+impl Progress {
+    /// A display for a run of `total` samples (`None`: adaptive); no bar when `quiet` or when
+    /// stderr is not a live terminal.
+    pub fn new(quiet: bool, total: Option<u64>) -> Self {
+        let bar = (!quiet && live()).then(|| {
+            let b = match total {
+                Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            };
+            let color = std::env::var_os("NO_COLOR").is_none();
+            let template = if color {
+                "{spinner:.cyan} [{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} (eta {eta}) {msg}"
+            } else {
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}"
+            };
+            let style = match total {
+                Some(_) => ProgressStyle::with_template(template),
+                None => ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} samples {msg}"),
+            };
+            if let Ok(s) = style {
+                b.set_style(s);
+            }
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        Self { quiet, bar }
+    }
+
+    /// Shows one event.
+    pub fn show(&mut self, e: &Event<'_>) {
+        match e {
+            Event::Leftover { scratch, target } => self.line(&format!(
+                "warning: leftover scratch {} from a run that is gone — 'fsbench clean {}' removes it",
+                scratch.display(),
+                target.display()
+            ), true),
+            Event::Preparing { workload, target } => {
+                if let Some(b) = &self.bar {
+                    b.set_message(format!("preparing {workload} on {target}"));
+                }
+            }
+            Event::Prepared { workload, target } => {
+                self.line(&format!("{workload} prepared on {target}"), false)
+            }
+            Event::Sample { entry, n, of } => self.sample(entry, *n, *of),
+            Event::Results(_) => {}
+        }
+    }
+
+    fn sample(&mut self, entry: &fsbench_model::ResultEntry, n: usize, of: Option<u32>) {
+        let v = entry
+            .samples
+            .last()
+            .and_then(|s| s.metrics.get(&entry.headline).copied())
+            .unwrap_or(f64::NAN);
+        let value = crate::format::metric_value(&entry.headline, v);
+        let count = of.map_or(format!("sample {n}"), |of| format!("sample {n}/{of}"));
+        let text = format!(
+            "{} on {} ({}): {count} {value}",
+            entry.workload, entry.target, entry.cache.state
+        );
+        match &self.bar {
+            Some(b) => {
+                b.inc(1);
+                b.set_message(crate::escape_controls(&text));
+            }
+            None => self.line(&text, false),
+        }
+    }
+
+    /// A line above the bar (or alone); warnings show even when quiet.
+    fn line(&self, text: &str, warning: bool) {
+        if self.quiet && !warning {
+            return;
+        }
+        let text = crate::escape_controls(text);
+        match &self.bar {
+            Some(b) => b.println(text),
+            None => crate::errln!("{text}"),
+        }
+    }
+
+    /// Removes the bar so the final report starts on a clean screen.
+    pub fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
