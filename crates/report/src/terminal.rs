@@ -35,6 +35,17 @@ pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     notes(&record.results, out);
 }
 
+/// A comparison's verdict in words: not comparable (and why), proven, or no difference proven.
+pub fn verdict(c: &fsbench_model::Comparison) -> String {
+    if !c.comparable {
+        format!("not comparable: {}", c.not_comparable.join("; "))
+    } else if c.proven {
+        format!("proven at {}%", c.confidence)
+    } else {
+        format!("no difference proven at {}%", c.confidence)
+    }
+}
+
 /// The comparisons table of `record` (and, with `opts.plot`, ministat's plot of each one).
 pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     if record.comparisons.is_empty() {
@@ -44,13 +55,7 @@ pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) 
     let mut t = table(opts, &head);
     for c in &record.comparisons {
         let n = |v: f64| metric_number(&c.metric, v);
-        let verdict = if !c.comparable {
-            format!("not comparable: {}", c.not_comparable.join("; "))
-        } else if c.proven {
-            format!("proven at {}%", c.confidence)
-        } else {
-            format!("no difference proven at {}%", c.confidence)
-        };
+        let verdict = verdict(c);
         t.add_row(vec![
             Cell::new(metric_label(&c.metric)),
             Cell::new(&c.baseline),

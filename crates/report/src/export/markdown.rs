@@ -56,13 +56,7 @@ impl Exporter for MarkdownExporter {
             let _ = writeln!(out, "\n| metric | baseline | vs | difference | verdict |");
             let _ = writeln!(out, "|---|---|---|---:|---|");
             for c in &r.comparisons {
-                let verdict = if !c.comparable {
-                    format!("not comparable: {}", c.not_comparable.join("; "))
-                } else if c.proven {
-                    format!("proven at {}%", c.confidence)
-                } else {
-                    format!("no difference proven at {}%", c.confidence)
-                };
+                let verdict = crate::terminal::verdict(c);
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {:+.2}% ± {:.2}% | {} |",
