@@ -307,16 +307,12 @@ fn scaling_charts(r: &RunRecord, out: &mut String) {
 }
 
 fn verdict(c: &Comparison) -> (String, &'static str) {
-    if !c.comparable {
-        (
-            format!("not comparable: {}", c.not_comparable.join("; ")),
-            "nc",
-        )
-    } else if c.proven {
-        (format!("proven at {}%", c.confidence), "proven")
-    } else {
-        (format!("no difference proven at {}%", c.confidence), "same")
-    }
+    let class = match (c.comparable, c.proven) {
+        (false, _) => "nc",
+        (true, true) => "proven",
+        (true, false) => "same",
+    };
+    (crate::terminal::verdict(c), class)
 }
 
 fn comparisons(r: &RunRecord, out: &mut String) {
