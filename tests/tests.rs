@@ -13,3 +13,4 @@ mod run;
 mod safety;
 mod tar;
 mod tree;
+mod uring;
