@@ -45,7 +45,7 @@ fs_run() { # fs_run FILE QD DIRECT -> "IOPS P99_NS"
   local direct=false; [ "$3" = 1 ] && direct=true
   "$FSBENCH" run -q --target "$WORK/out" --cache warm --runs 1 --warmup 0 --json "$WORK/out.json" \
       --workload "rand-read:bs=4k,file=$1,size=${SIZE_MB}m,duration=${SECS}s,engine=io_uring,iodepth=$2,direct=$direct" >/dev/null
-  json_get "$WORK/out.json" 'f"{d[\"results\"][0][\"summary\"][\"iops\"][\"median\"]} {d[\"results\"][0][\"samples\"][0][\"latency\"][\"p99_ns\"]}"'
+  json_get "$WORK/out.json" '"%s %s" % (d["results"][0]["samples"][0]["metrics"]["iops"], d["results"][0]["samples"][0]["latency"]["p99_ns"])'
 }
 
 for target in loop-direct tmpfs; do
