@@ -16,3 +16,4 @@ mod safety;
 mod store;
 mod tar;
 mod tree;
+mod uring;

@@ -19,6 +19,14 @@ pub trait Recorder {
     /// Operations whose individual latency is not recorded (bulk counters).
     fn add_ops(&mut self, ops: u64, bytes: u64);
 
+    /// One operation whose latency the caller measured with this recorder's clock (at queue
+    /// depth: from its submission to the reaping of its completion), which moved `bytes`.
+    fn op_latency(&mut self, latency_ns: u64, bytes: u64);
+
+    /// Operations timed by other recorders (parallel jobs): `ops` and `bytes` are added and the
+    /// latencies of `hist` merged bucket by bucket, which is exact (same histogram layout).
+    fn merge_ops(&mut self, hist: &Histogram<u64>, ops: u64, bytes: u64);
+
     /// A named phase of the sample took `elapsed_ns` (e.g. `create`, `transactions`).
     fn phase(&mut self, name: &str, elapsed_ns: u64);
 
@@ -169,6 +177,25 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
         self.bytes += bytes;
     }
 
+    #[inline]
+    fn op_latency(&mut self, latency_ns: u64, bytes: u64) {
+        self.hist.saturating_record(latency_ns.max(1));
+        self.ops += 1;
+        self.bytes += bytes;
+    }
+
+    fn merge_ops(&mut self, hist: &Histogram<u64>, ops: u64, bytes: u64) {
+        // With auto-resize on, `add` fails only on incompatible layouts; then copy value by value.
+        if self.hist.add(hist).is_err() {
+            for v in hist.iter_recorded() {
+                let n = v.count_at_value();
+                let _ = self.hist.record_n(v.value_iterated_to(), n);
+            }
+        }
+        self.ops += ops;
+        self.bytes += bytes;
+    }
+
     fn phase(&mut self, name: &str, elapsed_ns: u64) {
         match self.phases.iter_mut().find(|(n, _)| n == name) {
             Some((_, total)) => *total += elapsed_ns,
@@ -239,6 +266,23 @@ mod tests {
         assert_eq!(d.metrics, vec![("files".into(), 3.0)]);
         assert_eq!(d.ops, 7);
         assert!(d.latency.is_none());
+    }
+
+    #[test]
+    fn latencies_measured_elsewhere_and_merged_jobs_count_exactly() {
+        let mut job = SampleRecorder::with_clock(FakeClock::new(1));
+        job.start();
+        for ns in [10, 20, 30] {
+            job.op_latency(ns, 4096);
+        }
+        let mut r = SampleRecorder::with_clock(FakeClock::new(1));
+        r.start();
+        r.op_latency(1000, 4096);
+        r.merge_ops(job.histogram(), 3, 3 * 4096);
+        let d = r.finish();
+        assert_eq!((d.ops, d.bytes), (4, 4 * 4096));
+        let lat = d.latency.unwrap();
+        assert_eq!((lat.count, lat.min_ns, lat.max_ns), (4, 10, 1000));
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! Pieces shared by the data-path engines: the common parameters (`direct`, `data`, `seed`,
-//! `fsync`) and the sequential read and write passes that `seq-*` and `large-file` measure.
+//! `fsync`), the sequential read and write passes that `seq-*` and `large-file` measure, and one
+//! sequential job (a byte range of a file) on either engine.
 
+use super::queue::{Engine, Jobs, Queue};
+use super::uring::{Ring, RingSpec, Source};
 use crate::io::{self, AlignedBuf, DataFile, DataPattern, Rng};
 use crate::params::{ParamError, Params};
 use crate::{Context, Recorder, WorkloadError};
 use std::fs::File;
+use std::ops::Range;
 
 /// When to flush written data to stable storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,28 +171,52 @@ pub fn write_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_write(file, w.direct, true)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    write_range(ctx, rec, file, &f, w, 0..file.size)
+}
+
+/// Writes `range` of `file` (open as `f`) in `bs` blocks with pwrite, then flushes per policy.
+/// Block k of the file is stamped k wherever the range starts, so regions written by parallel
+/// jobs hold what one pass would have written.
+fn write_range(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    file: &DataFile,
+    f: &File,
+    w: &WritePass,
+    range: Range<u64>,
+) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(w.bs as usize);
     w.pattern.fill(buf.as_mut_slice(), w.seed);
-    let mut off = 0u64;
-    let mut block = 0u64;
+    let mut off = range.start;
     let mut t = rec.now_ns();
-    while off < file.size {
+    while off < range.end {
+        let block = off / w.bs;
         if block % io::CANCEL_EVERY == 0 {
             ctx.cancel.check()?;
         }
-        let n = (file.size - off).min(w.bs) as usize;
+        let n = (range.end - off).min(w.bs) as usize;
         w.pattern.stamp(buf.as_mut_slice(), block);
-        io::pwrite_full(&f, &buf.as_slice()[..n], off)
+        io::pwrite_full(f, &buf.as_slice()[..n], off)
             .map_err(|e| WorkloadError::io("write", &file.path, e))?;
         if w.fsync == FsyncPolicy::Each {
-            io::sync_data(&f, &file.path)?;
+            io::sync_data(f, &file.path)?;
         }
         t = rec.op_done(t, n as u64);
         off += n as u64;
-        block += 1;
     }
-    if w.fsync == FsyncPolicy::End {
-        io::sync_data(&f, &file.path)?;
+    finish_write(rec, file, f, w.fsync, t)
+}
+
+/// The end of a write sample: one fdatasync for policy `end`, timed from `t` as phase `fsync`.
+pub fn finish_write(
+    rec: &mut dyn Recorder,
+    file: &DataFile,
+    f: &File,
+    fsync: FsyncPolicy,
+    t: u64,
+) -> Result<(), WorkloadError> {
+    if fsync == FsyncPolicy::End {
+        io::sync_data(f, &file.path)?;
         let end = rec.now_ns();
         rec.phase("fsync", end - t);
     }
@@ -205,16 +233,28 @@ pub fn read_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_read(file, direct)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    read_range(ctx, rec, file, &f, bs, 0..file.size)
+}
+
+/// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file.
+fn read_range(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    file: &DataFile,
+    f: &File,
+    bs: u64,
+    range: Range<u64>,
+) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(bs as usize);
-    let mut off = 0u64;
+    let mut off = range.start;
     let mut block = 0u64;
     let mut t = rec.now_ns();
-    while off < file.size {
+    while off < range.end {
         if block % io::CANCEL_EVERY == 0 {
             ctx.cancel.check()?;
         }
-        let want = (file.size - off).min(bs) as usize;
-        let n = io::pread_full(&f, &mut buf.as_mut_slice()[..want], off)
+        let want = (range.end - off).min(bs) as usize;
+        let n = io::pread_full(f, &mut buf.as_mut_slice()[..want], off)
             .map_err(|e| WorkloadError::io("read", &file.path, e))?;
         t = rec.op_done(t, n as u64);
         if n < want {
@@ -222,6 +262,147 @@ pub fn read_pass(
         }
         off += n as u64;
         block += 1;
+    }
+    Ok(())
+}
+
+/// One sequential job: `range` of `file`, with the engine and depth of `queue`.
+#[derive(Debug, Clone)]
+pub struct SeqJob {
+    /// The file.
+    pub file: DataFile,
+    /// The bytes this job reads or writes.
+    pub range: Range<u64>,
+    /// Truncate the file when opening it (a write job on its own file).
+    pub truncate: bool,
+}
+
+/// Reads `job.range` in `bs` blocks with `queue`'s engine (`seq-read`, one job).
+pub fn read_job(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    job: &SeqJob,
+    bs: u64,
+    direct: Direct,
+    queue: Queue,
+) -> Result<(), WorkloadError> {
+    let (f, used_direct) = open_read(&job.file, direct)?;
+    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    rec.metric("engine_io_uring", queue.uring_flag());
+    if queue.engine == Engine::Psync {
+        return read_range(ctx, rec, &job.file, &f, bs, job.range.clone());
+    }
+    let spec = RingSpec {
+        depth: queue.depth,
+        bs: bs as usize,
+        write: false,
+        path: &job.file.path,
+    };
+    let mut ring = Ring::new(&f, spec, |_| {})?;
+    let mut src = SeqSource::new(job.range.clone(), bs, None);
+    ring.run(ctx, rec, &mut src, u64::MAX).map(drop)
+}
+
+/// Writes `job.range` in `bs` blocks with `queue`'s engine, then flushes (`seq-write`, one job).
+pub fn write_job(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    job: &SeqJob,
+    w: &WritePass,
+    queue: Queue,
+) -> Result<(), WorkloadError> {
+    let (f, used_direct) = open_write(&job.file, w.direct, job.truncate)?;
+    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    rec.metric("engine_io_uring", queue.uring_flag());
+    if queue.engine == Engine::Psync {
+        return write_range(ctx, rec, &job.file, &f, w, job.range.clone());
+    }
+    let spec = RingSpec {
+        depth: queue.depth,
+        bs: w.bs as usize,
+        write: true,
+        path: &job.file.path,
+    };
+    let mut ring = Ring::new(&f, spec, |b| w.pattern.fill(b, w.seed))?;
+    let mut src = SeqSource::new(job.range.clone(), w.bs, Some(w.pattern));
+    let t = ring.run(ctx, rec, &mut src, u64::MAX)?;
+    drop(ring);
+    finish_write(rec, &job.file, &f, w.fsync, t)
+}
+
+/// Consecutive `bs` blocks of a byte range (the last may be short), for the io_uring engine;
+/// write blocks are stamped with their block number in the file, as the psync pass does.
+struct SeqSource {
+    next: u64,
+    end: u64,
+    bs: u64,
+    stamp: Option<DataPattern>,
+}
+
+impl SeqSource {
+    fn new(range: Range<u64>, bs: u64, stamp: Option<DataPattern>) -> Self {
+        Self {
+            next: range.start,
+            end: range.end,
+            bs,
+            stamp,
+        }
+    }
+}
+
+impl Source for SeqSource {
+    #[inline]
+    fn next(&mut self, _i: u64, buf: &mut [u8]) -> Option<(u64, usize)> {
+        let off = self.next;
+        if off >= self.end {
+            return None;
+        }
+        let len = (self.end - off).min(self.bs);
+        if let Some(p) = self.stamp {
+            p.stamp(buf, off / self.bs);
+        }
+        self.next += len;
+        Some((off, len as usize))
+    }
+}
+
+/// The bytes of job `job` of `jobs` sharing one file of `size` bytes: consecutive regions of
+/// whole `bs` blocks, the last job taking the rest (fio `offset_increment`).
+pub fn region(size: u64, bs: u64, jobs: u32, job: u32) -> Range<u64> {
+    let blocks = size.div_ceil(bs);
+    let per_job = blocks / u64::from(jobs);
+    let start = (per_job * u64::from(job) * bs).min(size);
+    let end = if job + 1 == jobs {
+        size
+    } else {
+        (per_job * u64::from(job + 1) * bs).min(size)
+    };
+    start..end
+}
+
+/// Refuses a shared file with more jobs than blocks (a job with nothing to do).
+pub fn check_regions(size: u64, bs: u64, jobs: Jobs) -> Result<(), ParamError> {
+    let blocks = size.div_ceil(bs);
+    if !jobs.file_per_job && u64::from(jobs.count) > blocks {
+        return Err(ParamError {
+            key: "jobs".into(),
+            message: format!(
+                "{} jobs cannot share {blocks} blocks of bs: give a larger size, a smaller bs \
+                 or file-per-job=true",
+                jobs.count
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses `fsync=each` with io_uring (requests in flight have no order to flush between).
+pub fn check_fsync_engine(fsync: FsyncPolicy, queue: Queue) -> Result<(), ParamError> {
+    if fsync == FsyncPolicy::Each && queue.engine == Engine::IoUring {
+        return Err(ParamError {
+            key: "fsync".into(),
+            message: "fsync=each needs engine=psync; with io_uring use fsync=end or none".into(),
+        });
     }
     Ok(())
 }

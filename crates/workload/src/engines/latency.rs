@@ -1,8 +1,12 @@
 //! `latency`: single requests separated by an idle `interval` (ioping): each request meets an idle
 //! device, so its time is the latency a lone access sees. The first request is a warm-up and is
-//! not counted, as in ioping. Reports min/avg/max/mdev and percentiles.
+//! not counted, as in ioping. Reports min/avg/max/mdev and percentiles. `engine=io_uring` sends
+//! the same lone requests through a ring of depth 1 (only depth 1: at depth a request meets a
+//! busy device, which is `rand-read:iodepth=N`'s question, not ioping's).
 
 use super::common::{self, Direct, Offsets};
+use super::queue::{self, Engine, Queue};
+use super::uring::{One, Ring, RingSpec};
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
@@ -54,6 +58,12 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of offsets and data",
     },
+    ParamDoc {
+        key: "iodepth",
+        default: "1",
+        help: "only 1: ioping times lone requests (rand-read:iodepth=N for latency at depth)",
+    },
+    queue::ENGINE_DOC,
 ];
 
 struct Latency {
@@ -65,6 +75,7 @@ struct Latency {
     direct: Direct,
     seed: u64,
     offsets: Offsets,
+    queue: Queue,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -81,6 +92,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
     let file = common::file_param(p)?;
+    let queue = queue_param(p)?;
     Ok(Box::new(Latency {
         file,
         count,
@@ -90,13 +102,78 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         direct,
         seed,
         offsets,
+        queue,
         note: None,
     }))
+}
+
+/// `engine` at depth 1 only: a request at depth meets a busy device, not an idle one.
+fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
+    if p.raw().get("iodepth").is_some_and(|d| d.trim() != "1") {
+        return Err(ParamError {
+            key: "iodepth".into(),
+            message: "latency times lone requests on an idle device (ioping), so only 1; \
+                      use rand-read:iodepth=N,engine=io_uring for latency at depth"
+                .into(),
+        });
+    }
+    queue::queue_param(p)
 }
 
 impl Latency {
     fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
         common::read_file(ctx, self.file.as_deref(), "latency.dat", self.size)
+    }
+
+    /// One uncounted warm-up, then `count` lone preads after an idle `interval` each.
+    fn psync_requests(
+        &mut self,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+        file: &DataFile,
+        f: &std::fs::File,
+    ) -> Result<(), WorkloadError> {
+        let mut buf = AlignedBuf::new(self.bs as usize);
+        let read = |buf: &mut AlignedBuf, off| {
+            io::pread_full(f, buf.as_mut_slice(), off)
+                .map_err(|e| WorkloadError::io("read", &file.path, e))
+        };
+        read(&mut buf, self.offsets.next_offset())?; // warm-up, not counted (ioping)
+        for _ in 0..self.count {
+            self.idle(ctx)?;
+            let off = self.offsets.next_offset();
+            let t = rec.now_ns();
+            let n = read(&mut buf, off)?;
+            rec.op_done(t, n as u64);
+        }
+        Ok(())
+    }
+
+    /// The same requests through a ring of depth 1: each timed from submission to completion.
+    fn uring_requests(
+        &mut self,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+        file: &DataFile,
+        f: &std::fs::File,
+    ) -> Result<(), WorkloadError> {
+        let spec = RingSpec {
+            depth: 1,
+            bs: self.bs as usize,
+            write: false,
+            path: &file.path,
+        };
+        let mut ring = Ring::new(f, spec, |_| {})?;
+        let bs = self.bs as usize;
+        let mut warm_up = fsbench_measure::SampleRecorder::new();
+        let mut warm = One(Some((self.offsets.next_offset(), bs)));
+        ring.run(ctx, &mut warm_up, &mut warm, u64::MAX)?; // not counted (ioping)
+        for _ in 0..self.count {
+            self.idle(ctx)?;
+            let mut one = One(Some((self.offsets.next_offset(), bs)));
+            ring.run(ctx, rec, &mut one, u64::MAX)?;
+        }
+        Ok(())
     }
 
     fn idle(&self, ctx: &Context) -> Result<(), WorkloadError> {
@@ -131,20 +208,11 @@ impl Workload for Latency {
         let file = self.file(ctx)?;
         let (f, used_direct) = common::open_read(&file, self.direct)?;
         rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-        let mut buf = AlignedBuf::new(self.bs as usize);
-        let read = |buf: &mut AlignedBuf, off| {
-            io::pread_full(&f, buf.as_mut_slice(), off)
-                .map_err(|e| WorkloadError::io("read", &file.path, e))
-        };
-        read(&mut buf, self.offsets.next_offset())?; // warm-up, not counted (ioping)
-        for _ in 0..self.count {
-            self.idle(ctx)?;
-            let off = self.offsets.next_offset();
-            let t = rec.now_ns();
-            let n = read(&mut buf, off)?;
-            rec.op_done(t, n as u64);
+        rec.metric("engine_io_uring", self.queue.uring_flag());
+        match self.queue.engine {
+            Engine::Psync => self.psync_requests(ctx, rec, &file, &f),
+            Engine::IoUring => self.uring_requests(ctx, rec, &file, &f),
         }
-        Ok(())
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
@@ -179,5 +247,24 @@ mod tests {
         assert_eq!(d.ops, 5);
         assert_eq!(d.latency.unwrap().count, 5);
         assert!(d.wall_ns >= 5_000_000);
+    }
+
+    #[test]
+    fn io_uring_sends_the_same_lone_requests() {
+        if super::super::uring::available().is_err() {
+            eprintln!("SKIP io_uring_sends_the_same_lone_requests: io_uring unavailable");
+            return;
+        }
+        let d = Harness::new(build, "count=5,interval=1ms,direct=false,engine=io_uring").sample();
+        assert_eq!((d.ops, d.bytes), (5, 5 * 4096));
+        assert_eq!(d.latency.unwrap().count, 5);
+        assert_eq!(Harness::metric(&d, "engine_io_uring"), 1.0);
+    }
+
+    #[test]
+    fn depth_above_one_is_refused_with_a_pointer_to_rand_read() {
+        let mut p = Params::parse("iodepth=8,engine=io_uring").unwrap();
+        let e = build(&mut p).err().unwrap();
+        assert!(e.message.contains("rand-read:iodepth"), "{e}");
     }
 }

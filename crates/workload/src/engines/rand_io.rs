@@ -1,8 +1,12 @@
 //! `rand-read` and `rand-write`: `bs`-sized reads or writes at seeded random aligned offsets of
-//! one file (fio `rw=randread|randwrite`, psync, queue depth 1), for `ops` operations or a
-//! `duration`.
+//! one file (fio `rw=randread|randwrite`), for `ops` operations or a `duration`: psync at queue
+//! depth 1 by default, or io_uring with `iodepth` requests in flight, in `jobs` parallel jobs.
+//! Both engines draw the same offsets in the same order for a seed.
 
 use super::common::{self, Direct, FsyncPolicy, Offsets};
+use super::jobs;
+use super::queue::{self, Engine, Jobs, Queue};
+use super::uring::{Ring, RingSpec, Source};
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
@@ -12,7 +16,7 @@ use std::path::PathBuf;
 /// Registry entry of `rand-read`.
 pub const READ_INFO: WorkloadInfo = WorkloadInfo {
     name: "rand-read",
-    summary: "random reads of bs at aligned offsets of one file (fio randread, QD1)",
+    summary: "random reads of bs at aligned offsets of one file (fio randread; psync QD1 or io_uring iodepth)",
     params: PARAMS,
     build: build_read,
 };
@@ -20,7 +24,7 @@ pub const READ_INFO: WorkloadInfo = WorkloadInfo {
 /// Registry entry of `rand-write`.
 pub const WRITE_INFO: WorkloadInfo = WorkloadInfo {
     name: "rand-write",
-    summary: "random writes of bs at aligned offsets of one file (fio randwrite, QD1)",
+    summary: "random writes of bs at aligned offsets of one file (fio randwrite; psync QD1 or io_uring iodepth)",
     params: PARAMS,
     build: build_write,
 };
@@ -112,6 +116,10 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of offsets and data",
     },
+    queue::IODEPTH_DOC,
+    queue::ENGINE_DOC,
+    queue::JOBS_DOC,
+    queue::FILE_PER_JOB_DOC,
 ];
 
 /// How long a sample lasts.
@@ -121,17 +129,26 @@ enum Stop {
     Duration(u64),
 }
 
-struct RandIo {
-    file: Option<PathBuf>,
+/// How every job of a sample does its I/O.
+#[derive(Debug, Clone, Copy)]
+struct RandSpec {
     write: bool,
     bs: u64,
-    size: u64,
     stop: Stop,
     direct: Direct,
     fsync: FsyncPolicy,
     pattern: DataPattern,
+    queue: Queue,
+}
+
+struct RandIo {
+    file: Option<PathBuf>,
+    size: u64,
     seed: u64,
-    offsets: Offsets,
+    spec: RandSpec,
+    jobs: Jobs,
+    /// One offset stream per job, continued from sample to sample.
+    offsets: Vec<Offsets>,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -153,21 +170,39 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let direct = common::direct_param(p, "auto")?;
     common::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
-    let offsets = Offsets::new(seed, size, bs);
     let file = common::file_param(p)?;
-    Ok(Box::new(RandIo {
-        file,
+    let spec = RandSpec {
         write: false,
         bs,
-        size,
         stop: Stop::Duration(duration),
         direct,
         fsync: FsyncPolicy::None,
         pattern: DataPattern::Random,
-        seed,
-        offsets,
-        note: None,
-    }))
+        queue: Queue::PSYNC,
+    };
+    let jobs = Jobs {
+        count: 1,
+        file_per_job: true,
+    };
+    Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
+}
+
+fn stop_param(p: &mut Params, size: u64, bs: u64) -> Result<Stop, ParamError> {
+    let Some(d) = p.optional("duration") else {
+        return Ok(Stop::Ops(p.count("ops", &(size / bs).to_string())?));
+    };
+    p.record("duration", d.clone());
+    let ns = crate::units::parse_duration(&d).map_err(|m| ParamError {
+        key: "duration".into(),
+        message: m,
+    })?;
+    if ns == 0 {
+        return Err(ParamError {
+            key: "duration".into(),
+            message: "must be longer than 0 (0 would measure nothing)".into(),
+        });
+    }
+    Ok(Stop::Duration(ns))
 }
 
 fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
@@ -175,54 +210,63 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "256m")?;
     let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let stop = match p.optional("duration") {
-        Some(d) => {
-            p.record("duration", d.clone());
-            let ns = crate::units::parse_duration(&d).map_err(|m| ParamError {
-                key: "duration".into(),
-                message: m,
-            })?;
-            if ns == 0 {
-                return Err(ParamError {
-                    key: "duration".into(),
-                    message: "must be longer than 0 (0 would measure nothing)".into(),
-                });
-            }
-            Stop::Duration(ns)
-        }
-        None => Stop::Ops(p.count("ops", &(size / bs).to_string())?),
-    };
+    let stop = stop_param(p, size, bs)?;
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;
     let fsync = common::fsync_param(p, "end")?;
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
-    let offsets = Offsets::new(seed, size, bs);
+    let queue = queue::queue_param(p)?;
+    if write {
+        common::check_fsync_engine(fsync, queue)?;
+    }
     let file = if write { None } else { common::file_param(p)? };
-    Ok(Box::new(RandIo {
-        file,
+    let jobs = queue::jobs_param(p, file.is_some())?;
+    let spec = RandSpec {
         write,
         bs,
-        size,
         stop,
         direct,
         fsync,
         pattern,
-        seed,
-        offsets,
-        note: None,
-    }))
+        queue,
+    };
+    Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
 
 impl RandIo {
-    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        if self.write {
-            DataFile::resolve(ctx, "rand-io.dat", self.size, true)
-        } else {
-            common::read_file(ctx, self.file.as_deref(), "rand-io.dat", self.size)
+    fn new(file: Option<PathBuf>, size: u64, seed: u64, spec: RandSpec, jobs: Jobs) -> Self {
+        let offsets = (0..jobs.count)
+            .map(|k| Offsets::new(queue::job_seed(seed, k), size, spec.bs))
+            .collect();
+        Self {
+            file,
+            size,
+            seed,
+            spec,
+            jobs,
+            offsets,
+            note: None,
         }
     }
 
+    /// The data file of each job (the same one repeated when they share it).
+    fn files(&self, ctx: &Context) -> Result<Vec<DataFile>, WorkloadError> {
+        (0..self.jobs.count)
+            .map(|k| {
+                let k = if self.jobs.file_per_job { k } else { 0 };
+                let name = queue::job_file_name("rand-io.dat", k);
+                if self.spec.write {
+                    DataFile::resolve(ctx, &name, self.size, true)
+                } else {
+                    common::read_file(ctx, self.file.as_deref(), &name, self.size)
+                }
+            })
+            .collect()
+    }
+}
+
+impl RandSpec {
     fn open(&self, file: &DataFile) -> Result<(std::fs::File, bool), WorkloadError> {
         if self.write {
             common::open_write(file, self.direct, false)
@@ -231,59 +275,124 @@ impl RandIo {
         }
     }
 
-    /// The measured loop: one positional read or write per operation, one clock read each.
-    fn io_loop(
-        &mut self,
+    /// One job of one sample: `file` at the offsets of `offsets`, with the engine of `queue`.
+    fn job(
+        &self,
         ctx: &Context,
         rec: &mut dyn Recorder,
         file: &DataFile,
+        offsets: &mut Offsets,
+        seed: u64,
     ) -> Result<(), WorkloadError> {
         let (f, used_direct) = self.open(file)?;
         rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-        let mut buf = AlignedBuf::new(self.bs as usize);
-        self.pattern.fill(buf.as_mut_slice(), self.seed ^ 0x5eed);
+        rec.metric("engine_io_uring", self.queue.uring_flag());
         let (max_ops, deadline) = match self.stop {
             Stop::Ops(n) => (n, u64::MAX),
             Stop::Duration(d) => (u64::MAX, rec.now_ns().saturating_add(d)),
         };
+        let mut src = RandSource {
+            offsets,
+            max_ops,
+            bs: self.bs,
+            stamp: self.write.then_some(self.pattern),
+        };
+        let t = match self.queue.engine {
+            Engine::Psync => {
+                let mut buf = AlignedBuf::new(self.bs as usize);
+                self.pattern.fill(buf.as_mut_slice(), seed ^ 0x5eed);
+                self.psync_loop(ctx, rec, (file, &f), &mut src, &mut buf, deadline)?
+            }
+            Engine::IoUring => {
+                let spec = RingSpec {
+                    depth: self.queue.depth,
+                    bs: self.bs as usize,
+                    write: self.write,
+                    path: &file.path,
+                };
+                let mut ring = Ring::new(&f, spec, |b| self.pattern.fill(b, seed ^ 0x5eed))?;
+                ring.run(ctx, rec, &mut src, deadline)?
+            }
+        };
+        if self.write {
+            common::finish_write(rec, file, &f, self.fsync, t)?;
+        }
+        Ok(())
+    }
+
+    /// The measured psync loop: one positional read or write per operation, one clock read each
+    /// (hand-written: it is the hot path whose cost fsbench's overhead check measures).
+    fn psync_loop(
+        &self,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+        (file, f): (&DataFile, &std::fs::File),
+        src: &mut RandSource<'_>,
+        buf: &mut AlignedBuf,
+        deadline: u64,
+    ) -> Result<u64, WorkloadError> {
         let op_name = if self.write { "write" } else { "read" };
         let mut t = rec.now_ns();
         let mut i = 0u64;
-        while i < max_ops && t < deadline {
+        while t < deadline {
             if i % io::CANCEL_EVERY == 0 {
                 ctx.cancel.check()?;
             }
-            let off = self.offsets.next_offset();
+            let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
+                break;
+            };
             let result = if self.write {
-                self.pattern.stamp(buf.as_mut_slice(), i);
-                io::pwrite_full(&f, buf.as_slice(), off).map(|()| self.bs as usize)
+                io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
             } else {
-                io::pread_full(&f, buf.as_mut_slice(), off)
+                io::pread_full(f, buf.as_mut_slice(), off)
             };
             let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
             if self.write && self.fsync == FsyncPolicy::Each {
-                io::sync_data(&f, &file.path)?;
+                io::sync_data(f, &file.path)?;
             }
             t = rec.op_done(t, n as u64);
             i += 1;
         }
-        if self.write && self.fsync == FsyncPolicy::End {
-            io::sync_data(&f, &file.path)?;
-            let end = rec.now_ns();
-            rec.phase("fsync", end - t);
+        Ok(t)
+    }
+}
+
+/// The requests of one job: `max_ops` offsets from its stream, in order, whatever the engine.
+struct RandSource<'a> {
+    offsets: &'a mut Offsets,
+    max_ops: u64,
+    bs: u64,
+    /// Stamp each write buffer with its request number (as fsbench always did).
+    stamp: Option<DataPattern>,
+}
+
+impl Source for RandSource<'_> {
+    #[inline]
+    fn next(&mut self, i: u64, buf: &mut [u8]) -> Option<(u64, usize)> {
+        if i >= self.max_ops {
+            return None;
         }
-        Ok(())
+        if let Some(p) = self.stamp {
+            p.stamp(buf, i);
+        }
+        Some((self.offsets.next_offset(), self.bs as usize))
     }
 }
 
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
-        // Offsets must stay inside the file actually used (a user's file or a device may be smaller).
-        self.offsets = Offsets::new(self.seed, file.size, self.bs);
-        io::ensure_file(ctx, &file, self.pattern, self.seed)?;
-        let r = super::direct_check::resolve(&file, self.direct, self.bs)?;
-        self.direct = r.direct;
+        let files = self.files(ctx)?;
+        for (k, file) in files.iter().enumerate() {
+            // Offsets must stay inside the file actually used (a user's file or a device may be
+            // smaller).
+            let seed = queue::job_seed(self.seed, k as u32);
+            self.offsets[k] = Offsets::new(seed, file.size, self.spec.bs);
+            if k == 0 || self.jobs.file_per_job {
+                io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
+            }
+        }
+        let r = super::direct_check::resolve(&files[0], self.spec.direct, self.spec.bs)?;
+        self.spec.direct = r.direct;
         self.note = r.note;
         Ok(())
     }
@@ -293,20 +402,35 @@ impl Workload for RandIo {
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
-        self.io_loop(ctx, rec, &file)
+        let files = self.files(ctx)?;
+        let spec = self.spec;
+        let seed = self.seed;
+        let states: Vec<_> = files.into_iter().zip(self.offsets.iter_mut()).collect();
+        let states: Vec<_> = states.into_iter().enumerate().collect();
+        jobs::run(ctx, rec, states, |ctx, rec, (k, (file, offsets))| {
+            spec.job(ctx, rec, &file, offsets, queue::job_seed(seed, k as u32))
+        })
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
-        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+        let mut paths: Vec<PathBuf> = self
+            .files(ctx)
+            .map(|fs| fs.into_iter().map(|f| f.path).collect())
+            .unwrap_or_default();
+        paths.dedup();
+        paths
     }
 
     fn writes(&self) -> bool {
-        self.write
+        self.spec.write
     }
 
     fn space_needed(&self) -> u64 {
-        if self.file.is_some() { 0 } else { self.size }
+        match (&self.file, self.jobs.file_per_job) {
+            (Some(_), _) => 0,
+            (None, true) => self.size * u64::from(self.jobs.count),
+            (None, false) => self.size,
+        }
     }
 
     fn headline(&self) -> Headline {
@@ -359,5 +483,108 @@ mod tests {
     fn size_smaller_than_block_is_refused() {
         let mut p = Params::parse("bs=8k,size=4k").unwrap();
         assert!(build_read(&mut p).is_err());
+    }
+
+    fn uring() -> bool {
+        let ok = crate::engines::uring::available().is_ok();
+        if !ok {
+            eprintln!("SKIP: io_uring unavailable here");
+        }
+        ok
+    }
+
+    #[test]
+    fn every_engine_and_depth_does_the_requested_ops() {
+        let mut cases = vec!["engine=psync".to_string()];
+        if uring() {
+            for depth in [1, 2, 8, 32] {
+                cases.push(format!("engine=io_uring,iodepth={depth}"));
+            }
+        }
+        for engine in cases {
+            for build_fn in [build_read, build_write] {
+                let params = format!("bs=4k,size=64k,ops=100,fsync=none,{engine}");
+                let d = Harness::new(build_fn, &params).sample();
+                assert_eq!((d.ops, d.bytes), (100, 409_600), "{params}");
+                assert_eq!(d.latency.unwrap().count, 100, "{params}");
+                let flag = Harness::metric(&d, "engine_io_uring");
+                assert_eq!(
+                    flag,
+                    if engine.contains("io_uring") {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                );
+            }
+        }
+    }
+
+    /// Each write is stamped with its request number, so the file shows which request went to
+    /// which block: the same for psync and io_uring at depth means the same offsets, in order.
+    #[test]
+    fn io_uring_draws_the_offsets_psync_draws() {
+        if !uring() {
+            return;
+        }
+        let params = "bs=4k,size=16m,ops=32,fsync=end,seed=7";
+        let file = |h: &Harness| std::fs::read(h.dir.path().join("rand-io.dat")).unwrap();
+        let mut psync = Harness::new(build_write, params);
+        psync.sample();
+        for depth in [1, 8, 32] {
+            let mut h = Harness::new(
+                build_write,
+                &format!("{params},engine=io_uring,iodepth={depth}"),
+            );
+            h.sample();
+            assert!(
+                file(&h) == file(&psync),
+                "depth {depth}: different blocks written"
+            );
+        }
+        let mut d = Harness::new(
+            build_read,
+            "bs=4k,size=64k,ops=10,engine=io_uring,iodepth=4",
+        );
+        d.sample();
+        let mut p = Harness::new(build_read, "bs=4k,size=64k,ops=10");
+        p.sample();
+        let next = |h: &mut Harness| {
+            let mut rec = fsbench_measure::SampleRecorder::new();
+            rec.start();
+            h.workload.run(&h.ctx, &mut rec).unwrap();
+            rec.finish().ops
+        };
+        assert_eq!(next(&mut d), next(&mut p));
+    }
+
+    #[test]
+    fn psync_at_depth_is_refused_with_a_hint() {
+        let mut p = Params::parse("iodepth=32,engine=psync").unwrap();
+        let e = build_read(&mut p).err().unwrap();
+        assert_eq!(e.key, "iodepth");
+        assert!(e.message.contains("engine=io_uring"), "{e}");
+    }
+
+    #[test]
+    fn jobs_add_up_and_report_their_spread() {
+        let mut cases = vec!["jobs=3".to_string(), "jobs=3,file-per-job=false".into()];
+        if uring() {
+            cases.push("jobs=2,engine=io_uring,iodepth=8".into());
+        }
+        for extra in cases {
+            let params = format!("bs=4k,size=64k,ops=50,fsync=none,{extra}");
+            let jobs: u64 = if extra.starts_with("jobs=3") { 3 } else { 2 };
+            for build_fn in [build_read, build_write] {
+                let d = Harness::new(build_fn, &params).sample();
+                assert_eq!((d.ops, d.bytes), (50 * jobs, 50 * jobs * 4096), "{params}");
+                assert_eq!(d.latency.unwrap().count, 50 * jobs);
+                let (lo, hi) = (
+                    Harness::metric(&d, "job_iops_min"),
+                    Harness::metric(&d, "job_iops_max"),
+                );
+                assert!(0.0 < lo && lo <= hi, "{params}: {lo} {hi}");
+            }
+        }
     }
 }

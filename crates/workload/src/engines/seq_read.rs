@@ -1,9 +1,13 @@
 //! `seq-read`: read one file (or the start of a block device) sequentially in `bs` blocks
-//! (dd `if=FILE of=/dev/null bs=1M`). The file is written once, unmeasured, in `prepare`.
+//! (dd `if=FILE of=/dev/null bs=1M`). The file is written once, unmeasured, in `prepare`. With
+//! `engine=io_uring`, `iodepth` consecutive blocks are in flight (fio `rw=read`); with `jobs=N`,
+//! each job reads its own file, or its region of a shared one.
 
-use super::common::{self, Direct};
+use super::common::{self, Direct, SeqJob};
 use super::direct_check;
-use crate::io::{self, DataFile, DataPattern};
+use super::jobs;
+use super::queue::{self, Jobs, Queue};
+use crate::io::{self, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
@@ -48,6 +52,10 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the random data",
     },
+    queue::IODEPTH_DOC,
+    queue::ENGINE_DOC,
+    queue::JOBS_DOC,
+    queue::FILE_PER_JOB_DOC,
 ];
 
 struct SeqRead {
@@ -57,6 +65,8 @@ struct SeqRead {
     direct: Direct,
     pattern: DataPattern,
     seed: u64,
+    queue: Queue,
+    jobs: Jobs,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -71,6 +81,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let file = common::file_param(p)?;
+    let queue = queue::queue_param(p)?;
+    let jobs = queue::jobs_param(p, file.is_some())?;
+    common::check_regions(size, bs, jobs)?;
     Ok(Box::new(SeqRead {
         file,
         bs,
@@ -78,21 +91,46 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         direct,
         pattern,
         seed,
+        queue,
+        jobs,
         note: None,
     }))
 }
 
 impl SeqRead {
-    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        common::read_file(ctx, self.file.as_deref(), "seq-read.dat", self.size)
+    /// What each job reads: its own whole file, or its region of the shared one.
+    fn jobs(&self, ctx: &Context) -> Result<Vec<SeqJob>, WorkloadError> {
+        (0..self.jobs.count)
+            .map(|k| {
+                let own = self.jobs.file_per_job;
+                let name = queue::job_file_name("seq-read.dat", if own { k } else { 0 });
+                let file = common::read_file(ctx, self.file.as_deref(), &name, self.size)?;
+                let range = if own {
+                    0..file.size
+                } else {
+                    common::region(file.size, self.bs, self.jobs.count, k)
+                };
+                Ok(SeqJob {
+                    file,
+                    range,
+                    truncate: false,
+                })
+            })
+            .collect()
     }
 }
 
 impl Workload for SeqRead {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
-        io::ensure_file(ctx, &file, self.pattern, self.seed)?;
-        let r = direct_check::resolve(&file, self.direct, self.bs)?;
+        let jobs = self.jobs(ctx)?;
+        for job in jobs.iter().take(if self.jobs.file_per_job {
+            jobs.len()
+        } else {
+            1
+        }) {
+            io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+        }
+        let r = direct_check::resolve(&jobs[0].file, self.direct, self.bs)?;
         self.direct = r.direct;
         self.note = r.note;
         Ok(())
@@ -103,12 +141,19 @@ impl Workload for SeqRead {
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
-        common::read_pass(ctx, rec, &file, self.bs, self.direct)
+        let (bs, direct, queue) = (self.bs, self.direct, self.queue);
+        jobs::run(ctx, rec, self.jobs(ctx)?, |ctx, rec, job| {
+            common::read_job(ctx, rec, &job, bs, direct, queue)
+        })
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
-        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+        let mut paths: Vec<PathBuf> = self
+            .jobs(ctx)
+            .map(|js| js.into_iter().map(|j| j.file.path).collect())
+            .unwrap_or_default();
+        paths.dedup();
+        paths
     }
 
     fn writes(&self) -> bool {
@@ -116,7 +161,11 @@ impl Workload for SeqRead {
     }
 
     fn space_needed(&self) -> u64 {
-        if self.file.is_some() { 0 } else { self.size }
+        match (&self.file, self.jobs.file_per_job) {
+            (Some(_), _) => 0,
+            (None, true) => self.size * u64::from(self.jobs.count),
+            (None, false) => self.size,
+        }
     }
 
     fn headline(&self) -> Headline {
@@ -140,5 +189,52 @@ mod tests {
             let d = h.sample();
             assert_eq!((d.bytes, d.ops), (200 * 1024, 4));
         }
+    }
+
+    #[test]
+    fn io_uring_reads_every_block_once_at_each_depth() {
+        if super::super::uring::available().is_err() {
+            eprintln!("SKIP io_uring_reads_every_block_once_at_each_depth: io_uring unavailable");
+            return;
+        }
+        for depth in [1, 4, 32] {
+            let params = format!("bs=64k,size=200k,engine=io_uring,iodepth={depth}");
+            let d = Harness::new(build, &params).sample();
+            assert_eq!((d.bytes, d.ops), (200 * 1024, 4), "{params}");
+            assert_eq!(d.latency.unwrap().count, 4);
+            assert_eq!(Harness::metric(&d, "engine_io_uring"), 1.0);
+        }
+    }
+
+    #[test]
+    fn jobs_read_their_own_files_or_regions_of_one() {
+        let mut h = Harness::new(build, "bs=4k,size=64k,jobs=3");
+        let d = h.sample();
+        assert_eq!((d.bytes, d.ops), (3 * 64 * 1024, 48));
+        assert_eq!(d.latency.unwrap().count, 48);
+        assert!(Harness::metric(&d, "job_mib_s_min") <= Harness::metric(&d, "job_mib_s_max"));
+        assert_eq!(h.workload.cache_files(&h.ctx).len(), 3);
+        assert_eq!(h.workload.space_needed(), 3 * 64 * 1024);
+        let mut h = Harness::new(build, "bs=4k,size=64k,jobs=3,file-per-job=false");
+        let d = h.sample();
+        assert_eq!((d.bytes, d.ops), (64 * 1024, 16));
+        assert_eq!(h.workload.cache_files(&h.ctx).len(), 1);
+        assert_eq!(h.workload.space_needed(), 64 * 1024);
+    }
+
+    #[test]
+    fn shared_regions_cover_the_file_once() {
+        for (size, bs, jobs) in [(64 * 1024, 4096, 3), (10_000, 4096, 2), (5, 1, 5)] {
+            let mut next = 0;
+            for k in 0..jobs {
+                let r = common::region(size, bs, jobs, k);
+                assert_eq!(r.start, next);
+                assert!(r.start % bs == 0 && r.end > r.start, "{r:?}");
+                next = r.end;
+            }
+            assert_eq!(next, size);
+        }
+        let mut p = Params::parse("bs=4k,size=8k,jobs=3,file-per-job=false").unwrap();
+        assert!(build(&mut p).is_err());
     }
 }

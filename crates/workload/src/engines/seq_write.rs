@@ -1,6 +1,10 @@
 //! `seq-write`: write one file sequentially in `bs` blocks (dd `of=FILE bs=1M conv=fdatasync`).
+//! With `engine=io_uring`, `iodepth` consecutive blocks are in flight (fio `rw=write`); with
+//! `jobs=N`, each job writes its own file, or its region of a shared one.
 
-use super::common::{self, WritePass};
+use super::common::{self, Direct, SeqJob, WritePass};
+use super::jobs;
+use super::queue::{self, Jobs, Queue};
 use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::registry::WorkloadInfo;
@@ -46,11 +50,17 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the random data",
     },
+    queue::IODEPTH_DOC,
+    queue::ENGINE_DOC,
+    queue::JOBS_DOC,
+    queue::FILE_PER_JOB_DOC,
 ];
 
 struct SeqWrite {
     size: u64,
     pass: WritePass,
+    queue: Queue,
+    jobs: Jobs,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -65,6 +75,10 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_direct_bs(direct, bs)?;
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
+    let queue = queue::queue_param(p)?;
+    common::check_fsync_engine(fsync, queue)?;
+    let jobs = queue::jobs_param(p, false)?;
+    common::check_regions(size, bs, jobs)?;
     Ok(Box::new(SeqWrite {
         size,
         pass: WritePass {
@@ -74,19 +88,43 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             pattern,
             seed,
         },
+        queue,
+        jobs,
         note: None,
     }))
 }
 
 impl SeqWrite {
-    fn file(&self, ctx: &Context) -> Result<DataFile, WorkloadError> {
-        DataFile::resolve(ctx, "seq-write.dat", self.size, true)
+    fn file(&self, ctx: &Context, job: u32) -> Result<DataFile, WorkloadError> {
+        let name = queue::job_file_name("seq-write.dat", job);
+        DataFile::resolve(ctx, &name, self.size, true)
+    }
+
+    /// What each job writes: its own file, truncated as it opens it, or its region of the
+    /// shared one (truncated once by `run`).
+    fn jobs(&self, ctx: &Context) -> Result<Vec<SeqJob>, WorkloadError> {
+        let own = self.jobs.file_per_job;
+        (0..self.jobs.count)
+            .map(|k| {
+                let file = self.file(ctx, if own { k } else { 0 })?;
+                let range = if own {
+                    0..file.size
+                } else {
+                    common::region(file.size, self.pass.bs, self.jobs.count, k)
+                };
+                Ok(SeqJob {
+                    file,
+                    range,
+                    truncate: own,
+                })
+            })
+            .collect()
     }
 }
 
 impl Workload for SeqWrite {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
+        let file = self.file(ctx, 0)?;
         let r = super::direct_check::resolve(&file, self.pass.direct, self.pass.bs)?;
         self.pass.direct = r.direct;
         self.note = r.note;
@@ -98,12 +136,24 @@ impl Workload for SeqWrite {
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let file = self.file(ctx)?;
-        common::write_pass(ctx, rec, &file, &self.pass)
+        let jobs = self.jobs(ctx)?;
+        if !self.jobs.file_per_job {
+            // One truncation for all the jobs, inside the sample as a lone job's open(O_TRUNC).
+            common::open_write(&jobs[0].file, Direct::Off, true)?;
+        }
+        let (pass, queue) = (self.pass, self.queue);
+        jobs::run(ctx, rec, jobs, |ctx, rec, job| {
+            common::write_job(ctx, rec, &job, &pass, queue)
+        })
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
-        self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
+        let mut paths: Vec<PathBuf> = self
+            .jobs(ctx)
+            .map(|js| js.into_iter().map(|j| j.file.path).collect())
+            .unwrap_or_default();
+        paths.dedup();
+        paths
     }
 
     fn writes(&self) -> bool {
@@ -111,7 +161,11 @@ impl Workload for SeqWrite {
     }
 
     fn space_needed(&self) -> u64 {
-        self.size
+        if self.jobs.file_per_job {
+            self.size * u64::from(self.jobs.count)
+        } else {
+            self.size
+        }
     }
 
     fn headline(&self) -> Headline {
@@ -161,5 +215,54 @@ mod tests {
             h.workload.run(&h.ctx, &mut rec),
             Err(WorkloadError::Interrupted)
         ));
+    }
+
+    fn written(params: &str) -> (fsbench_measure::SampleData, Vec<u8>) {
+        let mut h = Harness::new(build, params);
+        let d = h.sample();
+        let bytes = std::fs::read(h.dir.path().join("seq-write.dat")).unwrap();
+        (d, bytes)
+    }
+
+    #[test]
+    fn io_uring_and_shared_jobs_write_what_one_psync_pass_writes() {
+        let (_, want) = written("bs=4k,size=10000");
+        let mut cases = vec!["bs=4k,size=10000,jobs=2,file-per-job=false".to_string()];
+        if crate::engines::uring::available().is_ok() {
+            for depth in [1, 2, 8] {
+                cases.push(format!("bs=4k,size=10000,engine=io_uring,iodepth={depth}"));
+            }
+            cases.push(
+                "bs=4k,size=10000,engine=io_uring,iodepth=4,jobs=3,file-per-job=false".into(),
+            );
+        }
+        for params in cases {
+            let (d, got) = written(&params);
+            assert_eq!((d.bytes, d.ops), (10000, 3), "{params}");
+            assert_eq!(d.latency.unwrap().count, 3);
+            assert!(got == want, "{params}: different file content");
+        }
+    }
+
+    #[test]
+    fn file_per_job_writes_one_file_each_and_needs_the_space() {
+        let mut h = Harness::new(build, "bs=4k,size=8k,jobs=3");
+        let d = h.sample();
+        assert_eq!((d.bytes, d.ops), (3 * 8192, 6));
+        for name in ["seq-write.dat", "seq-write.1.dat", "seq-write.2.dat"] {
+            assert_eq!(
+                std::fs::metadata(h.dir.path().join(name)).unwrap().len(),
+                8192
+            );
+        }
+        assert_eq!(h.workload.space_needed(), 3 * 8192);
+    }
+
+    #[test]
+    fn fsync_each_with_io_uring_is_refused() {
+        let mut p = Params::parse("fsync=each,engine=io_uring").unwrap();
+        if crate::engines::uring::available().is_ok() {
+            assert_eq!(build(&mut p).err().unwrap().key, "fsync");
+        }
     }
 }
