@@ -50,6 +50,20 @@ pub fn resolve(file: &DataFile, want: Direct, bs: u64) -> Result<Resolved, Workl
     }
 }
 
+/// [`resolve`] in place: `direct` becomes the resolved choice and `note` its reason, what every
+/// data workload's `prepare` does.
+pub fn settle(
+    file: &DataFile,
+    direct: &mut Direct,
+    bs: u64,
+    note: &mut Option<String>,
+) -> Result<(), WorkloadError> {
+    let r = resolve(file, *direct, bs)?;
+    *direct = r.direct;
+    *note = r.note;
+    Ok(())
+}
+
 /// Ok when O_DIRECT on `file` in `bs` blocks is real; otherwise the reason in words.
 pub fn check(file: &DataFile, bs: u64) -> Result<(), String> {
     if file.external {

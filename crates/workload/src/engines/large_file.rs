@@ -130,9 +130,7 @@ fn mib_per_s(bytes: u64, ns: u64) -> f64 {
 impl Workload for LargeFile {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
-        let r = super::direct_check::resolve(&file, self.pass.direct, self.pass.bs)?;
-        self.pass.direct = r.direct;
-        self.note = r.note;
+        super::direct_check::settle(&file, &mut self.pass.direct, self.pass.bs, &mut self.note)?;
         Ok(())
     }
 

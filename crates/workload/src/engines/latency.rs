@@ -194,9 +194,7 @@ impl Workload for Latency {
         let file = self.file(ctx)?;
         self.offsets = Offsets::new(self.seed, file.size, self.bs);
         io::ensure_file(ctx, &file, DataPattern::Random, self.seed)?;
-        let r = super::direct_check::resolve(&file, self.direct, self.bs)?;
-        self.direct = r.direct;
-        self.note = r.note;
+        super::direct_check::settle(&file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
     }
 

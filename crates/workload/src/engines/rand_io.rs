@@ -391,9 +391,12 @@ impl Workload for RandIo {
                 io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
             }
         }
-        let r = super::direct_check::resolve(&files[0], self.spec.direct, self.spec.bs)?;
-        self.spec.direct = r.direct;
-        self.note = r.note;
+        super::direct_check::settle(
+            &files[0],
+            &mut self.spec.direct,
+            self.spec.bs,
+            &mut self.note,
+        )?;
         Ok(())
     }
 

@@ -4,7 +4,6 @@
 //! each job reads its own file, or its region of a shared one.
 
 use super::common::{self, Direct, SeqJob};
-use super::direct_check;
 use super::jobs;
 use super::queue::{self, Jobs, Queue};
 use crate::io::{self, DataPattern};
@@ -130,9 +129,7 @@ impl Workload for SeqRead {
         }) {
             io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
         }
-        let r = direct_check::resolve(&jobs[0].file, self.direct, self.bs)?;
-        self.direct = r.direct;
-        self.note = r.note;
+        super::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
     }
 

@@ -125,9 +125,7 @@ impl SeqWrite {
 impl Workload for SeqWrite {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx, 0)?;
-        let r = super::direct_check::resolve(&file, self.pass.direct, self.pass.bs)?;
-        self.pass.direct = r.direct;
-        self.note = r.note;
+        super::direct_check::settle(&file, &mut self.pass.direct, self.pass.bs, &mut self.note)?;
         Ok(())
     }
 
