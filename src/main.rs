@@ -21,6 +21,7 @@ mod runner;
 pub mod scratch;
 mod signals;
 mod storage;
+mod suite;
 mod sweeps;
 
 /// Number formatting shared with the reports.

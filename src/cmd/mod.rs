@@ -11,6 +11,7 @@ pub mod ministat;
 pub mod postmark;
 pub mod run;
 pub mod show;
+pub mod suite;
 pub mod workloads;
 
 use crate::cli::Command;
@@ -26,7 +27,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Compare(args) => compare::run(args),
         Command::Import { file, db } => import::run(&file, db.db.as_deref()),
         Command::Report { .. } => unavailable("report", 0),
-        Command::Suite { .. } => unavailable("suite", 0),
+        Command::Suite { command } => suite::run(command),
         Command::Run(args) => run::run(args),
         Command::Metrics => metrics::run(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),

@@ -69,7 +69,8 @@ impl RunSink {
 }
 
 /// Runs the plan described by `args`.
-pub fn run(args: RunArgs) -> CliResult<i32> {
+pub fn run(mut args: RunArgs) -> CliResult<i32> {
+    let suite = crate::suite::resolve(&mut args)?;
     let lab = crate::lab::request(&args)?;
     let mut plan = crate::plan::from_args(&args)?;
     check_percentages(&args)?;
@@ -86,6 +87,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = crate::lab::build(lab, &mut plan.targets)?;
+    if let Some(s) = &suite {
+        crate::suite::order_targets(s, &mut plan.targets);
+    }
     let mut record = new_record(&plan);
     lab.annotate(&mut record.environment.targets);
     let store = if args.no_store {
@@ -110,6 +114,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let mut outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, args.confidence);
+    if let Some(s) = &suite {
+        crate::suite::compare(s, &mut sink.record, args.confidence);
+    }
     if let Some(s) = &mut sink.store {
         s.finish(&sink.record);
     }
@@ -117,7 +124,10 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let printed = if sink.exports.uses_stdout() {
         Ok(())
     } else {
-        print_report(&sink.record, args.plot)
+        print_report(&sink.record, args.plot).and_then(|()| match &suite {
+            Some(s) => crate::out::stdout(&crate::suite::report(s, &sink.record)),
+            None => Ok(()),
+        })
     };
     let gate = match &baseline {
         Some(b) => crate::compare_runs::against_baseline(b, &sink.record, &args),
