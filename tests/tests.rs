@@ -13,5 +13,6 @@ mod postmark;
 mod run;
 mod safety;
 mod store;
+mod suite;
 mod tar;
 mod tree;

@@ -469,3 +469,34 @@ fn scalar(src: &Source, key: &str, v: &Spanned<DeValue>) -> CliResult<String> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_builtin_parses_back_to_the_same_suite() {
+        for name in crate::suite::builtin::names() {
+            let text = crate::suite::builtin::text(name).expect("exists");
+            let a = parse("x.toml", text).expect("parses");
+            let b = parse("x.toml", &a.text).expect("parses back");
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn sweeps_and_scalars_become_text() {
+        let s = parse("x.toml", "name = \"t\"\n[[workload]]\nname = \"walk\"\nworkers = [1, 2]\nstat = \"none\"\n").unwrap();
+        let w = &s.workloads[0];
+        assert_eq!(w.params[0].values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>(), ["1", "2"]);
+        assert_eq!(w.params[0].values[1].1, Pos { line: 4, col: 15 });
+        assert_eq!(crate::suite::spec(w), "walk:workers=1,2,stat=none");
+    }
+
+    #[test]
+    fn missing_name_and_bad_ranges_are_placed() {
+        assert!(parse("x.toml", "[[workload]]\nname = \"null\"\n").unwrap_err().message.contains("x.toml:1:1: missing key 'name'"));
+        let e = parse("x.toml", "name = \"t\"\nconfidence = 120\n").unwrap_err();
+        assert!(e.message.starts_with("x.toml:2:14: confidence 120 is out of range"), "{}", e.message);
+    }
+}

@@ -116,8 +116,12 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
             let mut raw = first.clone();
             raw.insert(p.key.clone(), value.clone());
             if let Err(e) = fsbench_workload::build(info, fsbench_workload::Params::new(raw)) {
-                let at = if e.key == p.key { *pos } else { key_pos(w, &e.key) };
-                return Err(src.err_at(at, format!("bad {e} (workload '{}') — {}", w.name, value_hint(&e, value, &w.name))));
+                let (at, bad) = match w.params.iter().find(|q| q.key == e.key) {
+                    _ if e.key == p.key => (*pos, value.as_str()),
+                    Some(q) => (q.values[0].1, q.values[0].0.as_str()),
+                    None => (w.name_pos, ""),
+                };
+                return Err(src.err_at(at, format!("bad {e} (workload '{}') — {}", w.name, value_hint(&e, bad, &w.name))));
             }
         }
     }
@@ -135,9 +139,6 @@ fn value_hint(e: &fsbench_workload::ParamError, value: &str, workload: &str) -> 
     }
 }
 
-fn key_pos(w: &WorkloadSpec, key: &str) -> file::Pos {
-    w.params.iter().find(|p| p.key == key).map_or(w.name_pos, |p| p.key_pos)
-}
 
 /// The `--workload` text of `w`: `NAME:key=value,key=a,b` (a list sweeps), values quoted where
 /// they hold a comma, quote, `=` or space.

@@ -68,6 +68,27 @@ fn per_target(record: &RunRecord, t: &str, workloads: &[String], out: &mut Strin
     if let Some((ratio, w)) = biggest.filter(|b| b.0 >= 1.5) {
         let _ = writeln!(out, "    the page cache matters most for {w}: warm is {ratio:.1}x faster than cold");
     }
+    let (fast, slow) = cold_verdicts(record, t, workloads);
+    if !fast.is_empty() {
+        let _ = writeln!(out, "    fast even cold (within 1.5x of warm): {}", fast.join(", "));
+    }
+    if !slow.is_empty() {
+        let _ = writeln!(out, "    slow when not cached (warm 1.5x faster or more): {}", slow.join(", "));
+    }
+}
+
+/// Workloads whose cold result is close to warm (fast), and those far from it (slow).
+fn cold_verdicts(record: &RunRecord, t: &str, workloads: &[String]) -> (Vec<String>, Vec<String>) {
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    for w in workloads {
+        let (Some(c), Some(h)) = (find(record, t, w, "cold"), find(record, t, w, "warm")) else { continue };
+        let (Some(cv), Some(hv)) = (mean(c), mean(h)) else { continue };
+        match speedup(&c.headline, cv, hv) {
+            r if r < 1.5 => fast.push(w.clone()),
+            _ => slow.push(w.clone()),
+        }
+    }
+    (fast, slow)
 }
 
 /// How many times better `b` is than `a` for a metric of this direction.
