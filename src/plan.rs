@@ -160,7 +160,10 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
     if cold == Some(ColdMethod::Fadvise) {
         // A suite measures such workloads warm only, and its summary says why.
         if args.suite.is_some() && caches.contains(&CacheState::Warm) {
-            workloads.iter_mut().filter(|w| w.cold_needs_global).for_each(|w| w.warm_only = true);
+            workloads
+                .iter_mut()
+                .filter(|w| w.cold_needs_global)
+                .for_each(|w| w.warm_only = true);
         } else if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
             return Err(CliError::usage(format!(
                 "cannot make '{}' cold: it reads metadata (dentries, inodes) that only drop_caches drops — run as root, give --cold-cmd, or use --cache warm",

@@ -78,7 +78,11 @@ pub fn execute(
 
 fn make_cells(plan: &Plan, warm_only: bool, prepared: &[Prepared]) -> Vec<Cell> {
     let mut cells = Vec::new();
-    for &cache in plan.caches.iter().filter(|&&c| !warm_only || c == CacheState::Warm) {
+    for &cache in plan
+        .caches
+        .iter()
+        .filter(|&&c| !warm_only || c == CacheState::Warm)
+    {
         for (pi, _) in prepared.iter().enumerate() {
             let default_warmup = if cache == CacheState::Warm { 1 } else { 0 };
             cells.push(Cell {

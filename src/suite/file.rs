@@ -162,10 +162,7 @@ impl Source<'_> {
 
     /// An input error at `pos`.
     pub fn err_at(&self, pos: Pos, message: impl std::fmt::Display) -> CliError {
-        CliError::usage(format!(
-            "{}:{}:{}: {message}",
-            self.file, pos.line, pos.col
-        ))
+        CliError::usage(format!("{}:{}:{}: {message}", self.file, pos.line, pos.col))
     }
 }
 
@@ -224,7 +221,12 @@ fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
     s.scale = number(src, t, "scale")?;
     if let (Some(v), Some(key)) = (s.scale, find(t, "scale")) {
         if !(v > 0.0 && v <= 1.0) {
-            return Err(src.err(key.1.span(), format!("scale {v} is out of range — give a factor above 0 and at most 1, e.g. 0.1")));
+            return Err(src.err(
+                key.1.span(),
+                format!(
+                    "scale {v} is out of range — give a factor above 0 and at most 1, e.g. 0.1"
+                ),
+            ));
         }
     }
     Ok(())
@@ -238,7 +240,12 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
     s.confidence = number(src, t, "confidence")?;
     if let (Some(c), Some((_, v))) = (s.confidence, find(t, "confidence")) {
         if !(c > 0.0 && c < 100.0) {
-            return Err(src.err(v.span(), format!("confidence {c} is out of range — give a percentage between 0 and 100, e.g. 95")));
+            return Err(src.err(
+                v.span(),
+                format!(
+                    "confidence {c} is out of range — give a percentage between 0 and 100, e.g. 95"
+                ),
+            ));
         }
     }
     s.plot = boolean(src, t, "plot")?;
@@ -249,7 +256,10 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
     Ok(())
 }
 
-type Entry<'t, 'i> = (&'t Spanned<std::borrow::Cow<'i, str>>, &'t Spanned<DeValue<'i>>);
+type Entry<'t, 'i> = (
+    &'t Spanned<std::borrow::Cow<'i, str>>,
+    &'t Spanned<DeValue<'i>>,
+);
 
 fn find<'t, 'i>(t: &'t DeTable<'i>, key: &str) -> Option<Entry<'t, 'i>> {
     t.iter().find(|(k, _)| k.get_ref().as_ref() == key)
@@ -259,10 +269,20 @@ fn find<'t, 'i>(t: &'t DeTable<'i>, key: &str) -> Option<Entry<'t, 'i>> {
 pub fn check_keys(src: &Source, t: &DeTable, allowed: &[&str], place: &str) -> CliResult<()> {
     let mut keys: Vec<_> = t.keys().collect();
     keys.sort_by_key(|k| k.span().start);
-    let Some(bad) = keys.into_iter().find(|k| !allowed.contains(&k.get_ref().as_ref())) else {
+    let Some(bad) = keys
+        .into_iter()
+        .find(|k| !allowed.contains(&k.get_ref().as_ref()))
+    else {
         return Ok(());
     };
-    Err(src.err(bad.span(), format!("unknown key '{}' {place} — {}", bad.get_ref(), hint(bad.get_ref(), allowed))))
+    Err(src.err(
+        bad.span(),
+        format!(
+            "unknown key '{}' {place} — {}",
+            bad.get_ref(),
+            hint(bad.get_ref(), allowed)
+        ),
+    ))
 }
 
 /// "did you mean 'x'?" or the list of known words.
@@ -292,7 +312,14 @@ fn type_name(v: &DeValue) -> &'static str {
 }
 
 fn wrong_type(src: &Source, key: &str, v: &Spanned<DeValue>, want: &str) -> CliError {
-    src.err(v.span(), format!("'{key}' must be {want}, found {} — e.g. {}", type_name(v.get_ref()), example(key)))
+    src.err(
+        v.span(),
+        format!(
+            "'{key}' must be {want}, found {} — e.g. {}",
+            type_name(v.get_ref()),
+            example(key)
+        ),
+    )
 }
 
 /// An example of a well-formed value of `key`, for type errors.
@@ -333,7 +360,9 @@ fn number(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<f64>> {
     match find(t, key) {
         None => Ok(None),
         Some((_, v)) => match v.get_ref() {
-            DeValue::Integer(i) => Ok(i64::from_str_radix(i.as_str(), i.radix()).ok().map(|n| n as f64)),
+            DeValue::Integer(i) => Ok(i64::from_str_radix(i.as_str(), i.radix())
+                .ok()
+                .map(|n| n as f64)),
             DeValue::Float(f) => Ok(f.as_str().parse().ok()),
             _ => Err(wrong_type(src, key, v, "a number")),
         },
@@ -346,7 +375,15 @@ fn count(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<u32>> {
         Some((_, v)) => match v.get_ref() {
             DeValue::Integer(i) => u32::from_str_radix(i.as_str(), i.radix())
                 .map(Some)
-                .map_err(|_| src.err(v.span(), format!("'{key}' must be a whole number of 0 or more — e.g. {}", example(key)))),
+                .map_err(|_| {
+                    src.err(
+                        v.span(),
+                        format!(
+                            "'{key}' must be a whole number of 0 or more — e.g. {}",
+                            example(key)
+                        ),
+                    )
+                }),
             _ => Err(wrong_type(src, key, v, "a whole number")),
         },
     }
@@ -360,7 +397,14 @@ fn choice(src: &Source, t: &DeTable, key: &str, choices: &[&str]) -> CliResult<O
         return Ok(Some(value));
     }
     let span = find(t, key).map_or(0..0, |(_, v)| v.span());
-    Err(src.err(span, format!("invalid {key} '{value}' — use one of {}; {}", choices.join(", "), hint(&value, choices))))
+    Err(src.err(
+        span,
+        format!(
+            "invalid {key} '{value}' — use one of {}; {}",
+            choices.join(", "),
+            hint(&value, choices)
+        ),
+    ))
 }
 
 fn runs(src: &Source, t: &DeTable) -> CliResult<Option<String>> {
@@ -371,9 +415,17 @@ fn runs(src: &Source, t: &DeTable) -> CliResult<Option<String>> {
         DeValue::String(s) if s.as_ref() == "auto" => Ok(Some("auto".into())),
         DeValue::Integer(i) => match i.as_str().parse::<u32>() {
             Ok(n) if n >= 1 => Ok(Some(n.to_string())),
-            _ => Err(src.err(v.span(), "'runs' must be 1 or more — e.g. runs = 6 or runs = \"auto\"")),
+            _ => Err(src.err(
+                v.span(),
+                "'runs' must be 1 or more — e.g. runs = 6 or runs = \"auto\"",
+            )),
         },
-        _ => Err(wrong_type(src, "runs", v, "a number of samples or \"auto\"")),
+        _ => Err(wrong_type(
+            src,
+            "runs",
+            v,
+            "a number of samples or \"auto\"",
+        )),
     }
 }
 
@@ -394,12 +446,21 @@ fn string_list(src: &Source, t: &DeTable, key: &str) -> CliResult<Vec<String>> {
 }
 
 /// The tables of an array of tables `key` (`[[target]]`).
-fn tables<'t, 'i>(src: &Source, t: &'t DeTable<'i>, key: &str) -> CliResult<Vec<&'t Spanned<DeValue<'i>>>> {
+fn tables<'t, 'i>(
+    src: &Source,
+    t: &'t DeTable<'i>,
+    key: &str,
+) -> CliResult<Vec<&'t Spanned<DeValue<'i>>>> {
     let Some((_, v)) = find(t, key) else {
         return Ok(Vec::new());
     };
     let DeValue::Array(items) = v.get_ref() else {
-        return Err(wrong_type(src, key, v, &format!("a list of tables ([[{key}]])")));
+        return Err(wrong_type(
+            src,
+            key,
+            v,
+            &format!("a list of tables ([[{key}]])"),
+        ));
     };
     for item in items.iter() {
         if !matches!(item.get_ref(), DeValue::Table(_)) {
@@ -412,12 +473,22 @@ fn tables<'t, 'i>(src: &Source, t: &'t DeTable<'i>, key: &str) -> CliResult<Vec<
 fn targets(src: &Source, t: &DeTable) -> CliResult<Vec<TargetSpec>> {
     let mut out = Vec::new();
     for item in tables(src, t, "target")? {
-        let DeValue::Table(tt) = item.get_ref() else { continue };
+        let DeValue::Table(tt) = item.get_ref() else {
+            continue;
+        };
         check_keys(src, tt, &["label", "dir"], "in [[target]]")?;
-        let dir = string(src, tt, "dir")?
-            .ok_or_else(|| src.err(item.span(), "[[target]] has no 'dir' — add dir = \"/mnt/x\""))?;
+        let dir = string(src, tt, "dir")?.ok_or_else(|| {
+            src.err(
+                item.span(),
+                "[[target]] has no 'dir' — add dir = \"/mnt/x\"",
+            )
+        })?;
         let label = string(src, tt, "label")?.unwrap_or_else(|| dir.clone());
-        out.push(TargetSpec { label, dir, pos: src.pos(item.span().start) });
+        out.push(TargetSpec {
+            label,
+            dir,
+            pos: src.pos(item.span().start),
+        });
     }
     Ok(out)
 }
@@ -425,27 +496,46 @@ fn targets(src: &Source, t: &DeTable) -> CliResult<Vec<TargetSpec>> {
 fn workloads(src: &Source, t: &DeTable) -> CliResult<Vec<WorkloadSpec>> {
     let mut out = Vec::new();
     for item in tables(src, t, "workload")? {
-        let DeValue::Table(wt) = item.get_ref() else { continue };
+        let DeValue::Table(wt) = item.get_ref() else {
+            continue;
+        };
         let (_, name) = find(wt, "name").ok_or_else(|| {
             src.err(item.span(), "[[workload]] has no 'name' — add name = \"seq-read\" ('fsbench workloads' lists them)")
         })?;
         let DeValue::String(n) = name.get_ref() else {
             return Err(wrong_type(src, "name", name, "a workload name"));
         };
-        let mut entries: Vec<Entry> = wt.iter().filter(|(k, _)| k.get_ref().as_ref() != "name").collect();
+        let mut entries: Vec<Entry> = wt
+            .iter()
+            .filter(|(k, _)| k.get_ref().as_ref() != "name")
+            .collect();
         entries.sort_by_key(|(k, _)| k.span().start);
-        let params = entries.into_iter().map(|(k, v)| param(src, k, v)).collect::<CliResult<_>>()?;
-        out.push(WorkloadSpec { name: n.to_string(), name_pos: src.pos(name.span().start), params });
+        let params = entries
+            .into_iter()
+            .map(|(k, v)| param(src, k, v))
+            .collect::<CliResult<_>>()?;
+        out.push(WorkloadSpec {
+            name: n.to_string(),
+            name_pos: src.pos(name.span().start),
+            params,
+        });
     }
     Ok(out)
 }
 
 /// One parameter: a scalar, or a list of scalars (a sweep).
-fn param(src: &Source, k: &Spanned<std::borrow::Cow<str>>, v: &Spanned<DeValue>) -> CliResult<ParamSpec> {
+fn param(
+    src: &Source,
+    k: &Spanned<std::borrow::Cow<str>>,
+    v: &Spanned<DeValue>,
+) -> CliResult<ParamSpec> {
     let key = k.get_ref().to_string();
     let items: Vec<&Spanned<DeValue>> = match v.get_ref() {
         DeValue::Array(a) if a.is_empty() => {
-            return Err(src.err(v.span(), format!("'{key}' is an empty list — give one value, or a list of values to sweep")));
+            return Err(src.err(
+                v.span(),
+                format!("'{key}' is an empty list — give one value, or a list of values to sweep"),
+            ));
         }
         DeValue::Array(a) => a.iter().collect(),
         _ => vec![v],
@@ -454,7 +544,11 @@ fn param(src: &Source, k: &Spanned<std::borrow::Cow<str>>, v: &Spanned<DeValue>)
         .into_iter()
         .map(|item| Ok((scalar(src, &key, item)?, src.pos(item.span().start))))
         .collect::<CliResult<_>>()?;
-    Ok(ParamSpec { key, key_pos: src.pos(k.span().start), values })
+    Ok(ParamSpec {
+        key,
+        key_pos: src.pos(k.span().start),
+        values,
+    })
 }
 
 fn scalar(src: &Source, key: &str, v: &Spanned<DeValue>) -> CliResult<String> {
@@ -486,17 +580,38 @@ mod tests {
 
     #[test]
     fn sweeps_and_scalars_become_text() {
-        let s = parse("x.toml", "name = \"t\"\n[[workload]]\nname = \"walk\"\nworkers = [1, 2]\nstat = \"none\"\n").unwrap();
+        let s = parse(
+            "x.toml",
+            "name = \"t\"\n[[workload]]\nname = \"walk\"\nworkers = [1, 2]\nstat = \"none\"\n",
+        )
+        .unwrap();
         let w = &s.workloads[0];
-        assert_eq!(w.params[0].values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>(), ["1", "2"]);
+        assert_eq!(
+            w.params[0]
+                .values
+                .iter()
+                .map(|v| v.0.as_str())
+                .collect::<Vec<_>>(),
+            ["1", "2"]
+        );
         assert_eq!(w.params[0].values[1].1, Pos { line: 4, col: 15 });
         assert_eq!(crate::suite::spec(w), "walk:workers=1,2,stat=none");
     }
 
     #[test]
     fn missing_name_and_bad_ranges_are_placed() {
-        assert!(parse("x.toml", "[[workload]]\nname = \"null\"\n").unwrap_err().message.contains("x.toml:1:1: missing key 'name'"));
+        assert!(
+            parse("x.toml", "[[workload]]\nname = \"null\"\n")
+                .unwrap_err()
+                .message
+                .contains("x.toml:1:1: missing key 'name'")
+        );
         let e = parse("x.toml", "name = \"t\"\nconfidence = 120\n").unwrap_err();
-        assert!(e.message.starts_with("x.toml:2:14: confidence 120 is out of range"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("x.toml:2:14: confidence 120 is out of range"),
+            "{}",
+            e.message
+        );
     }
 }

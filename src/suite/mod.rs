@@ -43,14 +43,18 @@ fn read(arg: &str) -> CliResult<String> {
         )));
     }
     std::fs::read_to_string(path).map_err(|e| {
-        CliError::usage(format!("cannot read suite file {arg}: {e} — check the path"))
+        CliError::usage(format!(
+            "cannot read suite file {arg}: {e} — check the path"
+        ))
     })
 }
 
 /// Replaces the value `cores` of `workers`/`threads` by the number of CPUs, dropping a value
 /// that is then given twice (`[1, 2, "cores"]` on 2 CPUs is `[1, 2]`).
 fn substitute_cores(workloads: &mut [WorkloadSpec]) {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+    let cpus = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .to_string();
     for p in workloads.iter_mut().flat_map(|w| w.params.iter_mut()) {
         if !matches!(p.key.as_str(), "workers" | "threads") {
             continue;
@@ -70,22 +74,45 @@ fn substitute_cores(workloads: &mut [WorkloadSpec]) {
 /// Checks everything that can be checked without running: workloads and their parameters,
 /// target labels, lab kinds, the baseline.
 pub fn validate(s: &Suite) -> CliResult<()> {
-    let src = Source { file: &s.file, text: &s.text };
+    let src = Source {
+        file: &s.file,
+        text: &s.text,
+    };
     if s.workloads.is_empty() {
-        return Err(src.err(0..0, "the suite has no [[workload]] — add one, e.g. [[workload]] name = \"seq-read\""));
+        return Err(src.err(
+            0..0,
+            "the suite has no [[workload]] — add one, e.g. [[workload]] name = \"seq-read\"",
+        ));
     }
     for w in &s.workloads {
         check_workload(&src, w)?;
     }
     for k in &s.lab {
         if crate::lab::find(k).is_none() {
-            return Err(src.err(0..0, format!("unknown lab kind '{k}' in lab — {}", file::hint(k, &lab_kinds()))));
+            return Err(src.err(
+                0..0,
+                format!(
+                    "unknown lab kind '{k}' in lab — {}",
+                    file::hint(k, &lab_kinds())
+                ),
+            ));
         }
     }
-    let labels: Vec<&str> = s.targets.iter().map(|t| t.label.as_str()).chain(s.lab.iter().map(String::as_str)).collect();
+    let labels: Vec<&str> = s
+        .targets
+        .iter()
+        .map(|t| t.label.as_str())
+        .chain(s.lab.iter().map(String::as_str))
+        .collect();
     if let Some(b) = &s.baseline {
         if !labels.is_empty() && !labels.contains(&b.as_str()) {
-            return Err(src.err_at(s.baseline_pos, format!("baseline '{b}' is not a target of the suite — {}", file::hint(b, &labels))));
+            return Err(src.err_at(
+                s.baseline_pos,
+                format!(
+                    "baseline '{b}' is not a target of the suite — {}",
+                    file::hint(b, &labels)
+                ),
+            ));
         }
     }
     Ok(())
@@ -102,15 +129,30 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
             Some(s) => format!("did you mean '{s}'?"),
             None => "'fsbench workloads' lists them".to_string(),
         };
-        src.err_at(w.name_pos, format!("unknown workload '{}' — {hint}", w.name))
+        src.err_at(
+            w.name_pos,
+            format!("unknown workload '{}' — {hint}", w.name),
+        )
     })?;
     let keys: Vec<&str> = info.params.iter().map(|d| d.key).collect();
     for p in &w.params {
         if !keys.contains(&p.key.as_str()) {
-            return Err(src.err_at(p.key_pos, format!("unknown parameter '{}' for workload '{}' — {}", p.key, w.name, file::hint(&p.key, &keys))));
+            return Err(src.err_at(
+                p.key_pos,
+                format!(
+                    "unknown parameter '{}' for workload '{}' — {}",
+                    p.key,
+                    w.name,
+                    file::hint(&p.key, &keys)
+                ),
+            ));
         }
     }
-    let first: BTreeMap<String, String> = w.params.iter().map(|p| (p.key.clone(), p.values[0].0.clone())).collect();
+    let first: BTreeMap<String, String> = w
+        .params
+        .iter()
+        .map(|p| (p.key.clone(), p.values[0].0.clone()))
+        .collect();
     for p in &w.params {
         for (value, pos) in &p.values {
             let mut raw = first.clone();
@@ -121,7 +163,14 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
                     Some(q) => (q.values[0].1, q.values[0].0.as_str()),
                     None => (w.name_pos, ""),
                 };
-                return Err(src.err_at(at, format!("bad {e} (workload '{}') — {}", w.name, value_hint(&e, bad, &w.name))));
+                return Err(src.err_at(
+                    at,
+                    format!(
+                        "bad {e} (workload '{}') — {}",
+                        w.name,
+                        value_hint(&e, bad, &w.name)
+                    ),
+                ));
             }
         }
     }
@@ -132,13 +181,16 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
 
 /// "did you mean" for a value that should be one of a list, else where to look.
 fn value_hint(e: &fsbench_workload::ParamError, value: &str, workload: &str) -> String {
-    let choices: Option<Vec<&str>> = e.message.split("use one of ").nth(1).map(|l| l.split(", ").collect());
+    let choices: Option<Vec<&str>> = e
+        .message
+        .split("use one of ")
+        .nth(1)
+        .map(|l| l.split(", ").collect());
     match choices.map(|c| file::hint(value, &c)) {
         Some(h) if h.starts_with("did you mean") => h,
         _ => format!("'fsbench workloads {workload}' lists its parameters"),
     }
 }
-
 
 /// The `--workload` text of `w`: `NAME:key=value,key=a,b` (a list sweeps), values quoted where
 /// they hold a comma, quote, `=` or space.
@@ -172,19 +224,25 @@ fn quote(v: &str, always: bool) -> String {
 pub fn resolve(args: &mut RunArgs) -> CliResult<Option<Suite>> {
     let name = match (&args.suite, args.workloads.is_empty()) {
         (Some(_), false) => {
-            return Err(CliError::usage("--suite and --workload cannot be combined — put the workload in the suite file, or drop --suite"));
+            return Err(CliError::usage(
+                "--suite and --workload cannot be combined — put the workload in the suite file, or drop --suite",
+            ));
         }
         (Some(n), true) => n.clone(),
         (None, true) => DEFAULT_SUITE.to_string(),
         (None, false) if args.scale.is_some() => {
-            return Err(CliError::usage("--scale applies to suites — use it with --suite NAME (or alone for the default suite), or set sizes in --workload"));
+            return Err(CliError::usage(
+                "--scale applies to suites — use it with --suite NAME (or alone for the default suite), or set sizes in --workload",
+            ));
         }
         (None, false) => return Ok(None),
     };
     let mut suite = load(&name)?;
     let factor = args.scale.or(suite.scale).unwrap_or(1.0);
     if !(factor > 0.0 && factor <= 1.0) {
-        return Err(CliError::usage(format!("invalid --scale {factor} — give a factor above 0 and at most 1, e.g. 0.1")));
+        return Err(CliError::usage(format!(
+            "invalid --scale {factor} — give a factor above 0 and at most 1, e.g. 0.1"
+        )));
     }
     scale::apply(&mut suite.workloads, factor);
     validate(&suite)?;
@@ -198,7 +256,11 @@ fn apply(s: &Suite, args: &mut RunArgs) {
     let d = defaults();
     args.workloads = s.workloads.iter().map(spec).collect();
     if args.targets.is_empty() && args.lab.is_empty() {
-        args.targets = s.targets.iter().map(|t| format!("{}={}", t.label, t.dir)).collect();
+        args.targets = s
+            .targets
+            .iter()
+            .map(|t| format!("{}={}", t.label, t.dir))
+            .collect();
         args.lab = s.lab.clone();
     }
     if !args.lab.is_empty() && args.lab_size.is_none() {
@@ -243,7 +305,9 @@ fn cache_arg(s: &str) -> Option<crate::cli::CacheArg> {
 fn defaults() -> RunArgs {
     use clap::Parser;
     match crate::cli::Cli::try_parse_from(["fsbench", "run"]) {
-        Ok(crate::cli::Cli { command: crate::cli::Command::Run(a) }) => a,
+        Ok(crate::cli::Cli {
+            command: crate::cli::Command::Run(a),
+        }) => a,
         _ => unreachable!("invariant: `fsbench run` parses"),
     }
 }
@@ -254,25 +318,39 @@ pub fn order_targets(s: &Suite, targets: &mut [crate::plan::PlanTarget]) {
     let Some(b) = &s.baseline else { return };
     match targets.iter().position(|t| &t.label == b) {
         Some(i) => targets[..=i].rotate_right(1),
-        None => crate::errln!("note: suite baseline '{b}' is not among the targets; the first target is the baseline"),
+        None => crate::errln!(
+            "note: suite baseline '{b}' is not among the targets; the first target is the baseline"
+        ),
     }
 }
 
 /// The suite's comparisons: `targets` (each target against the baseline), `cache` (warm against
 /// cold on each target), `both`, or `none`; default: what `fsbench run` does.
 pub fn compare(s: &Suite, record: &mut RunRecord, confidence: f64) {
-    let Some(policy) = s.compare.as_deref() else { return };
+    let Some(policy) = s.compare.as_deref() else {
+        return;
+    };
     let mut out = Vec::new();
     if matches!(policy, "targets" | "both") {
-        let first = record.results.first().map(|r| r.target.clone()).unwrap_or_default();
+        let first = record
+            .results
+            .first()
+            .map(|r| r.target.clone())
+            .unwrap_or_default();
         for o in record.results.iter().filter(|r| r.target != first) {
-            let base = record.results.iter().find(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
+            let base = record
+                .results
+                .iter()
+                .find(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
             out.extend(base.and_then(|b| crate::compare::one(b, o, confidence)));
         }
     }
     if matches!(policy, "cache" | "both") {
         for o in record.results.iter().filter(|r| r.cache.state == "warm") {
-            let base = record.results.iter().find(|b| b.target == o.target && b.cache.state == "cold" && same(b, o));
+            let base = record
+                .results
+                .iter()
+                .find(|b| b.target == o.target && b.cache.state == "cold" && same(b, o));
             out.extend(base.and_then(|b| crate::compare::one(b, o, confidence)));
         }
     }

@@ -16,7 +16,15 @@ use super::file::{ParamSpec, WorkloadSpec};
 use fsbench_workload::units::{format_size, parse_duration, parse_size};
 
 /// Parameters `--scale` multiplies.
-pub const SCALED: &[&str] = &["size", "scale", "ops", "count", "number", "transactions", "duration"];
+pub const SCALED: &[&str] = &[
+    "size",
+    "scale",
+    "ops",
+    "count",
+    "number",
+    "transactions",
+    "duration",
+];
 
 /// Scales every workload of `workloads` by `factor` (1 leaves them as they are).
 pub fn apply(workloads: &mut [WorkloadSpec], factor: f64) {
@@ -54,7 +62,11 @@ fn scale_workload(w: &mut WorkloadSpec, factor: f64) {
                 values: vec![(doc.default.to_string(), w.name_pos)],
             });
         }
-        let p = w.params.iter_mut().find(|p| p.key == *key).expect("invariant: present");
+        let p = w
+            .params
+            .iter_mut()
+            .find(|p| p.key == *key)
+            .expect("invariant: present");
         for (v, _) in &mut p.values {
             if let Some(s) = scale_value(key, v, factor, block) {
                 *v = s;
@@ -108,17 +120,28 @@ fn format_duration(ns: u64) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sizes_round_to_blocks_and_ram_multiples_scale() {
-        assert_eq!(scale_value("size", "128m", 0.1, 1 << 20).as_deref(), Some("12m"));
-        assert_eq!(scale_value("size", "64m", 0.001, 4096).as_deref(), Some("64k"));
-        assert_eq!(scale_value("size", "16k", 0.01, 1 << 20).as_deref(), Some("16k"));
-        assert_eq!(scale_value("size", "2x-ram", 0.1, 4096).as_deref(), Some("0.2x-ram"));
+        assert_eq!(
+            scale_value("size", "128m", 0.1, 1 << 20).as_deref(),
+            Some("12m")
+        );
+        assert_eq!(
+            scale_value("size", "64m", 0.001, 4096).as_deref(),
+            Some("64k")
+        );
+        assert_eq!(
+            scale_value("size", "16k", 0.01, 1 << 20).as_deref(),
+            Some("16k")
+        );
+        assert_eq!(
+            scale_value("size", "2x-ram", 0.1, 4096).as_deref(),
+            Some("0.2x-ram")
+        );
         assert_eq!(scale_value("size", "size/bs", 0.1, 4096), None);
     }
 
@@ -127,8 +150,17 @@ mod tests {
         assert_eq!(scale_value("ops", "4096", 0.1, 0).as_deref(), Some("410"));
         assert_eq!(scale_value("count", "3", 0.01, 0).as_deref(), Some("1"));
         assert_eq!(scale_value("scale", "1", 0.1, 0).as_deref(), Some("0.1"));
-        assert_eq!(scale_value("scale", "0.001", 0.001, 0).as_deref(), Some("0.0001"));
-        assert_eq!(scale_value("duration", "3s", 0.1, 0).as_deref(), Some("300ms"));
-        assert_eq!(scale_value("duration", "500ms", 0.001, 0).as_deref(), Some("10ms"));
+        assert_eq!(
+            scale_value("scale", "0.001", 0.001, 0).as_deref(),
+            Some("0.0001")
+        );
+        assert_eq!(
+            scale_value("duration", "3s", 0.1, 0).as_deref(),
+            Some("300ms")
+        );
+        assert_eq!(
+            scale_value("duration", "500ms", 0.001, 0).as_deref(),
+            Some("10ms")
+        );
     }
 }

@@ -35,7 +35,12 @@ fn rows(record: &RunRecord) -> Vec<(String, Vec<Option<&ResultEntry>>)> {
         }
         let cells = ts
             .iter()
-            .map(|t| record.results.iter().find(|c| &c.target == t && row_label(c) == label))
+            .map(|t| {
+                record
+                    .results
+                    .iter()
+                    .find(|c| &c.target == t && row_label(c) == label)
+            })
             .collect();
         out.push((label, cells));
     }
@@ -62,7 +67,12 @@ pub fn times(record: &RunRecord) -> String {
     let ts = targets(record);
     let mut head = vec![String::from("wall clock (s), mean")];
     for t in &ts {
-        head.extend([format!("{t} real"), "user".into(), "sys".into(), "%CPU".into()]);
+        head.extend([
+            format!("{t} real"),
+            "user".into(),
+            "sys".into(),
+            "%CPU".into(),
+        ]);
     }
     let mut table = new_table(head);
     for (label, cells) in rows(record) {
@@ -70,11 +80,18 @@ pub fn times(record: &RunRecord) -> String {
         for c in cells {
             let secs = |m: &str| mean(c, m).map_or("-".into(), |ns| format!("{:.3}", ns / 1e9));
             let cpu = mean(c, "cpu_pct").map_or("-".into(), |p| format!("{p:.0}%"));
-            row.extend([right(secs("wall_ns")), right(secs("user_ns")), right(secs("sys_ns")), right(cpu)]);
+            row.extend([
+                right(secs("wall_ns")),
+                right(secs("user_ns")),
+                right(secs("sys_ns")),
+                right(cpu),
+            ]);
         }
         table.add_row(row);
     }
-    format!("\nIn the seed's layout (real, user, sys in seconds; %CPU = (user+sys)/real):\n{table}\n")
+    format!(
+        "\nIn the seed's layout (real, user, sys in seconds; %CPU = (user+sys)/real):\n{table}\n"
+    )
 }
 
 /// The encryption study's overhead table: the headline of every cell per target, and each
@@ -92,19 +109,38 @@ pub fn overhead(record: &RunRecord) -> String {
     for (label, cells) in rows(record) {
         let Some(b) = cells[0] else { continue };
         let metric = &b.headline;
-        let mut row = vec![Cell::new(format!("{label}: {}", fsbench_model::label_of(metric))), right(metric_value(metric, mean(Some(b), metric).unwrap_or(f64::NAN)))];
+        let mut row = vec![
+            Cell::new(format!("{label}: {}", fsbench_model::label_of(metric))),
+            right(metric_value(
+                metric,
+                mean(Some(b), metric).unwrap_or(f64::NAN),
+            )),
+        ];
         for o in &cells[1..] {
             let v = mean(*o, metric).unwrap_or(f64::NAN);
-            row.extend([right(metric_value(metric, v)), right(overhead_cell(record, b, *o, v))]);
+            row.extend([
+                right(metric_value(metric, v)),
+                right(overhead_cell(record, b, *o, v)),
+            ]);
         }
         table.add_row(row);
     }
-    format!("\nOverhead against {base} (how much slower, in %; the seed's \"encryption overhead\"):\n{table}\n")
+    format!(
+        "\nOverhead against {base} (how much slower, in %; the seed's \"encryption overhead\"):\n{table}\n"
+    )
 }
 
-fn overhead_cell(record: &RunRecord, base: &ResultEntry, other: Option<&ResultEntry>, v: f64) -> String {
+fn overhead_cell(
+    record: &RunRecord,
+    base: &ResultEntry,
+    other: Option<&ResultEntry>,
+    v: f64,
+) -> String {
     let Some(o) = other else { return "-".into() };
-    let bv = base.summary.get(&base.headline).map_or(f64::NAN, |s| s.mean);
+    let bv = base
+        .summary
+        .get(&base.headline)
+        .map_or(f64::NAN, |s| s.mean);
     let comparable = record
         .comparisons
         .iter()
@@ -117,5 +153,9 @@ fn overhead_cell(record: &RunRecord, base: &ResultEntry, other: Option<&ResultEn
         Better::Higher => (bv - v) / bv * 100.0,
         Better::Lower => (v - bv) / bv * 100.0,
     };
-    if pct.is_finite() { format!("{pct:+.0}%") } else { "-".into() }
+    if pct.is_finite() {
+        format!("{pct:+.0}%")
+    } else {
+        "-".into()
+    }
 }
