@@ -19,7 +19,7 @@ fn list() -> CliResult<i32> {
         let s = load(name)?;
         let first = first_sentence(&s.description);
         let time = s.time.as_deref().unwrap_or("?");
-        text.push_str(&format!("{name:<14} {time:<30} {first}\n"));
+        text.push_str(&format!("{name:<14} {time:<36} {first}\n"));
     }
     text.push_str("\n'fsbench suite show NAME' prints one; 'fsbench run --suite NAME' runs it (--scale 0.1 for a smaller run).\n");
     crate::out::stdout(&text)?;
