@@ -87,10 +87,23 @@ pub enum Command {
     /// Panics on purpose: proves the panic hook (one line, exit 101, no backtrace).
     #[command(name = "__internal-panic", hide = true)]
     InternalPanic,
-    /// Built-in and file suites (not yet available).
+    /// Suites: named plans in TOML (`fsbench run --suite NAME|FILE`).
     Suite {
-        /// `list` or `show NAME`.
-        args: Vec<String>,
+        /// What to do.
+        #[command(subcommand)]
+        command: SuiteCommand,
+    },
+}
+
+/// Subcommands of `fsbench suite`.
+#[derive(Debug, Subcommand)]
+pub enum SuiteCommand {
+    /// Every built-in suite: name, what it measures, how long the full run takes.
+    List,
+    /// Print a suite's TOML (a built-in name or a file), to copy and edit.
+    Show {
+        /// Built-in suite name or TOML file.
+        name: String,
     },
 }
 
@@ -212,6 +225,13 @@ pub struct RunArgs {
     /// Directory under test, optionally labelled: `--target xfs=/mnt/xfs`. Repeatable; default `.`.
     #[arg(long = "target", short = 't', value_name = "[LABEL=]DIR")]
     pub targets: Vec<String>,
+    /// Run a suite: a built-in name (`fsbench suite list`) or a TOML file. Without --suite and
+    /// --workload, the `quick` suite runs.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub suite: Option<String>,
+    /// Scale a suite's sizes, counts, trees and durations by this factor (0 < F <= 1), e.g. 0.1.
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f64>,
     /// Workload with parameters: `--workload rand-read:bs=4k,size=256m`. Repeatable.
     #[arg(long = "workload", short = 'w', value_name = "NAME[:key=value,...]")]
     pub workloads: Vec<String>,

@@ -22,6 +22,7 @@ mod runner;
 pub mod scratch;
 mod signals;
 mod storage;
+mod suite;
 mod sweeps;
 
 /// Number formatting shared with the reports.

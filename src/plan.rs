@@ -77,6 +77,8 @@ pub struct PlanWorkload {
     pub sweep: BTreeMap<String, String>,
     /// A cold sample needs a system-wide drop (metadata workloads).
     pub cold_needs_global: bool,
+    /// Measured warm only: a suite asked for cold, which this workload cannot be made here.
+    pub warm_only: bool,
 }
 
 /// How many samples a cell takes.
@@ -156,7 +158,13 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
         .contains(&CacheState::Cold)
         .then(|| ColdMethod::choose(args.cold_cmd.as_deref(), cold_timeout));
     if cold == Some(ColdMethod::Fadvise) {
-        if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
+        // A suite measures such workloads warm only, and its summary says why.
+        if args.suite.is_some() && caches.contains(&CacheState::Warm) {
+            workloads
+                .iter_mut()
+                .filter(|w| w.cold_needs_global)
+                .for_each(|w| w.warm_only = true);
+        } else if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
             return Err(CliError::usage(format!(
                 "cannot make '{}' cold: it reads metadata (dentries, inodes) that only drop_caches drops — run as root, give --cold-cmd, or use --cache warm",
                 w.info.name
@@ -466,6 +474,7 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
         params: canonical,
         sweep: BTreeMap::new(),
         cold_needs_global: built.cold_needs_global(),
+        warm_only: false,
     })
 }
 

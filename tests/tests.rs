@@ -14,6 +14,7 @@ mod report;
 mod run;
 mod safety;
 mod store;
+mod suite;
 mod tar;
 mod tree;
 mod uring;

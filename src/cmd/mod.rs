@@ -12,10 +12,11 @@ pub mod postmark;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod suite;
 pub mod workloads;
 
 use crate::cli::Command;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 
 /// Runs a subcommand; `Ok(code)` for commands that choose their own exit status (ministat).
 pub fn dispatch(command: Command) -> CliResult<i32> {
@@ -27,7 +28,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Compare(args) => compare::run(args),
         Command::Import { file, db } => import::run(&file, db.db.as_deref()),
         Command::Report { runs, output, db } => report::run(&runs, &output, db.db.as_deref()),
-        Command::Suite { .. } => unavailable("suite", 0),
+        Command::Suite { command } => suite::run(command),
         Command::Run(args) => run::run(args),
         Command::Metrics => metrics::run(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
@@ -36,16 +37,4 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Clean { dir } => clean::run(&dir),
         Command::Workloads { name } => workloads::run(name.as_deref()),
     }
-}
-
-/// The error of a subcommand that another issue owns.
-fn unavailable(what: &str, issue: u32) -> CliResult<i32> {
-    let owner = if issue > 0 {
-        format!(" (issue {issue})")
-    } else {
-        String::new()
-    };
-    Err(CliError::usage(format!(
-        "'{what}' is not yet available in this version{owner} — use 'fsbench run' and --json for now"
-    )))
 }

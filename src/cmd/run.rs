@@ -72,7 +72,8 @@ impl RunSink {
 }
 
 /// Runs the plan described by `args`.
-pub fn run(args: RunArgs) -> CliResult<i32> {
+pub fn run(mut args: RunArgs) -> CliResult<i32> {
+    let suite = crate::suite::resolve(&mut args)?;
     let lab = crate::lab::request(&args)?;
     let mut plan = crate::plan::from_args(&args)?;
     check_percentages(&args)?;
@@ -92,6 +93,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = crate::lab::build(lab, &mut plan.targets)?;
+    if let Some(s) = &suite {
+        crate::suite::order_targets(s, &mut plan.targets);
+    }
     let mut record = new_record(&plan);
     lab.annotate(&mut record.environment.targets);
     let store = if args.no_store {
@@ -124,6 +128,9 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     sink.progress.finish();
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, args.confidence);
+    if let Some(s) = &suite {
+        crate::suite::compare(s, &mut sink.record, args.confidence);
+    }
     if let Some(s) = &mut sink.store {
         s.finish(&sink.record);
     }
@@ -137,7 +144,10 @@ pub fn run(args: RunArgs) -> CliResult<i32> {
     let printed = if sink.exports.uses_stdout() {
         Ok(())
     } else {
-        print_report(&sink.record, args.plot)
+        print_report(&sink.record, args.plot).and_then(|()| match &suite {
+            Some(s) => crate::out::stdout(&crate::suite::report(s, &sink.record)),
+            None => Ok(()),
+        })
     };
     let gate = match &baseline {
         Some(b) => crate::compare_runs::against_baseline(b, &sink.record, &args),

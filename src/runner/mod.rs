@@ -80,7 +80,7 @@ pub fn execute(
     };
     for (wi, w) in plan.workloads.iter().enumerate() {
         let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink);
-        let mut cells = make_cells(plan, &prepared);
+        let mut cells = make_cells(plan, w.warm_only, &prepared);
         let base = out.results.len();
         out.results.extend(
             cells
@@ -111,9 +111,13 @@ pub fn execute(
     Ok(out)
 }
 
-fn make_cells(plan: &Plan, prepared: &[Prepared]) -> Vec<Cell> {
+fn make_cells(plan: &Plan, warm_only: bool, prepared: &[Prepared]) -> Vec<Cell> {
     let mut cells = Vec::new();
-    for &cache in &plan.caches {
+    for &cache in plan
+        .caches
+        .iter()
+        .filter(|&&c| !warm_only || c == CacheState::Warm)
+    {
         for (pi, _) in prepared.iter().enumerate() {
             let default_warmup = if cache == CacheState::Warm { 1 } else { 0 };
             cells.push(Cell {

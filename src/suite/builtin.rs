@@ -1,0 +1,46 @@
+//! The built-in suites, one TOML file each under `builtin/`, embedded in the binary. Each
+//! reproduces a seed study (`../shared/seeds/`, `docs/seeds.md`) on whatever targets it is given.
+
+/// Name and TOML text of every built-in suite, in the order `fsbench suite list` shows them.
+const BUILTIN: &[(&str, &str)] = &[
+    ("quick", include_str!("builtin/quick.toml")),
+    ("chromium-dev", include_str!("builtin/chromium-dev.toml")),
+    ("disk-speed", include_str!("builtin/disk-speed.toml")),
+    ("afs-study", include_str!("builtin/afs-study.toml")),
+    ("readdir-locks", include_str!("builtin/readdir-locks.toml")),
+    ("fs-shootout", include_str!("builtin/fs-shootout.toml")),
+];
+
+/// Names of the built-in suites.
+pub fn names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// The TOML text of built-in suite `name`.
+pub fn text(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_parses_validates_and_is_named_after_its_file() {
+        for name in names() {
+            let s = crate::suite::load(name).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+            assert_eq!(s.name, name);
+            assert!(!s.description.is_empty(), "{name} has no description");
+            assert!(s.time.is_some(), "{name} does not say how long it takes");
+        }
+    }
+
+    #[test]
+    fn every_builtin_validates_scaled_down() {
+        for name in names() {
+            let mut s = crate::suite::load(name).expect("loads");
+            crate::suite::scale::apply(&mut s.workloads, 0.01);
+            crate::suite::validate(&s).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+        }
+    }
+}
