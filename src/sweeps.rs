@@ -64,6 +64,7 @@ pub fn attach(record: &mut RunRecord) {
                 Verdict::Saturates { .. } => "saturates",
                 Verdict::LockContention { .. } => "lock-contention",
                 Verdict::DaemonBound { .. } => "daemon-bound",
+                Verdict::LatencyBound { .. } => "latency-bound",
             }
             .into(),
             explanation: verdict.to_string(),
