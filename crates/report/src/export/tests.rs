@@ -110,6 +110,11 @@ fn markdown_has_the_table_and_the_verdicts() {
 }
 
 #[test]
+fn json_snapshot() {
+    insta::assert_snapshot!("json", JsonExporter.render(&record()));
+}
+
+#[test]
 fn json_round_trips() {
     let text = JsonExporter.render(&record());
     let back: RunRecord = serde_json::from_str(&text).unwrap();
