@@ -72,6 +72,14 @@ impl Store {
     /// Stores what is new in `results` since the last call: new cells, then new samples, in one
     /// transaction committed before the next sample starts.
     pub fn sync(&mut self, cur: &mut RunCursor, results: &[ResultEntry]) -> Result<(), StoreError> {
+        let nothing_new = results.len() == cur.cells.len()
+            && results
+                .iter()
+                .zip(&cur.cells)
+                .all(|(e, (_, stored))| e.samples.len() == *stored);
+        if nothing_new {
+            return Ok(());
+        }
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
         for (i, e) in results.iter().enumerate() {
