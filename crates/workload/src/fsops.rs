@@ -163,11 +163,12 @@ fn is_listed_mount_point(path: &Path) -> bool {
     let want: PathBuf = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     text.lines()
         .filter_map(|l| l.split(' ').nth(4))
-        .any(|mp| Path::new(&unescape_octal(mp)) == want)
+        .any(|mp| Path::new(&unescape_mountinfo(mp)) == want)
 }
 
-/// Undoes mountinfo's `\040`-style escapes.
-fn unescape_octal(s: &str) -> String {
+/// Undoes the octal escapes of `/proc/self/mountinfo` (`\040` is a space); shared with the
+/// binary's mountinfo parser.
+pub fn unescape_mountinfo(s: &str) -> String {
     let mut out = Vec::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;
@@ -208,7 +209,7 @@ mod tests {
 
     #[test]
     fn mountinfo_escapes_are_undone() {
-        assert_eq!(unescape_octal("/mnt/my\\040disk"), "/mnt/my disk");
-        assert_eq!(unescape_octal("/a\\\\b"), "/a\\\\b");
+        assert_eq!(unescape_mountinfo("/mnt/my\\040disk"), "/mnt/my disk");
+        assert_eq!(unescape_mountinfo("/a\\\\b"), "/a\\\\b");
     }
 }
