@@ -9,17 +9,6 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-/// The data-path workloads `fsbench run` measures when no `--workload` is given: small enough to
-/// finish warm and cold in well under a minute on a laptop disk.
-pub const DEFAULT_WORKLOADS: &[&str] = &[
-    "seq-write:bs=1m,size=128m",
-    "seq-read:bs=1m,size=128m",
-    "rand-read:bs=4k,size=64m,ops=4096",
-    "rand-write:bs=4k,size=64m,ops=2048",
-    "latency:count=20,interval=5ms",
-    "seek-rate:duration=500ms",
-];
-
 /// Cache state of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheState {
@@ -125,13 +114,9 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
         true => Vec::new(),
         false => parse_targets(&args.targets, args.allow_destroy.as_deref())?,
     };
-    let specs: Vec<String> = if args.workloads.is_empty() {
-        DEFAULT_WORKLOADS.iter().map(|s| s.to_string()).collect()
-    } else {
-        args.workloads.clone()
-    };
+    // Without `--workload`, `suite::resolve` has filled in the suite's (`quick` by default).
     let mut workloads = Vec::new();
-    for spec in &specs {
+    for spec in &args.workloads {
         workloads.extend(expand_sweep(spec)?);
     }
     if !args.force {
@@ -509,13 +494,6 @@ fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> CliRe
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_workloads_all_parse() {
-        for w in DEFAULT_WORKLOADS {
-            parse_workload(w).unwrap();
-        }
-    }
 
     #[test]
     fn lists_expand_to_sweeps() {
