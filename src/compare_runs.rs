@@ -9,16 +9,6 @@ use crate::cli::{ExportArgs, RunArgs};
 use crate::error::{CliError, CliResult, ExitKind};
 use fsbench_model::{Better, Comparison, ResultEntry, RunRecord, TargetInfo};
 use fsbench_report::terminal::TerminalOptions;
-use std::path::Path;
-
-/// Loads the baseline run before a run starts (so a wrong id costs nothing).
-pub fn load_baseline(db: Option<&Path>, spec: &str) -> CliResult<RunRecord> {
-    let store = crate::storage::open_existing(db)?;
-    let id = store
-        .resolve(spec)
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    store.load(&id).map_err(|e| CliError::usage(e.to_string()))
-}
 
 /// What differs between the environments of `a` and `b`, in words.
 pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {

@@ -82,10 +82,8 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
         crate::outfile::check(p, "--html").map_err(CliError::usage)?;
     }
     let baseline = match &args.baseline {
-        Some(b) => Some(crate::compare_runs::load_baseline(
-            args.db.db.as_deref(),
-            b,
-        )?),
+        // Loaded before the run starts, so a wrong id costs nothing.
+        Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
         None => None,
     };
     let cancel = CancelToken::new();
