@@ -181,11 +181,6 @@ fn open_data(file: &DataFile, flags: i32) -> std::io::Result<File> {
 /// workload's file between samples makes this fail with ELOOP instead of writing through it.
 pub fn open_beneath(dir: &Path, rel: &Path, flags: i32) -> std::io::Result<File> {
     use rustix::fs::{Mode, OFlags, ResolveFlags};
-    let d = rustix::fs::open(
-        dir,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
     let oflags = OFlags::from_bits_retain(flags as u32) | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     // openat2 refuses a mode without O_CREAT.
     let mode = if oflags.contains(OFlags::CREATE) {
@@ -193,8 +188,23 @@ pub fn open_beneath(dir: &Path, rel: &Path, flags: i32) -> std::io::Result<File>
     } else {
         Mode::empty()
     };
-    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-    let fd = match rustix::fs::openat2(&d, rel, oflags, mode, resolve) {
+    let no_links = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+    // Data files are opened inside samples: one syscall when the whole (canonical) path has no
+    // symlink at all. A symlink anywhere (a planted one, or one in a non-canonical target path)
+    // and kernels without openat2 take the directory-relative path below, which decides.
+    if dir.is_absolute() {
+        match rustix::fs::openat2(rustix::fs::CWD, dir.join(rel), oflags, mode, no_links) {
+            Ok(fd) => return Ok(File::from(fd)),
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let d = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let fd = match rustix::fs::openat2(&d, rel, oflags, mode, ResolveFlags::BENEATH | no_links) {
         Err(rustix::io::Errno::NOSYS) | Err(rustix::io::Errno::PERM)
             if rel.components().count() == 1 =>
         {
