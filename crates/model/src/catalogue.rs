@@ -156,26 +156,22 @@ pub fn lookup(name: &str) -> Option<&'static MetricDef> {
 }
 
 /// Unit and direction of `name`: from the catalogue, else from its suffix.
-pub fn unit_of(name: &str) -> (&'static str, Better) {
+fn unit_and_better(name: &str) -> (Unit, Better) {
     match lookup(name) {
-        Some(d) => (d.unit.label(), d.better),
+        Some(d) => (d.unit, d.better),
         None => crate::units::by_suffix(name),
     }
 }
 
+/// Unit label and direction of `name`: from the catalogue, else from its suffix.
+pub fn unit_of(name: &str) -> (&'static str, Better) {
+    let (unit, better) = unit_and_better(name);
+    (unit.label(), better)
+}
+
 /// Unit of `name`: from the catalogue, else from its suffix.
 pub fn unit_kind(name: &str) -> Unit {
-    if let Some(d) = lookup(name) {
-        return d.unit;
-    }
-    match crate::units::by_suffix(name).0 {
-        "ns" => Unit::Ns,
-        "MiB/s" => Unit::MibPerS,
-        "IOPS" => Unit::Iops,
-        "/s" => Unit::PerS("/s"),
-        "%" => Unit::Pct,
-        _ => Unit::Count,
-    }
+    unit_and_better(name).0
 }
 
 /// The column label of `name`: the catalogue's, else the name with its unit.
@@ -183,8 +179,8 @@ pub fn label_of(name: &str) -> String {
     match lookup(name) {
         Some(d) => d.label.to_string(),
         None => match crate::units::by_suffix(name).0 {
-            "" | "ns" => name.to_string(),
-            unit => format!("{name} ({unit})"),
+            Unit::Count | Unit::Ns => name.to_string(),
+            unit => format!("{name} ({})", unit.label()),
         },
     }
 }

@@ -2,21 +2,22 @@
 //! (`_mib_s`, `_ns`, `_pct`, `_per_s`).
 
 use crate::Better;
+use crate::catalogue::Unit;
 
-/// Unit label and better direction of the metric `name`, from its suffix alone.
-pub fn by_suffix(name: &str) -> (&'static str, Better) {
+/// Unit and better direction of the metric `name`, from its suffix alone.
+pub fn by_suffix(name: &str) -> (Unit, Better) {
     if name.ends_with("_mib_s") {
-        ("MiB/s", Better::Higher)
+        (Unit::MibPerS, Better::Higher)
     } else if name == "iops" {
-        ("IOPS", Better::Higher)
+        (Unit::Iops, Better::Higher)
     } else if name.ends_with("_per_s") {
-        ("/s", Better::Higher)
+        (Unit::PerS("/s"), Better::Higher)
     } else if name.ends_with("_ns") || name.contains("_ns_per_") {
-        ("ns", Better::Lower)
+        (Unit::Ns, Better::Lower)
     } else if name.ends_with("_pct") {
-        ("%", Better::Lower)
+        (Unit::Pct, Better::Lower)
     } else {
-        ("", Better::Higher)
+        (Unit::Count, Better::Higher)
     }
 }
 
@@ -26,12 +27,13 @@ mod tests {
 
     #[test]
     fn suffixes_give_units() {
-        assert_eq!(by_suffix("throughput_mib_s"), ("MiB/s", Better::Higher));
-        assert_eq!(by_suffix("lat_p50_ns"), ("ns", Better::Lower));
-        assert_eq!(by_suffix("iops"), ("IOPS", Better::Higher));
-        assert_eq!(by_suffix("files_per_s"), ("/s", Better::Higher));
-        assert_eq!(by_suffix("cpu_pct").0, "%");
-        assert_eq!(by_suffix("files").0, "");
-        assert_eq!(by_suffix("sys_ns_per_entry"), ("ns", Better::Lower));
+        let label = |n: &str| (by_suffix(n).0.label(), by_suffix(n).1);
+        assert_eq!(label("throughput_mib_s"), ("MiB/s", Better::Higher));
+        assert_eq!(label("lat_p50_ns"), ("ns", Better::Lower));
+        assert_eq!(label("iops"), ("IOPS", Better::Higher));
+        assert_eq!(label("files_per_s"), ("/s", Better::Higher));
+        assert_eq!(label("cpu_pct").0, "%");
+        assert_eq!(label("files").0, "");
+        assert_eq!(label("sys_ns_per_entry"), ("ns", Better::Lower));
     }
 }
