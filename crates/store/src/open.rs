@@ -31,6 +31,12 @@ fn exists_as_sqlite(path: &Path) -> Result<bool, StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(io(e)),
     };
+    // A device, FIFO or directory is never a database (`--db /dev/null`, `--db /dev/sda`).
+    if !f.metadata().map_err(io)?.is_file() {
+        return Err(StoreError::NotSqlite {
+            path: path.to_path_buf(),
+        });
+    }
     let mut buf = Vec::with_capacity(100);
     (&mut f).take(100).read_to_end(&mut buf).map_err(io)?;
     if buf.is_empty() {

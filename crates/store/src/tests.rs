@@ -3,6 +3,7 @@
 use crate::{HistoryFilter, Store, StoreError};
 use fsbench_model::*;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 fn sample(v: f64) -> Sample {
     Sample {
@@ -175,6 +176,10 @@ fn foreign_corrupt_and_newer_files_are_refused_and_left_untouched() {
         .unwrap()
         .pragma_update(None, "user_version", 99)
         .unwrap();
+    assert!(matches!(
+        Store::open(Path::new("/dev/null")),
+        Err(StoreError::NotSqlite { .. })
+    ));
     for (p, want) in [
         (&garbage, "not an fsbench"),
         (&foreign, "another program"),
