@@ -33,6 +33,12 @@ impl ColdMethod {
         }
     }
 
+    /// True when the method works file by file (each MPI rank on its own files), false when it
+    /// acts on the whole machine (run once per node).
+    pub fn per_file(&self) -> bool {
+        matches!(self, Self::Fadvise)
+    }
+
     /// The best available method: the user's command when given, else drop_caches when this
     /// process may write it, else fadvise.
     pub fn choose(cold_cmd: Option<&str>, timeout: std::time::Duration) -> Self {

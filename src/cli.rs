@@ -219,6 +219,16 @@ pub enum OrderArg {
     Sequential,
 }
 
+/// Where MPI ranks work (`mpirun -n N fsbench run ...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// Each rank in its own scratch directory, on its own files.
+    PerRank,
+    /// All ranks in one directory: one data file segmented by rank (IOR's shared file), one
+    /// tree whose directories every rank fills (mdtest's shared directory).
+    Shared,
+}
+
 /// Arguments of `fsbench run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -295,6 +305,10 @@ pub struct RunArgs {
     /// Print only errors and the final table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Under mpirun (fsbench built with `--features mpi`): where the ranks work. Alone, both
+    /// are the same.
+    #[arg(long, value_enum, default_value = "per-rank")]
+    pub layout: LayoutArg,
     /// Allow more workers than 8 per CPU (at least 64) in `workers=`/`threads=`.
     #[arg(long)]
     pub force: bool,

@@ -8,6 +8,9 @@ use std::io::Write;
 
 /// Writes `text` to stdout and flushes it.
 pub fn stdout(text: &str) -> CliResult<()> {
+    if silenced() {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -30,6 +33,9 @@ pub fn stdout_error(e: &std::io::Error) -> CliError {
 
 /// Writes one line to stderr, ignoring failures.
 pub fn stderr_line(text: &str) {
+    if silenced() {
+        return;
+    }
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
@@ -48,4 +54,17 @@ macro_rules! errln {
     ($($arg:tt)*) => {
         $crate::out::stderr_line(&format!($($arg)*))
     };
+}
+
+/// Set on MPI ranks other than 0: rank 0 speaks for the run (every rank knows every rank's
+/// errors, which name the rank), so the others print nothing.
+static SILENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes this process print nothing from now on (MPI ranks other than 0).
+pub fn silence() {
+    SILENT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn silenced() -> bool {
+    SILENT.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -68,6 +68,8 @@ pub struct PlanWorkload {
     pub cold_needs_global: bool,
     /// Measured warm only: a suite asked for cold, which this workload cannot be made here.
     pub warm_only: bool,
+    /// It can run with `--layout shared` under MPI.
+    pub supports_shared: bool,
 }
 
 /// How many samples a cell takes.
@@ -460,6 +462,7 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
         sweep: BTreeMap::new(),
         cold_needs_global: built.cold_needs_global(),
         warm_only: false,
+        supports_shared: built.supports_shared(),
     })
 }
 

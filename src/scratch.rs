@@ -34,6 +34,17 @@ impl std::fmt::Display for ScratchError {
 pub struct Scratch {
     path: PathBuf,
     removed: bool,
+    /// False for a scratch another MPI rank made (`attach`): never removed from here.
+    owned: bool,
+}
+
+/// This host's name, written in scratch markers: a scratch on a filesystem shared between
+/// hosts (MPI ranks on a network filesystem) is judged stale only on the host that made it.
+pub fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl Scratch {
@@ -48,17 +59,42 @@ impl Scratch {
         let scratch = Self {
             path,
             removed: false,
+            owned: true,
         };
         register(&scratch.path);
         let marker = format!(
-            "pid={}\nstart_ticks={}\nrun={run_id}\n",
+            "pid={}\nstart_ticks={}\nrun={run_id}\nhost={}\n",
             std::process::id(),
-            process_start_ticks(std::process::id()).unwrap_or(0)
+            process_start_ticks(std::process::id()).unwrap_or(0),
+            host_name()
         );
         if let Err(e) = std::fs::write(scratch.path.join(MARKER), marker) {
             return Err(explain(&e, target, "cannot write the scratch marker"));
         }
         Ok(scratch)
+    }
+
+    /// Uses the scratch `target/.fsbench-<run_id>` that MPI rank 0 created, without owning it
+    /// (it is never removed from here). Fails when it is not there or is another run's: the
+    /// target is not one filesystem seen by every rank.
+    pub fn attach(target: &Path, run_id: &str) -> Result<Self, ScratchError> {
+        let path = target.join(format!("{PREFIX}{run_id}"));
+        let marker = std::fs::read_to_string(path.join(MARKER)).unwrap_or_default();
+        if !marker.lines().any(|l| l == format!("run={run_id}")) {
+            return Err(ScratchError {
+                message: format!(
+                    "--layout shared: rank 0's scratch {} is not visible here — the target must be one \
+                     filesystem seen by every rank (a network or cluster filesystem); use --layout per-rank otherwise",
+                    path.display()
+                ),
+                errno: None,
+            });
+        }
+        Ok(Self {
+            path,
+            removed: true,
+            owned: false,
+        })
     }
 
     /// The scratch directory.
@@ -77,6 +113,9 @@ impl Scratch {
     /// Removes the scratch now and reports a failure (Drop only tries).
     pub fn remove(mut self) -> Result<(), ScratchError> {
         self.removed = true;
+        if !self.owned {
+            return Ok(());
+        }
         unregister(&self.path);
         remove_tree(&self.path)
     }
@@ -200,8 +239,13 @@ pub fn find_scratches(target: &Path) -> Result<Vec<Found>, ScratchError> {
         let path = entry.path();
         let marker = std::fs::read_to_string(path.join(MARKER)).ok();
         let (pid, ticks) = marker.as_deref().map(parse_marker).unwrap_or((None, None));
+        // A scratch made on another host (a shared filesystem) cannot be judged from here.
+        let elsewhere = marker
+            .as_deref()
+            .and_then(|m| m.lines().find_map(|l| l.strip_prefix("host=")))
+            .is_some_and(|h| h != host_name());
         let stale = match (marker.is_some(), pid) {
-            (true, Some(pid)) => !owner_alive(pid, ticks),
+            (true, Some(pid)) => !elsewhere && !owner_alive(pid, ticks),
             _ => false,
         };
         found.push(Found { path, pid, stale });
@@ -301,6 +345,21 @@ mod tests {
         assert!(err.message.contains("cannot remove"), "{}", err.message);
         s.remove().unwrap();
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn another_hosts_scratch_is_never_stale_and_attach_needs_the_marker() {
+        let t = tempfile::tempdir().unwrap();
+        let far = t.path().join(format!("{PREFIX}far"));
+        std::fs::create_dir(&far).unwrap();
+        std::fs::write(far.join(MARKER), "pid=4294967\nstart_ticks=1\nhost=elsewhere.example\n").unwrap();
+        let found = find_scratches(t.path()).unwrap();
+        assert!(!found[0].stale, "judged another host's scratch");
+        assert!(Scratch::attach(t.path(), "nope").is_err());
+        let s = Scratch::create(t.path(), "mine").unwrap();
+        let a = Scratch::attach(t.path(), "mine").unwrap();
+        drop(a);
+        assert!(s.path().exists(), "an attached scratch was removed");
     }
 
     #[test]

@@ -71,11 +71,13 @@ impl RunSink {
     }
 }
 
-/// Runs the plan described by `args`.
+/// Runs the plan described by `args` (on every rank when started by mpirun).
 pub fn run(mut args: RunArgs) -> CliResult<i32> {
+    let team = join_ranks(&mut args)?;
     let suite = crate::suite::resolve(&mut args)?;
     let lab = crate::lab::request(&args)?;
     let mut plan = crate::plan::from_args(&args)?;
+    check_team(&team, &args, &plan)?;
     check_percentages(&args)?;
     let exports = Exports::check(&args.export)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
@@ -95,6 +97,8 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
         crate::suite::order_targets(s, &mut plan.targets);
     }
     let mut record = new_record(&plan);
+    // Every rank names its scratch after rank 0's run id.
+    record.run.id = team.dist.broadcast(&record.run.id);
     lab.annotate(&mut record.environment.targets);
     let store = if args.no_store {
         None
@@ -122,7 +126,8 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
     if let Some(e) = sink.exports.error.take() {
         return Err(CliError::usage(e));
     }
-    let mut outcome = runner::execute(&plan, &sink.record.run.id.clone(), &cancel, &mut sink)?;
+    let id = sink.record.run.id.clone();
+    let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, &team)?;
     sink.progress.finish();
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, args.confidence);
@@ -166,6 +171,68 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
     printed?;
     html?;
     gate.map(|()| 0)
+}
+
+/// Joins the MPI job when mpirun started several ranks. Ranks other than 0 then print, store
+/// and write nothing: rank 0 speaks for the run.
+fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
+    let dist = fsbench_dist::Dist::init().map_err(CliError::usage)?;
+    let team = runner::Team {
+        dist,
+        shared: args.layout == crate::cli::LayoutArg::Shared,
+    };
+    if team.parallel() && !team.root() {
+        crate::out::silence();
+        args.quiet = true;
+        args.no_store = true;
+        args.export = Default::default();
+        args.html = None;
+        args.baseline = None;
+        args.fail_if_slower = None;
+    }
+    Ok(team)
+}
+
+/// What MPI ranks cannot do: build a lab (loop devices per rank), write to a device, or share
+/// a directory with a workload that does not know how to split its work.
+fn check_team(team: &runner::Team, args: &RunArgs, plan: &crate::plan::Plan) -> CliResult<()> {
+    if !team.parallel() {
+        return Ok(());
+    }
+    if !args.lab.is_empty() {
+        return Err(CliError::usage(
+            "--lab cannot be used under mpirun — build the filesystems first, then give them as --target",
+        ));
+    }
+    if let Some(t) = plan.targets.iter().find(|t| t.kind != crate::plan::TargetKind::Dir) {
+        return Err(CliError::usage(format!(
+            "target {} is a device: under mpirun every target must be a directory",
+            t.path.display()
+        )));
+    }
+    if team.sharing() {
+        if let Some(w) = plan.workloads.iter().find(|w| !w.supports_shared) {
+            let able = shared_able();
+            return Err(CliError::usage(format!(
+                "workload {} cannot run with --layout shared (it cannot split one file or directory among ranks) — use --layout per-rank, or one of: {}",
+                w.info.name,
+                able.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Workloads that split their work among ranks in one directory (built with their defaults).
+fn shared_able() -> Vec<&'static str> {
+    fsbench_workload::names()
+        .into_iter()
+        .filter(|n| {
+            fsbench_workload::find(n)
+                .and_then(|info| fsbench_workload::build(info, Default::default()).ok())
+                .is_some_and(|(w, _)| w.supports_shared())
+        })
+        .collect()
 }
 
 fn check_percentages(args: &RunArgs) -> CliResult<()> {

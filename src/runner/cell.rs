@@ -109,7 +109,7 @@ pub fn take_sample(
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
     let mut sample = metrics::to_sample(data, resident, &cpu);
     sample.latency_hdr = fsbench_measure::histo::encode(rec.histogram());
-    verify_direct(&mut sample, &files, resident);
+    verify_direct(&mut sample.metrics, &files, resident);
     Ok(sample)
 }
 
@@ -120,21 +120,48 @@ const DIRECT_LEAK_PCT: f64 = 25.0;
 /// A sample that claims direct I/O must leave the page cache as it found it: when the workload's
 /// files were mostly uncached before and much more cached after, the I/O went through the page
 /// cache. The sample is then recorded as not direct (`direct_used` 0), with the growth.
-fn verify_direct(
-    sample: &mut fsbench_model::Sample,
+pub fn verify_direct(
+    metrics: &mut impl DirectFlag,
     files: &[std::path::PathBuf],
     before: Option<f64>,
 ) {
-    if sample.metrics.get("direct_used") != Some(&1.0) {
+    if metrics.direct_used() != Some(1.0) {
         return;
     }
     let (Some(before), Some(after)) = (before, cache::resident_pct(files)) else {
         return;
     };
     if before < 50.0 && after - before > DIRECT_LEAK_PCT {
-        sample.metrics.insert("direct_used".into(), 0.0);
-        sample
-            .metrics
-            .insert("direct_cache_growth_pct".into(), after - before);
+        metrics.set("direct_used", 0.0);
+        metrics.set("direct_cache_growth_pct", after - before);
+    }
+}
+
+/// The metrics of a sample, as a finished sample's map or a rank's raw list.
+pub trait DirectFlag {
+    /// The `direct_used` flag, if recorded.
+    fn direct_used(&self) -> Option<f64>;
+    /// Sets a metric.
+    fn set(&mut self, name: &str, v: f64);
+}
+
+impl DirectFlag for std::collections::BTreeMap<String, f64> {
+    fn direct_used(&self) -> Option<f64> {
+        self.get("direct_used").copied()
+    }
+    fn set(&mut self, name: &str, v: f64) {
+        self.insert(name.into(), v);
+    }
+}
+
+impl DirectFlag for Vec<(String, f64)> {
+    fn direct_used(&self) -> Option<f64> {
+        self.iter().find(|(n, _)| n == "direct_used").map(|(_, v)| *v)
+    }
+    fn set(&mut self, name: &str, v: f64) {
+        match self.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = v,
+            None => self.push((name.into(), v)),
+        }
     }
 }

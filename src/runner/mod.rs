@@ -5,6 +5,9 @@
 mod cell;
 mod daemons;
 mod setup;
+mod team;
+
+pub use team::Team;
 
 use crate::error::{CliError, CliResult};
 use crate::plan::{CacheState, Plan};
@@ -65,31 +68,40 @@ pub struct Outcome {
     pub interrupted: bool,
 }
 
-/// Runs `plan` with scratch directories named after `run_id`.
+/// Runs `plan` with scratch directories named after `run_id`, on every rank of `team`.
 pub fn execute(
     plan: &Plan,
     run_id: &str,
     cancel: &CancelToken,
     sink: &mut dyn Sink,
+    team: &Team,
 ) -> CliResult<Outcome> {
-    let scratches = setup::scratches(plan, run_id, sink)?;
+    let scratches = setup::scratches(plan, run_id, sink, team)?;
     let mut out = Outcome {
         results: Vec::new(),
         failures: Vec::new(),
         interrupted: false,
     };
     for (wi, w) in plan.workloads.iter().enumerate() {
-        let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink);
+        let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink, team);
         let mut cells = make_cells(plan, w.warm_only, &prepared);
         let base = out.results.len();
         out.results.extend(
             cells
                 .iter()
-                .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache)),
+                .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache, team)),
         );
-        let interrupted = sample_cells(plan, &mut prepared, &mut cells, &mut out, base, sink);
+        let interrupted = sample_cells(
+            plan,
+            &mut prepared,
+            &mut cells,
+            &mut out,
+            base,
+            sink,
+            team,
+        );
         for p in &mut prepared {
-            setup::cleanup(p);
+            setup::cleanup(p, team);
         }
         for (i, c) in cells.iter().enumerate() {
             setup::finish_entry(&mut out.results[base + i], c, &prepared[c.prepared]);
@@ -105,6 +117,8 @@ pub fn execute(
             break;
         }
     }
+    // Shared layout: rank 0 removes the one scratch once every rank is done with it.
+    team.dist.barrier();
     for s in scratches.into_iter().flatten() {
         s.remove().map_err(|e| CliError::run(e.message))?;
     }
@@ -135,8 +149,21 @@ fn make_cells(plan: &Plan, warm_only: bool, prepared: &[Prepared]) -> Vec<Cell> 
     cells
 }
 
-fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> ResultEntry {
+fn empty_entry(
+    plan: &Plan,
+    wi: usize,
+    p: &Prepared,
+    cache: CacheState,
+    team: &Team,
+) -> ResultEntry {
     let w = &plan.workloads[wi];
+    let mut params = w.params.clone();
+    if team.parallel() {
+        // Ranks and layout change what is measured: comparisons must see them.
+        params.insert("ranks".into(), team.dist.size().to_string());
+        let layout = if team.sharing() { "shared" } else { "per-rank" };
+        params.insert("layout".into(), layout.into());
+    }
     let method = match cache {
         CacheState::Cold => plan.cold.as_ref().map(|m| m.name()).unwrap_or("none"),
         CacheState::Warm => "none",
@@ -144,7 +171,7 @@ fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, cache: CacheState) -> Resul
     ResultEntry {
         target: plan.targets[p.target].label.clone(),
         workload: w.info.name.to_string(),
-        params: w.params.clone(),
+        params,
         sweep: w.sweep.clone(),
         cache: CacheInfo {
             state: cache.name().into(),
@@ -175,6 +202,7 @@ fn sample_cells(
     out: &mut Outcome,
     base: usize,
     sink: &mut dyn Sink,
+    team: &Team,
 ) -> bool {
     for &cache in &plan.caches {
         let idx: Vec<usize> = (0..cells.len())
@@ -197,6 +225,7 @@ fn sample_cells(
                     &mut cells[i],
                     &mut out.results[base + i],
                     sink,
+                    team,
                 ) {
                     return true;
                 }
@@ -214,13 +243,26 @@ fn step(
     cell: &mut Cell,
     entry: &mut ResultEntry,
     sink: &mut dyn Sink,
+    team: &Team,
 ) -> bool {
     let p = &mut prepared[cell.prepared];
     if p.error.is_some() {
         cell.done = true;
         return false;
     }
-    match cell::take_sample(cell, p, plan.cold.as_ref()) {
+    let t = &plan.targets[p.target];
+    let knob = p.workload.size_knob();
+    let explain =
+        |e: &WorkloadError| setup::explain_failure(e, &entry.workload, knob, &t.label, &t.path);
+    let taken = if team.parallel() {
+        team::take_sample(team, cell, p, plan.cold.as_ref(), &explain)
+    } else {
+        cell::take_sample(cell, p, plan.cold.as_ref()).map_err(|e| match e {
+            WorkloadError::Interrupted => team::Failure::Interrupted,
+            e => team::Failure::Failed(explain(&e)),
+        })
+    };
+    match taken {
         Ok(sample) => {
             cell.elapsed_ns += sample.wall_ns;
             if cell.warmup_left > 0 {
@@ -241,18 +283,11 @@ fn step(
             cell.done = cell.policy_met(plan.runs, &entry.headline);
             false
         }
-        Err(WorkloadError::Interrupted) => true,
-        Err(e) => {
-            let t = &plan.targets[p.target];
-            p.error = Some(setup::explain_failure(
-                &e,
-                &entry.workload,
-                p.workload.size_knob(),
-                &t.label,
-                &t.path,
-            ));
+        Err(team::Failure::Interrupted) => true,
+        Err(team::Failure::Failed(message)) => {
+            p.error = Some(message);
             cell.done = true;
-            setup::cleanup(p);
+            setup::cleanup(p, team);
             false
         }
     }

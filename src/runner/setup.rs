@@ -3,6 +3,7 @@
 
 use super::Sink;
 use super::cell::{Cell, Prepared};
+use super::team::Team;
 use crate::error::{CliError, CliResult};
 use crate::plan::{CacheState, Plan, PlanWorkload, TargetKind};
 use crate::scratch::{self, Scratch};
@@ -11,11 +12,13 @@ use fsbench_workload::{CancelToken, Context, Params, Target, WorkloadError};
 use std::path::Path;
 
 /// Creates one scratch per directory target (none for devices), reporting leftovers of killed
-/// runs found there.
+/// runs found there. Under MPI each rank makes its own (`<id>-r<rank>`), or, with the shared
+/// layout, rank 0 makes one that the others use; a failure on any rank fails every rank.
 pub fn scratches(
     plan: &Plan,
     run_id: &str,
     sink: &mut dyn Sink,
+    team: &Team,
 ) -> CliResult<Vec<Option<Scratch>>> {
     let mut out = Vec::new();
     for t in &plan.targets {
@@ -24,18 +27,56 @@ pub fn scratches(
             continue;
         }
         if let Ok(found) = scratch::find_scratches(&t.path) {
-            for f in found.iter().filter(|f| f.stale) {
+            let ours = format!("{}{run_id}", scratch::PREFIX);
+            let leftovers = found.iter().filter(|f| {
+                // Other ranks' scratches of this very run are not leftovers.
+                f.stale
+                    && !f
+                        .path
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(&ours))
+            });
+            for f in leftovers {
                 sink.event(super::Event::Leftover {
                     scratch: &f.path,
                     target: &t.path,
                 });
             }
         }
-        let s = Scratch::create(&t.path, run_id).map_err(|e| match e.errno {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => CliError::run(e.message),
-            _ => CliError::usage(e.message),
+        let id = team.scratch_id(run_id);
+        let attach = team.sharing() && !team.root();
+        let made = if attach {
+            Err(None)
+        } else {
+            Scratch::create(&t.path, &id).map_err(Some)
+        };
+        let (made, errno) = match made {
+            Ok(s) => (Some(s), None),
+            Err(Some(e)) => (None, Some((e.errno, e.message))),
+            Err(None) => (None, None),
+        };
+        let failed = team.agree(errno.as_ref().map(|(_, m)| m.clone()));
+        let made = match failed {
+            Some(m) => Err(m),
+            None if !team.sharing() => Ok(made),
+            None => {
+                // Every rank takes part in this second exchange; rank 0 has nothing to check.
+                let seen = if attach {
+                    Scratch::attach(&t.path, &id).map(Some).map_err(|e| e.message)
+                } else {
+                    Ok(made)
+                };
+                match team.agree(seen.as_ref().err().cloned()) {
+                    Some(m) => Err(m),
+                    None => seen,
+                }
+            }
+        };
+        let s = made.map_err(|m| match errno.and_then(|(e, _)| e) {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => CliError::run(m),
+            _ => CliError::usage(m),
         })?;
-        out.push(Some(s));
+        out.push(s);
     }
     Ok(out)
 }
@@ -48,6 +89,7 @@ pub fn prepare_all(
     scratches: &[Option<Scratch>],
     cancel: &CancelToken,
     sink: &mut dyn Sink,
+    team: &Team,
 ) -> Vec<Prepared> {
     let mut out = Vec::new();
     for (ti, t) in plan.targets.iter().enumerate() {
@@ -69,7 +111,7 @@ pub fn prepare_all(
         let ctx = Context {
             target,
             cancel: cancel.clone(),
-            ranks: Default::default(),
+            ranks: team.ranks(),
         };
         let mut p = Prepared {
             target: ti,
@@ -82,10 +124,17 @@ pub fn prepare_all(
             workload: w.info.name,
             target: &t.label,
         });
-        if let Err(e) = prepare_one(&mut p) {
-            let knob = p.workload.size_knob();
-            p.error = Some(explain_failure(&e, w.info.name, knob, &t.label, &t.path));
-            cleanup(&mut p);
+        let knob = p.workload.size_knob();
+        let explain = |e: WorkloadError| explain_failure(&e, w.info.name, knob, &t.label, &t.path);
+        // The workload's directory first (rank 0's alone with the shared layout), then the
+        // workload's own preparation; each step agreed by every rank.
+        let mut failed = team.agree(make_dir(&p, team).err().map(explain));
+        if failed.is_none() {
+            failed = team.agree(p.workload.prepare(&p.ctx).err().map(explain));
+        }
+        if let Some(message) = failed {
+            p.error = Some(message);
+            cleanup(&mut p, team);
         } else {
             sink.event(super::Event::Prepared {
                 workload: w.info.name,
@@ -97,23 +146,32 @@ pub fn prepare_all(
     out
 }
 
-fn prepare_one(p: &mut Prepared) -> Result<(), WorkloadError> {
-    if let Some(dir) = p.ctx.scratch() {
-        std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
-        check_room(p.workload.as_ref(), dir)?;
+/// Makes the workload's directory and checks there is room for it (with the shared layout,
+/// rank 0 alone, for every rank's files).
+fn make_dir(p: &Prepared, team: &Team) -> Result<(), WorkloadError> {
+    let Some(dir) = p.ctx.scratch() else {
+        return Ok(());
+    };
+    if team.sharing() && !team.root() {
+        return Ok(());
     }
-    p.workload.prepare(&p.ctx)
+    std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
+    check_room(p.workload.as_ref(), dir, team.copies_per_filesystem())
 }
 
-/// Refuses a workload that needs more free bytes or inodes than the target has, naming the
-/// parameter that makes it smaller.
-fn check_room(w: &dyn fsbench_workload::Workload, dir: &Path) -> Result<(), WorkloadError> {
+/// Refuses a workload that needs more free bytes or inodes than the target has (for `copies`
+/// ranks' files on one filesystem), naming the parameter that makes it smaller.
+fn check_room(
+    w: &dyn fsbench_workload::Workload,
+    dir: &Path,
+    copies: u64,
+) -> Result<(), WorkloadError> {
     let knob = w.size_knob();
     let Ok(st) = rustix::fs::statvfs(dir) else {
         return Ok(());
     };
     let free = st.f_bavail * st.f_frsize;
-    let need = w.space_needed();
+    let need = w.space_needed().saturating_mul(copies);
     if need > free {
         return Err(WorkloadError::Unsupported(format!(
             "needs {} free but only {} is available — use a smaller {knob}= or another target",
@@ -122,7 +180,7 @@ fn check_room(w: &dyn fsbench_workload::Workload, dir: &Path) -> Result<(), Work
         )));
     }
     // Filesystems without a fixed inode table (btrfs) report no inode counts.
-    let inodes = w.inodes_needed();
+    let inodes = w.inodes_needed().saturating_mul(copies);
     if st.f_files > 0 && inodes > st.f_favail {
         return Err(WorkloadError::Unsupported(format!(
             "needs {inodes} free inodes but only {} are available — use a smaller {knob}= or another target",
@@ -132,9 +190,16 @@ fn check_room(w: &dyn fsbench_workload::Workload, dir: &Path) -> Result<(), Work
     Ok(())
 }
 
-/// Runs the workload's cleanup and removes its directory (never following symlinks).
-pub fn cleanup(p: &mut Prepared) {
+/// Runs the workload's cleanup and removes its directory (never following symlinks); with the
+/// shared layout, rank 0 removes it once every rank is done.
+pub fn cleanup(p: &mut Prepared, team: &Team) {
     let _ = p.workload.cleanup(&p.ctx);
+    if team.sharing() {
+        team.dist.barrier();
+        if !team.root() {
+            return;
+        }
+    }
     if let Some(dir) = p.ctx.scratch() {
         let _ = scratch::remove_tree(dir);
     }

@@ -95,6 +95,9 @@ impl Mpi {
         let root = w.process_at_rank(0);
         let mut len = text.len() as u64;
         root.broadcast_into(&mut len);
+        if len == 0 {
+            return String::new();
+        }
         let mut buf = if self.rank == 0 {
             text.as_bytes().to_vec()
         } else {
@@ -106,6 +109,12 @@ impl Mpi {
 
     pub fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
         let w = world();
+        // Never an empty buffer: an empty slice's dangling pointer is 0x1, which Open MPI reads
+        // as MPI_IN_PLACE. Every message gets one leading byte, dropped on receipt.
+        let mut framed = Vec::with_capacity(bytes.len() + 1);
+        framed.push(b'#');
+        framed.extend_from_slice(bytes);
+        let bytes = &framed[..];
         let len = bytes.len() as Count;
         let mut lens = vec![0 as Count; self.size];
         w.all_gather_into(&len, &mut lens[..]);
@@ -125,7 +134,7 @@ impl Mpi {
         }
         lens.iter()
             .zip(&displs)
-            .map(|(&l, &d)| buf[d as usize..(d + l) as usize].to_vec())
+            .map(|(&l, &d)| buf[d as usize + 1..(d + l) as usize].to_vec())
             .collect()
     }
 

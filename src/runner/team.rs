@@ -1,0 +1,200 @@
+//! The ranks of an MPI run as the runner sees them: one process alone (the usual case), or
+//! `mpirun -n N` ranks taking every sample together. Every step that can fail on one rank is
+//! followed by an exchange, so that all ranks take the same branch and meet at the same
+//! barriers; rank 0 speaks for them.
+
+use super::cell::{self, Cell, Prepared};
+use crate::cache::{self, ColdMethod};
+use crate::plan::CacheState;
+use fsbench_dist::Dist;
+use fsbench_dist::wire::{Outcome, RankSample, Report};
+use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
+use fsbench_model::Sample;
+use fsbench_workload::{Ranks, WorkloadError};
+
+/// The processes running this plan.
+pub struct Team {
+    /// The MPI job, or one process alone.
+    pub dist: Dist,
+    /// `--layout shared`: the ranks work in one directory.
+    pub shared: bool,
+}
+
+/// Why a sample gave no result.
+pub enum Failure {
+    /// A signal stopped the run.
+    Interrupted,
+    /// The workload failed; one line naming what, where (and which rank) and what to do.
+    Failed(String),
+}
+
+impl Team {
+    /// True under mpirun with more than one rank.
+    pub fn parallel(&self) -> bool {
+        self.dist.is_parallel()
+    }
+
+    /// True when ranks share one directory per workload.
+    pub fn sharing(&self) -> bool {
+        self.shared && self.parallel()
+    }
+
+    /// True on the rank that creates shared things, prints and stores.
+    pub fn root(&self) -> bool {
+        self.dist.is_root()
+    }
+
+    /// What workloads see of the ranks.
+    pub fn ranks(&self) -> Ranks {
+        Ranks {
+            rank: self.dist.rank(),
+            size: self.dist.size(),
+            shared: self.sharing(),
+            sync: self.dist.sync(),
+        }
+    }
+
+    /// How many copies of a workload's files share one filesystem: every rank's with the
+    /// shared layout, this node's ranks' with per-rank directories.
+    pub fn copies_per_filesystem(&self) -> u64 {
+        if self.sharing() {
+            self.dist.size() as u64
+        } else {
+            self.dist.ranks_on_node() as u64
+        }
+    }
+
+    /// The name of this rank's scratch: the run id alone, or `<id>-r<rank>` for per-rank
+    /// directories under MPI.
+    pub fn scratch_id(&self, run_id: &str) -> String {
+        if self.parallel() && !self.sharing() {
+            format!("{run_id}-r{}", self.dist.rank())
+        } else {
+            run_id.to_string()
+        }
+    }
+
+    /// Every rank's error for one step: the first failing rank's (naming the rank), on all.
+    pub fn agree(&self, mine: Option<String>) -> Option<String> {
+        self.dist.agree(mine.as_deref())
+    }
+}
+
+/// One sample taken by every rank together: a barrier before it (after each rank prepared its
+/// files and the node's caches were dropped), then every rank's report, merged.
+pub fn take_sample(
+    team: &Team,
+    cell: &mut Cell,
+    p: &mut Prepared,
+    cold: Option<&ColdMethod>,
+    explain: &dyn Fn(&WorkloadError) -> String,
+) -> Result<Sample, Failure> {
+    let dist = &team.dist;
+    let run_cancel = p.ctx.cancel.clone();
+    let scope = dist.begin_sample(&run_cancel);
+    p.ctx.cancel = scope.cancel.clone();
+    let measured = measure(dist, cell, p, cold);
+    p.ctx.cancel = run_cancel.clone();
+    let (outcome, sent) = match &measured {
+        Ok(m) => (Outcome::Ok(Box::new(m.rank.clone())), false),
+        Err(WorkloadError::Interrupted) if run_cancel.is_cancelled() => {
+            (Outcome::Interrupted, false)
+        }
+        Err(WorkloadError::Interrupted) => (Outcome::Aborted, false),
+        Err(e) => {
+            let sent = dist.abort_others();
+            (Outcome::Failed(explain(e)), sent)
+        }
+    };
+    let reports = dist.end_sample(scope, outcome, sent);
+    let own = measured.ok();
+    conclude(&reports, own.as_ref())
+}
+
+/// One rank's measured sample and what only it knows (its CPU view of the machine).
+struct Measured {
+    rank: RankSample,
+    cpu: fsbench_measure::CpuDelta,
+}
+
+/// The sample on this rank. Every barrier is reached whatever failed before it, so that the
+/// ranks stay in step; the first error is returned after the start barrier.
+fn measure(
+    dist: &Dist,
+    cell: &mut Cell,
+    p: &mut Prepared,
+    cold: Option<&ColdMethod>,
+) -> Result<Measured, WorkloadError> {
+    let mut err = p.workload.before_sample(&p.ctx).err();
+    let files = p.workload.cache_files(&p.ctx);
+    if cell.cache == CacheState::Warm && !cell.primed {
+        cache::prime(&files);
+        cell.primed = true;
+    }
+    if cell.cache == CacheState::Cold {
+        let method = cold.expect("invariant: a cold cell has a cold method");
+        // Every rank's files are written before its node's caches are dropped, once per node.
+        dist.barrier();
+        let mine = method.per_file() || dist.is_node_leader();
+        if err.is_none() && mine {
+            err = method
+                .apply(&files, &p.ctx.cancel)
+                .err()
+                .map(|m| WorkloadError::Unsupported(format!("cannot make the cache cold: {m}")));
+        }
+        // Residency is measured once the node's drop is done.
+        dist.barrier();
+    }
+    let resident = cache::resident_pct(&files);
+    dist.barrier();
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let mut rec = SampleRecorder::new();
+    let cpu_before = CpuSnapshot::take(&p.daemon_pids);
+    rec.start();
+    p.workload.run(&p.ctx, &mut rec)?;
+    let mut data = rec.finish();
+    let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
+    cell::verify_direct(&mut data.metrics, &files, resident);
+    Ok(Measured {
+        rank: RankSample::new(&data, rec.histogram(), resident),
+        cpu,
+    })
+}
+
+/// What every rank concludes from all the reports (the same on every rank).
+fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failure> {
+    if reports
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::Interrupted))
+    {
+        return Err(Failure::Interrupted);
+    }
+    let n = reports.len();
+    if let Some((r, msg)) = reports.iter().enumerate().find_map(|(r, rep)| match &rep.outcome {
+        Outcome::Failed(m) => Some((r, m)),
+        _ => None,
+    }) {
+        return Err(Failure::Failed(format!("rank {r} of {n}: {msg}")));
+    }
+    let samples: Vec<RankSample> = reports
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Outcome::Ok(s) => Some((**s).clone()),
+            _ => None,
+        })
+        .collect();
+    if samples.len() != n {
+        return Err(Failure::Failed(format!(
+            "{} of {n} ranks ended the sample without a result or an error — see their output",
+            n - samples.len()
+        )));
+    }
+    let merged = fsbench_dist::merge::merge(&samples)
+        .ok_or_else(|| Failure::Failed("no rank sent a sample".into()))?;
+    let cpu = own.map(|m| m.cpu.clone()).unwrap_or_default();
+    let mut sample = crate::metrics::to_sample(merged.data, merged.resident_pct, &cpu);
+    sample.latency_hdr = fsbench_measure::histo::encode(&merged.hist);
+    Ok(sample)
+}
