@@ -352,7 +352,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let far = t.path().join(format!("{PREFIX}far"));
         std::fs::create_dir(&far).unwrap();
-        std::fs::write(far.join(MARKER), "pid=4294967\nstart_ticks=1\nhost=elsewhere.example\n").unwrap();
+        std::fs::write(
+            far.join(MARKER),
+            "pid=4294967\nstart_ticks=1\nhost=elsewhere.example\n",
+        )
+        .unwrap();
         let found = find_scratches(t.path()).unwrap();
         assert!(!found[0].stale, "judged another host's scratch");
         assert!(Scratch::attach(t.path(), "nope").is_err());

@@ -204,7 +204,11 @@ fn check_team(team: &runner::Team, args: &RunArgs, plan: &crate::plan::Plan) -> 
             "--lab cannot be used under mpirun — build the filesystems first, then give them as --target",
         ));
     }
-    if let Some(t) = plan.targets.iter().find(|t| t.kind != crate::plan::TargetKind::Dir) {
+    if let Some(t) = plan
+        .targets
+        .iter()
+        .find(|t| t.kind != crate::plan::TargetKind::Dir)
+    {
         return Err(CliError::usage(format!(
             "target {} is a device: under mpirun every target must be a directory",
             t.path.display()

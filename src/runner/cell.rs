@@ -156,7 +156,9 @@ impl DirectFlag for std::collections::BTreeMap<String, f64> {
 
 impl DirectFlag for Vec<(String, f64)> {
     fn direct_used(&self) -> Option<f64> {
-        self.iter().find(|(n, _)| n == "direct_used").map(|(_, v)| *v)
+        self.iter()
+            .find(|(n, _)| n == "direct_used")
+            .map(|(_, v)| *v)
     }
     fn set(&mut self, name: &str, v: f64) {
         match self.iter_mut().find(|(n, _)| n == name) {

@@ -91,15 +91,7 @@ pub fn execute(
                 .iter()
                 .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache, team)),
         );
-        let interrupted = sample_cells(
-            plan,
-            &mut prepared,
-            &mut cells,
-            &mut out,
-            base,
-            sink,
-            team,
-        );
+        let interrupted = sample_cells(plan, &mut prepared, &mut cells, &mut out, base, sink, team);
         for p in &mut prepared {
             setup::cleanup(p, team);
         }

@@ -62,7 +62,9 @@ pub fn scratches(
             None => {
                 // Every rank takes part in this second exchange; rank 0 has nothing to check.
                 let seen = if attach {
-                    Scratch::attach(&t.path, &id).map(Some).map_err(|e| e.message)
+                    Scratch::attach(&t.path, &id)
+                        .map(Some)
+                        .map_err(|e| e.message)
                 } else {
                     Ok(made)
                 };

@@ -172,10 +172,14 @@ fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failur
         return Err(Failure::Interrupted);
     }
     let n = reports.len();
-    if let Some((r, msg)) = reports.iter().enumerate().find_map(|(r, rep)| match &rep.outcome {
-        Outcome::Failed(m) => Some((r, m)),
-        _ => None,
-    }) {
+    if let Some((r, msg)) = reports
+        .iter()
+        .enumerate()
+        .find_map(|(r, rep)| match &rep.outcome {
+            Outcome::Failed(m) => Some((r, m)),
+            _ => None,
+        })
+    {
         return Err(Failure::Failed(format!("rank {r} of {n}: {msg}")));
     }
     let samples: Vec<RankSample> = reports

@@ -30,6 +30,13 @@ const PHASE_RATES: &[(&str, &str, &str)] = &[
 
 /// How a workload metric is combined over ranks, by its catalogued unit.
 pub fn combine_rule(name: &str) -> Combine {
+    // A rank's own spread over its jobs: the slowest of the slowest, the fastest of the fastest.
+    if name.ends_with("_min") {
+        return Combine::Min;
+    }
+    if name.ends_with("_max") {
+        return Combine::Max;
+    }
     match catalogue::unit_kind(name) {
         Unit::Flag => Combine::Min,
         Unit::Ns => Combine::Max,

@@ -84,7 +84,9 @@ pub fn aggregate(
             }
         }
     }
+    // The parts' own stonewall figures (jobs inside a rank) give way to the ones over all parts.
     let mut metrics = combine_metrics(parts, combine);
+    metrics.retain(|(n, _)| !n.starts_with("stonewall_"));
     metrics.extend(spread(parts, who));
     metrics.extend(stonewall(parts));
     Some(Aggregate {

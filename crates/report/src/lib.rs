@@ -6,5 +6,6 @@ pub mod export;
 pub mod format;
 pub mod html;
 pub mod json;
+pub mod ranks;
 pub mod scaling;
 pub mod terminal;

@@ -22,6 +22,9 @@ pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     if record.results.iter().any(|r| !r.samples.is_empty()) {
         let _ = writeln!(out, "{}", headline_table(&record.results, opts));
         let _ = writeln!(out, "{}", cpu_latency_table(&record.results, opts));
+        if let Some(t) = crate::ranks::ranks_table(&record.results, opts) {
+            let _ = writeln!(out, "{t}");
+        }
     }
     for s in &record.scaling {
         let _ = writeln!(out, "{}", scaling_table(s, opts));
@@ -240,7 +243,7 @@ fn header(r: &RunRecord, out: &mut String) {
     }
 }
 
-fn table(opts: TerminalOptions, head: &[&str]) -> Table {
+pub(crate) fn table(opts: TerminalOptions, head: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::UTF8_FULL_CONDENSED);
     match opts.width {
@@ -256,12 +259,12 @@ fn table(opts: TerminalOptions, head: &[&str]) -> Table {
     t
 }
 
-fn right(s: String) -> Cell {
+pub(crate) fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
 }
 
 /// The workload's name with the swept parameters of this cell (`walk workers=2`).
-fn workload_label(r: &ResultEntry) -> String {
+pub(crate) fn workload_label(r: &ResultEntry) -> String {
     let mut s = r.workload.clone();
     for (k, v) in &r.sweep {
         s.push_str(&format!(" {k}={v}"));
@@ -269,7 +272,7 @@ fn workload_label(r: &ResultEntry) -> String {
     s
 }
 
-fn cache_label(r: &ResultEntry) -> String {
+pub(crate) fn cache_label(r: &ResultEntry) -> String {
     let res = r
         .cache
         .resident_pct
