@@ -97,9 +97,14 @@ fn one_line_clap_error(text: &str) -> String {
     )
 }
 
+/// Prints a failure as one line now (MPI rank 0, before MPI is finalised).
+pub(crate) fn report_error(err: &CliError) {
+    report(err);
+}
+
 /// Prints a failure as one line (control characters escaped), unless there is nothing to say.
 fn report(err: &CliError) {
-    if err.kind == ExitKind::BrokenPipe {
+    if err.kind == ExitKind::BrokenPipe || err.message.is_empty() {
         return;
     }
     errln!("fsbench: error: {}", escape_controls(&err.message));

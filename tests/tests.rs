@@ -9,6 +9,7 @@ mod env;
 mod hardening;
 mod lab;
 mod ministat;
+mod mpi;
 mod postmark;
 mod report;
 mod run;

@@ -74,10 +74,28 @@ impl RunSink {
 /// Runs the plan described by `args` (on every rank when started by mpirun).
 pub fn run(mut args: RunArgs) -> CliResult<i32> {
     let team = join_ranks(&mut args)?;
+    let result = run_with(args, &team);
+    if team.parallel() {
+        // Rank 0 says why before MPI is finalised: another rank's early exit makes mpirun end
+        // the job, and rank 0 with it.
+        if let Err(e) = &result {
+            if team.root() {
+                crate::report_error(e);
+            }
+            return Err(CliError {
+                kind: e.kind,
+                message: String::new(),
+            });
+        }
+    }
+    result
+}
+
+fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let suite = crate::suite::resolve(&mut args)?;
     let lab = crate::lab::request(&args)?;
     let mut plan = crate::plan::from_args(&args)?;
-    check_team(&team, &args, &plan)?;
+    check_team(team, &args, &plan)?;
     check_percentages(&args)?;
     let exports = Exports::check(&args.export)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
@@ -127,7 +145,7 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
         return Err(CliError::usage(e));
     }
     let id = sink.record.run.id.clone();
-    let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, &team)?;
+    let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, team)?;
     sink.progress.finish();
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, args.confidence);

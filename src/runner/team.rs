@@ -197,7 +197,7 @@ fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failur
     }
     let merged = fsbench_dist::merge::merge(&samples)
         .ok_or_else(|| Failure::Failed("no rank sent a sample".into()))?;
-    let cpu = own.map(|m| m.cpu.clone()).unwrap_or_default();
+    let cpu = own.map(|m| m.cpu).unwrap_or_default();
     let mut sample = crate::metrics::to_sample(merged.data, merged.resident_pct, &cpu);
     sample.latency_hdr = fsbench_measure::histo::encode(&merged.hist);
     Ok(sample)

@@ -1,0 +1,287 @@
+//! MPI runs (`mpirun -n 4 fsbench run ...`): ranks add up into one table and one stored run,
+//! in both layouts; a failing rank ends the sample everywhere; Ctrl-C on mpirun leaves no
+//! scratch and no process. They need an fsbench built with `--features mpi`, which is built
+//! here (into `target/mpi`) when `mpirun` and `mpicc` are installed, and skipped otherwise.
+
+use crate::util;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The fsbench binary with MPI support, built once per test process; `None` (after printing
+/// why) when MPI is not installed.
+fn mpi_fsbench(test: &str) -> Option<&'static Path> {
+    if !util::tool_or_skip("mpirun", test) || !util::tool_or_skip("mpicc", test) {
+        return None;
+    }
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    Some(BIN.get_or_init(|| {
+        if cfg!(feature = "mpi") {
+            return assert_cmd::cargo::cargo_bin("fsbench");
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = root.join("target/mpi");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--locked", "--features", "mpi", "--bin", "fsbench"])
+            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(root)
+            .output()
+            .expect("run cargo build --features mpi");
+        assert!(
+            out.status.success(),
+            "cargo build --features mpi failed (libopenmpi-dev and libclang-dev installed?):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        target.join("debug/fsbench")
+    }))
+}
+
+/// `mpirun -n N BIN args...` as root on this machine (loopback only).
+fn mpirun(bin: &Path, n: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        &n.to_string(),
+    ])
+    .arg(bin)
+    .env("NO_COLOR", "1")
+    .env("XDG_DATA_HOME", util::data_home());
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("json")
+}
+
+fn stored_runs() -> usize {
+    let out = util::fsbench()
+        .args(["history", "--export-json", "-"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v.as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn mpirun_ranks_without_mpi_support_are_refused() {
+    if cfg!(feature = "mpi") {
+        eprintln!("SKIP mpirun_ranks_without_mpi_support_are_refused: this build has MPI");
+        return;
+    }
+    let t = util::temp_dir();
+    let out = util::fsbench()
+        .env("OMPI_COMM_WORLD_SIZE", "4")
+        .env("OMPI_COMM_WORLD_RANK", "0")
+        .args(["run", "--no-store", "-w", "null", "-t"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--features mpi"), "{err}");
+    assert!(util::entries(t.path()).is_empty());
+}
+
+#[test]
+fn four_ranks_add_up_data_and_metadata_in_both_layouts() {
+    let Some(bin) = mpi_fsbench("four_ranks_add_up_data_and_metadata_in_both_layouts") else {
+        return;
+    };
+    for layout in ["per-rank", "shared"] {
+        let t = util::temp_dir();
+        let j = util::temp_dir();
+        let file = j.path().join("run.json");
+        let before = stored_runs();
+        let out = mpirun(bin, 4)
+            .args(["run", "--runs", "2", "--cache", "warm", "--layout", layout])
+            .args([
+                "-w",
+                "seq-write:size=4m,bs=1m",
+                "-w",
+                "seq-read:size=2m,bs=64k",
+            ])
+            .args(["-w", "tree-create:scale=0.05", "-t"])
+            .arg(t.path())
+            .arg("--json")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{layout}: {}", text(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.matches("fsbench 0.1.0 · run").count(), 1, "{stdout}");
+        assert!(stdout.contains("per rank MiB/s"), "{stdout}");
+        assert_eq!(stored_runs(), before + 1, "{layout}: one stored run");
+        assert!(util::entries(t.path()).is_empty(), "{layout}: scratch left");
+        let v = json(&file);
+        let results = v["results"].as_array().unwrap();
+        assert_eq!(results.len(), 3, "{layout}: one result per cell");
+        for r in results {
+            assert_eq!(r["params"]["ranks"], "4");
+            assert_eq!(r["params"]["layout"], layout);
+            for s in r["samples"].as_array().unwrap() {
+                let m = &s["metrics"];
+                assert_eq!(m["ranks"], 4.0, "{layout} {r}");
+                let (lo, hi) = (
+                    m["rank_iops_min"].as_f64().unwrap(),
+                    m["rank_iops_max"].as_f64().unwrap(),
+                );
+                assert!(lo > 0.0 && lo <= hi, "{layout}: rank spread {lo} {hi}");
+                let bytes = s["bytes"].as_u64().unwrap();
+                match r["workload"].as_str().unwrap() {
+                    "seq-write" => assert_eq!(bytes, 4 * (4 << 20), "{layout}"),
+                    "seq-read" => {
+                        assert_eq!(bytes, 4 * (2 << 20), "{layout}");
+                        assert_eq!(s["latency"]["count"], 4 * 32, "{layout}: merged histogram");
+                    }
+                    "tree-create" => assert_eq!(m["files"], 400.0, "{layout}"),
+                    w => panic!("unexpected workload {w}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shared_layout_refuses_a_workload_that_cannot_split() {
+    let Some(bin) = mpi_fsbench("shared_layout_refuses_a_workload_that_cannot_split") else {
+        return;
+    };
+    let t = util::temp_dir();
+    let out = mpirun(bin, 2)
+        .args([
+            "run",
+            "--no-store",
+            "--layout",
+            "shared",
+            "-w",
+            "walk",
+            "-t",
+        ])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot run with --layout shared"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        err.matches("fsbench: error:").count(),
+        1,
+        "only rank 0 speaks: {err}"
+    );
+    assert!(util::entries(t.path()).is_empty());
+}
+
+#[test]
+fn a_failing_rank_ends_the_sample_on_every_rank() {
+    let Some(bin) = mpi_fsbench("a_failing_rank_ends_the_sample_on_every_rank") else {
+        return;
+    };
+    let t = util::temp_dir();
+    let started = Instant::now();
+    let out = mpirun(bin, 4)
+        .args(["run", "--no-store", "--runs", "1", "--cache", "warm", "-w"])
+        .arg(r#"command:run=if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exit 7; fi; sleep 120"#)
+        .arg("-t")
+        .arg(t.path())
+        .output()
+        .unwrap();
+    // The others' two-minute sleep was cut short (without the abort they would sleep it out).
+    assert!(started.elapsed() < Duration::from_secs(100), "not aborted");
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rank 2 of 4") && err.contains("exit status: 7"),
+        "{}",
+        text(&out)
+    );
+    assert!(util::entries(t.path()).is_empty(), "scratch left");
+}
+
+/// Pids of live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank() {
+    let Some(bin) = mpi_fsbench("ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank") else {
+        return;
+    };
+    for layout in ["per-rank", "shared"] {
+        let t = util::temp_dir();
+        let target = t.path().to_string_lossy().into_owned();
+        let mut child = mpirun(bin, 4)
+            .args(["run", "--no-store", "--runs", "100000", "--cache", "warm"])
+            .args(["--layout", layout, "-w", "seq-write:size=8m", "-t", &target])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until every rank works in the target (4 scratches, or rank 0's shared one with
+        // its workload directory), then interrupt mpirun as a terminal's Ctrl-C would.
+        let want = if layout == "shared" { 1 } else { 4 };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while util::entries(t.path()).len() < want && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(
+            util::entries(t.path()).len(),
+            want,
+            "{layout}: ranks never started"
+        );
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+            rustix::process::Signal::INT,
+        )
+        .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{layout}: {status:?}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !processes_mentioning(&target).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(
+            processes_mentioning(&target),
+            Vec::<u32>::new(),
+            "{layout}: ranks left"
+        );
+        assert!(
+            util::entries(t.path()).is_empty(),
+            "{layout}: scratch left: {:?}",
+            util::entries(t.path())
+        );
+    }
+}
