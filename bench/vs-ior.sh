@@ -204,6 +204,8 @@ fs_meta() { # fs_meta DIR MODE -> "CREATE STAT REMOVE" (files/s; STAT "-" when s
   echo "$create $stat $remove"
 }
 
+# The runs write their figures to $WORK/res (no subshell: Ctrl-C and a failed run end the script
+# with the run's own processes, then the cleanup).
 # Per case (target mode phase), the figures of each round, space-separated.
 declare -A PEER=() FSB=() SW=()
 # A "-" (no figure: a run fsbench refused) is left out.
@@ -221,15 +223,15 @@ for r in $(seq "$ROUNDS"); do
     for mode in per-rank shared; do
       iw="" ir="" fw="" fws="" fr="" frs="" mc="" ms="" mr="" fc="" fst="" frm=""
       if [ $((r % 2)) = 1 ] || [ "$FS" = 0 ]; then
-        read -r iw ir < <(ior_run "$dir" "$mode")
-        if [ "$FS" = 1 ]; then read -r fw fws fr frs < <(fs_data "$dir" "$mode"); fi
-        read -r mc ms mr < <(mdtest_run "$dir" "$mode")
-        if [ "$FS" = 1 ]; then read -r fc fst frm < <(fs_meta "$dir" "$mode"); fi
+        ior_run "$dir" "$mode" >"$WORK/res"; read -r iw ir <"$WORK/res"
+        if [ "$FS" = 1 ]; then fs_data "$dir" "$mode" >"$WORK/res"; read -r fw fws fr frs <"$WORK/res"; fi
+        mdtest_run "$dir" "$mode" >"$WORK/res"; read -r mc ms mr <"$WORK/res"
+        if [ "$FS" = 1 ]; then fs_meta "$dir" "$mode" >"$WORK/res"; read -r fc fst frm <"$WORK/res"; fi
       else
-        read -r fw fws fr frs < <(fs_data "$dir" "$mode")
-        read -r iw ir < <(ior_run "$dir" "$mode")
-        read -r fc fst frm < <(fs_meta "$dir" "$mode")
-        read -r mc ms mr < <(mdtest_run "$dir" "$mode")
+        fs_data "$dir" "$mode" >"$WORK/res"; read -r fw fws fr frs <"$WORK/res"
+        ior_run "$dir" "$mode" >"$WORK/res"; read -r iw ir <"$WORK/res"
+        fs_meta "$dir" "$mode" >"$WORK/res"; read -r fc fst frm <"$WORK/res"
+        mdtest_run "$dir" "$mode" >"$WORK/res"; read -r mc ms mr <"$WORK/res"
       fi
       if [ -z "$iw" ] || [ -z "$mc" ]; then
         echo "a peer run failed (round $r, $t $mode)" >&2; exit 1
