@@ -200,6 +200,7 @@ mod tests {
             latency: None,
             phases: Vec::new(),
             metrics: Vec::new(),
+            progress: Vec::new(),
         }
     }
 

@@ -69,6 +69,7 @@ pub fn prepare_all(
         let ctx = Context {
             target,
             cancel: cancel.clone(),
+            ranks: Default::default(),
         };
         let mut p = Prepared {
             target: ti,

@@ -2,6 +2,7 @@
 //! one operation at a time. This crate knows time, not work: it never learns which workload runs.
 #![warn(missing_docs)]
 
+pub mod aggregate;
 mod clock;
 mod cpu;
 pub mod histo;
@@ -16,4 +17,6 @@ pub use machine::{
     parse_proc_stat,
 };
 pub use overhead::{Overhead, measure_overhead};
-pub use recorder::{LatencyStats, Recorder, SampleData, SampleRecorder};
+pub use recorder::{
+    LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS,
+};

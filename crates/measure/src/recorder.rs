@@ -76,6 +76,76 @@ pub struct SampleData {
     pub phases: Vec<(String, u64)>,
     /// Named workload metrics in the order first reported (a repeated name keeps the last value).
     pub metrics: Vec<(String, f64)>,
+    /// How the work progressed: cumulative operations and bytes at points in time since `start`,
+    /// ending with the totals at `wall_ns` (at most [`TRACE_POINTS`] points). Used to tell how
+    /// much each MPI rank had done when the first rank finished (IOR-style stonewalling).
+    pub progress: Vec<ProgressPoint>,
+}
+
+/// Cumulative work done at one moment of a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProgressPoint {
+    /// Time since the sample's start, ns.
+    pub at_ns: u64,
+    /// Operations done by then.
+    pub ops: u64,
+    /// Bytes moved by then.
+    pub bytes: u64,
+}
+
+/// Most points a progress trace keeps: when full, every other point is dropped and the spacing
+/// doubles, so a trace of any length stays small enough to gather from every MPI rank.
+pub const TRACE_POINTS: usize = 256;
+
+/// First spacing of progress points, ns.
+const TRACE_START_SPACING_NS: u64 = 1_000_000;
+
+/// Operations between clock reads for the progress trace when the recorder itself does not read
+/// the clock (latencies measured by the caller).
+const TRACE_OP_STRIDE: u64 = 64;
+
+/// The progress trace of a running sample: a point at most every `spacing_ns`.
+#[derive(Debug, Clone)]
+struct Trace {
+    points: Vec<ProgressPoint>,
+    spacing_ns: u64,
+    due_ns: u64,
+}
+
+impl Trace {
+    fn new() -> Self {
+        Self {
+            points: Vec::with_capacity(TRACE_POINTS),
+            spacing_ns: TRACE_START_SPACING_NS,
+            due_ns: u64::MAX,
+        }
+    }
+
+    fn reset(&mut self, start_ns: u64) {
+        self.points.clear();
+        self.spacing_ns = TRACE_START_SPACING_NS;
+        self.due_ns = start_ns.saturating_add(self.spacing_ns);
+    }
+
+    /// Records the totals at `now_ns` (called only once `now_ns >= due_ns`).
+    #[cold]
+    fn push(&mut self, start_ns: u64, now_ns: u64, ops: u64, bytes: u64) {
+        if self.points.len() == TRACE_POINTS {
+            let mut keep = 0;
+            for i in (1..self.points.len()).step_by(2) {
+                self.points[keep] = self.points[i];
+                keep += 1;
+            }
+            self.points.truncate(keep);
+            self.spacing_ns *= 2;
+        }
+        self.points.push(ProgressPoint {
+            at_ns: now_ns.saturating_sub(start_ns),
+            ops,
+            bytes,
+        });
+        self.due_ns = now_ns.saturating_add(self.spacing_ns);
+    }
 }
 
 /// Records one sample: call `start`, hand it to the workload as `&mut dyn Recorder`, then `finish`.
@@ -88,6 +158,7 @@ pub struct SampleRecorder<C: Clock = MonotonicClock> {
     metrics: Vec<(String, f64)>,
     start_ns: u64,
     start_cpu: CpuTimes,
+    trace: Trace,
 }
 
 impl SampleRecorder<MonotonicClock> {
@@ -119,6 +190,7 @@ impl<C: Clock> SampleRecorder<C> {
             metrics: Vec::new(),
             start_ns: 0,
             start_cpu: CpuTimes::default(),
+            trace: Trace::new(),
         }
     }
 
@@ -131,12 +203,27 @@ impl<C: Clock> SampleRecorder<C> {
         self.metrics.clear();
         self.start_cpu = CpuTimes::process_and_children();
         self.start_ns = self.clock.now_ns();
+        self.trace.reset(self.start_ns);
+    }
+
+    #[inline]
+    fn trace_at(&mut self, now_ns: u64) {
+        if now_ns >= self.trace.due_ns {
+            self.trace.push(self.start_ns, now_ns, self.ops, self.bytes);
+        }
     }
 
     /// Ends the sample and returns its data.
     pub fn finish(&mut self) -> SampleData {
-        let wall_ns = self.clock.now_ns().saturating_sub(self.start_ns);
+        let now = self.clock.now_ns();
+        let wall_ns = now.saturating_sub(self.start_ns);
         let cpu = CpuTimes::process_and_children().since(self.start_cpu);
+        let mut progress = std::mem::take(&mut self.trace.points);
+        progress.push(ProgressPoint {
+            at_ns: wall_ns,
+            ops: self.ops,
+            bytes: self.bytes,
+        });
         SampleData {
             wall_ns,
             user_ns: cpu.user_ns,
@@ -146,6 +233,7 @@ impl<C: Clock> SampleRecorder<C> {
             latency: latency_stats(&self.hist),
             phases: std::mem::take(&mut self.phases),
             metrics: std::mem::take(&mut self.metrics),
+            progress,
         }
     }
 
@@ -169,12 +257,15 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
             .saturating_record(now.saturating_sub(start_ns).max(1));
         self.ops += 1;
         self.bytes += bytes;
+        self.trace_at(now);
         now
     }
 
     fn add_ops(&mut self, ops: u64, bytes: u64) {
         self.ops += ops;
         self.bytes += bytes;
+        let now = self.clock.now_ns();
+        self.trace_at(now);
     }
 
     #[inline]
@@ -182,6 +273,10 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
         self.hist.saturating_record(latency_ns.max(1));
         self.ops += 1;
         self.bytes += bytes;
+        if self.ops % TRACE_OP_STRIDE == 0 {
+            let now = self.clock.now_ns();
+            self.trace_at(now);
+        }
     }
 
     fn merge_ops(&mut self, hist: &Histogram<u64>, ops: u64, bytes: u64) {
@@ -194,6 +289,8 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
         }
         self.ops += ops;
         self.bytes += bytes;
+        let now = self.clock.now_ns();
+        self.trace_at(now);
     }
 
     fn phase(&mut self, name: &str, elapsed_ns: u64) {
@@ -283,6 +380,32 @@ mod tests {
         assert_eq!((d.ops, d.bytes), (4, 4 * 4096));
         let lat = d.latency.unwrap();
         assert_eq!((lat.count, lat.min_ns, lat.max_ns), (4, 10, 1000));
+    }
+
+    #[test]
+    fn progress_trace_is_bounded_and_ends_with_the_totals() {
+        // 1 ms per operation: a point per operation at first, then thinned as it fills.
+        let mut r = SampleRecorder::with_clock(FakeClock::new(1_000_000));
+        r.start();
+        let mut t = r.now_ns();
+        for _ in 0..5000 {
+            t = r.op_done(t, 10);
+        }
+        let d = r.finish();
+        assert!(d.progress.len() <= TRACE_POINTS + 1, "{}", d.progress.len());
+        assert!(d.progress.len() > TRACE_POINTS / 2);
+        let last = *d.progress.last().unwrap();
+        assert_eq!(
+            (last.at_ns, last.ops, last.bytes),
+            (d.wall_ns, 5000, 50_000)
+        );
+        for w in d.progress.windows(2) {
+            assert!(w[0].at_ns < w[1].at_ns && w[0].ops <= w[1].ops, "{w:?}");
+        }
+        // Every point is consistent with one operation per millisecond since the start.
+        for p in &d.progress[..d.progress.len() - 1] {
+            assert_eq!(p.ops, (p.at_ns - 1_000_000) / 1_000_000, "{p:?}");
+        }
     }
 
     #[test]

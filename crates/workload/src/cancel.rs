@@ -3,9 +3,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Cloneable cancellation flag; all clones share one state.
+/// Cloneable cancellation flag; all clones share one state. A child token (`child`) is also
+/// cancelled when its parent is, but cancelling the child leaves the parent alone (one MPI sample
+/// ended because another rank failed, while the run goes on).
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken(Arc<AtomicBool>, Option<Arc<AtomicBool>>);
 
 impl CancelToken {
     /// A token that is not cancelled.
@@ -13,15 +15,20 @@ impl CancelToken {
         Self::default()
     }
 
+    /// A new token cancelled by its own `cancel` or by this token's.
+    pub fn child(&self) -> Self {
+        Self(Arc::new(AtomicBool::new(false)), Some(Arc::clone(&self.0)))
+    }
+
     /// Asks every holder to stop.
     pub fn cancel(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
 
-    /// True once `cancel` was called on any clone.
+    /// True once `cancel` was called on any clone (or on the parent of a child token).
     #[inline]
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Relaxed) || self.1.as_ref().is_some_and(|p| p.load(Ordering::Relaxed))
     }
 
     /// The shared flag, for signal handlers that set it directly.
@@ -37,5 +44,21 @@ impl CancelToken {
         } else {
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod child_tests {
+    use super::*;
+
+    #[test]
+    fn child_follows_parent_but_not_the_other_way() {
+        let parent = CancelToken::new();
+        let child = parent.child();
+        child.cancel();
+        assert!(child.is_cancelled() && !parent.is_cancelled());
+        let other = parent.child();
+        parent.cancel();
+        assert!(other.is_cancelled());
     }
 }

@@ -351,13 +351,45 @@ pub fn ensure_file(
     {
         return Ok(());
     }
-    let f = open_write(file, false, true)?;
+    fill(ctx, file, 0..file.size, true, pattern, seed)
+}
+
+/// Writes `range` of `file` with the pattern (its blocks stamped by absolute offset, as
+/// [`ensure_file`] does), without truncating: each MPI rank fills its own segment of one shared
+/// file. A file named by the user or a device is left alone.
+pub fn ensure_segment(
+    ctx: &Context,
+    file: &DataFile,
+    range: std::ops::Range<u64>,
+    pattern: DataPattern,
+    seed: u64,
+) -> Result<(), WorkloadError> {
+    if file.external {
+        return Ok(());
+    }
+    fill(ctx, file, range, false, pattern, seed)
+}
+
+fn fill(
+    ctx: &Context,
+    file: &DataFile,
+    range: std::ops::Range<u64>,
+    truncate: bool,
+    pattern: DataPattern,
+    seed: u64,
+) -> Result<(), WorkloadError> {
+    let f = if truncate {
+        open_write(file, false, true)?
+    } else {
+        open_data(file, libc::O_RDWR | libc::O_CREAT)
+            .map_err(|e| open_error(&file.path, false, e))?
+    };
     let mut buf = AlignedBuf::new(1 << 20);
     pattern.fill(buf.as_mut_slice(), seed);
-    let mut off = 0u64;
-    while off < file.size {
+    let mut off = range.start;
+    while off < range.end {
         ctx.cancel.check()?;
-        let n = (file.size - off).min(buf.as_slice().len() as u64) as usize;
+        let n = (range.end - off).min(buf.as_slice().len() as u64) as usize;
         pattern.stamp(buf.as_mut_slice(), off / (1 << 20));
         pwrite_full(&f, &buf.as_slice()[..n], off)
             .map_err(|e| WorkloadError::io("write", &file.path, e))?;

@@ -24,7 +24,7 @@ pub mod units;
 pub mod walker;
 
 pub use cancel::CancelToken;
-pub use context::{Context, Target};
+pub use context::{Context, RankSync, Ranks, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
@@ -120,6 +120,13 @@ pub trait Workload: Send {
     /// True when a cold sample needs a system-wide drop (dentries and inodes, not only file
     /// pages): metadata workloads such as walks. Per-file fadvise cannot make them cold.
     fn cold_needs_global(&self) -> bool {
+        false
+    }
+
+    /// Whether the workload can run with `--layout shared` under MPI: every rank in one
+    /// directory, on one file segmented by rank (data workloads) or in shared directories
+    /// (metadata workloads), reading `ctx.ranks`. Others run only with their own directory.
+    fn supports_shared(&self) -> bool {
         false
     }
 }

@@ -380,6 +380,40 @@ pub fn region(size: u64, bs: u64, jobs: u32, job: u32) -> Range<u64> {
     start..end
 }
 
+/// This rank's segment of a data file holding `size` bytes per rank: all of `0..size` alone or
+/// with `--layout per-rank`; `rank*size..(rank+1)*size` of the one shared file with
+/// `--layout shared` (IOR's shared-file mode, segmented by rank).
+pub fn rank_segment(ctx: &Context, size: u64) -> Range<u64> {
+    let r = &ctx.ranks;
+    if r.sharing() {
+        let start = r.rank as u64 * size;
+        start..start + size
+    } else {
+        0..size
+    }
+}
+
+/// The size of a data file holding `size` bytes per rank (see [`rank_segment`]).
+pub fn shared_size(ctx: &Context, size: u64) -> u64 {
+    if ctx.ranks.sharing() {
+        size * ctx.ranks.size as u64
+    } else {
+        size
+    }
+}
+
+/// Refuses, with `--layout shared`, a per-rank size that would put rank segments off the block
+/// grid (a segment must start on a block boundary, for O_DIRECT and for IOR's layout).
+pub fn check_segment(ctx: &Context, size: u64, bs: u64) -> Result<(), WorkloadError> {
+    if ctx.ranks.sharing() && size % bs != 0 {
+        return Err(WorkloadError::Invalid(format!(
+            "with --layout shared, size= ({size} bytes per rank) must be a multiple of bs= ({bs}) \
+             so that every rank's segment starts on a block"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a shared file with more jobs than blocks (a job with nothing to do).
 pub fn check_regions(size: u64, bs: u64, jobs: Jobs) -> Result<(), ParamError> {
     let blocks = size.div_ceil(bs);
@@ -411,6 +445,7 @@ pub fn check_fsync_engine(fsync: FsyncPolicy, queue: Queue) -> Result<(), ParamE
 /// across samples (sample k of a seed is the same in every run).
 #[derive(Debug, Clone)]
 pub struct Offsets {
+    base: u64,
     rng: Rng,
     blocks: u64,
     bs: u64,
@@ -420,15 +455,23 @@ impl Offsets {
     /// Offsets of `bs`-sized blocks within `size` bytes.
     pub fn new(seed: u64, size: u64, bs: u64) -> Self {
         Self {
+            base: 0,
             rng: Rng::new(seed),
             blocks: (size / bs).max(1),
             bs,
         }
     }
 
+    /// Offsets of `bs`-sized blocks within `range` (a rank's segment of a shared file).
+    pub fn within(seed: u64, range: Range<u64>, bs: u64) -> Self {
+        let mut o = Self::new(seed, range.end - range.start, bs);
+        o.base = range.start;
+        o
+    }
+
     /// The next offset.
     #[inline]
     pub fn next_offset(&mut self) -> u64 {
-        self.rng.below(self.blocks) * self.bs
+        self.base + self.rng.below(self.blocks) * self.bs
     }
 }

@@ -73,7 +73,8 @@ pub fn check(file: &DataFile, bs: u64) -> Result<(), String> {
         (Some(d), Some(n)) => (d, n.to_string_lossy().into_owned()),
         _ => return Err("the data file has no directory".into()),
     };
-    let probe = Path::new(".dio-probe-").with_extension(name);
+    // The pid keeps MPI ranks probing next to one shared file out of each other's way.
+    let probe = Path::new(&format!(".dio-probe-{}", std::process::id())).with_extension(name);
     let result = probe_in(dir, &probe, bs);
     let _ = std::fs::remove_file(dir.join(&probe));
     result

@@ -250,19 +250,35 @@ impl RandIo {
         }
     }
 
-    /// The data file of each job (the same one repeated when they share it).
+    /// The data file of each job (the same one repeated when they share it; with `--layout
+    /// shared`, one file for every job of every rank, `size` bytes per rank).
     fn files(&self, ctx: &Context) -> Result<Vec<DataFile>, WorkloadError> {
+        let sharing = self.sharing(ctx);
+        let size = if sharing {
+            common::shared_size(ctx, self.size)
+        } else {
+            self.size
+        };
         (0..self.jobs.count)
             .map(|k| {
-                let k = if self.jobs.file_per_job { k } else { 0 };
+                let k = if self.jobs.file_per_job && !sharing {
+                    k
+                } else {
+                    0
+                };
                 let name = queue::job_file_name("rand-io.dat", k);
                 if self.spec.write {
-                    DataFile::resolve(ctx, &name, self.size, true)
+                    DataFile::resolve(ctx, &name, size, true)
                 } else {
-                    common::read_file(ctx, self.file.as_deref(), &name, self.size)
+                    common::read_file(ctx, self.file.as_deref(), &name, size)
                 }
             })
             .collect()
+    }
+
+    /// True when this rank works on its segment of one file shared by every rank.
+    fn sharing(&self, ctx: &Context) -> bool {
+        ctx.ranks.sharing() && self.file.is_none()
     }
 }
 
@@ -382,6 +398,22 @@ impl Source for RandSource<'_> {
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
+        if self.sharing(ctx) {
+            // Every job of this rank draws offsets in the rank's segment, which the rank fills.
+            common::check_segment(ctx, self.size, self.spec.bs)?;
+            let seg = common::rank_segment(ctx, self.size);
+            for k in 0..files.len() {
+                let seed = queue::job_seed(self.seed, k as u32) ^ ctx.ranks.rank as u64;
+                self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs);
+            }
+            io::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
+            return super::direct_check::settle(
+                &files[0],
+                &mut self.spec.direct,
+                self.spec.bs,
+                &mut self.note,
+            );
+        }
         for (k, file) in files.iter().enumerate() {
             // Offsets must stay inside the file actually used (a user's file or a device may be
             // smaller).
@@ -426,6 +458,10 @@ impl Workload for RandIo {
 
     fn writes(&self) -> bool {
         self.spec.write
+    }
+
+    fn supports_shared(&self) -> bool {
+        true
     }
 
     fn space_needed(&self) -> u64 {

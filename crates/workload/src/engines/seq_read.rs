@@ -97,17 +97,31 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 }
 
 impl SeqRead {
-    /// What each job reads: its own whole file, or its region of the shared one.
+    /// What each job reads: its own whole file, or its region of the shared one. With
+    /// `--layout shared` every job of every rank reads its region of the rank's segment of one
+    /// file.
     fn jobs(&self, ctx: &Context) -> Result<Vec<SeqJob>, WorkloadError> {
+        let sharing = ctx.ranks.sharing() && self.file.is_none();
+        let own = self.jobs.file_per_job && !sharing;
+        let size = if sharing {
+            common::shared_size(ctx, self.size)
+        } else {
+            self.size
+        };
         (0..self.jobs.count)
             .map(|k| {
-                let own = self.jobs.file_per_job;
                 let name = queue::job_file_name("seq-read.dat", if own { k } else { 0 });
-                let file = common::read_file(ctx, self.file.as_deref(), &name, self.size)?;
+                let file = common::read_file(ctx, self.file.as_deref(), &name, size)?;
                 let range = if own {
                     0..file.size
                 } else {
-                    common::region(file.size, self.bs, self.jobs.count, k)
+                    let seg = if sharing {
+                        common::rank_segment(ctx, self.size)
+                    } else {
+                        0..file.size
+                    };
+                    let r = common::region(seg.end - seg.start, self.bs, self.jobs.count, k);
+                    seg.start + r.start..seg.start + r.end
                 };
                 Ok(SeqJob {
                     file,
@@ -122,6 +136,18 @@ impl SeqRead {
 impl Workload for SeqRead {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let jobs = self.jobs(ctx)?;
+        if ctx.ranks.sharing() && self.file.is_none() {
+            // Each rank writes its own segment of the one file, at the same time.
+            common::check_segment(ctx, self.size, self.bs)?;
+            let seg = common::rank_segment(ctx, self.size);
+            io::ensure_segment(ctx, &jobs[0].file, seg, self.pattern, self.seed)?;
+            return super::direct_check::settle(
+                &jobs[0].file,
+                &mut self.direct,
+                self.bs,
+                &mut self.note,
+            );
+        }
         for job in jobs.iter().take(if self.jobs.file_per_job {
             jobs.len()
         } else {
@@ -155,6 +181,10 @@ impl Workload for SeqRead {
 
     fn writes(&self) -> bool {
         false
+    }
+
+    fn supports_shared(&self) -> bool {
+        true
     }
 
     fn space_needed(&self) -> u64 {

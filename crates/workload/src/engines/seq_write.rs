@@ -97,20 +97,23 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 impl SeqWrite {
     fn file(&self, ctx: &Context, job: u32) -> Result<DataFile, WorkloadError> {
         let name = queue::job_file_name("seq-write.dat", job);
-        DataFile::resolve(ctx, &name, self.size, true)
+        DataFile::resolve(ctx, &name, common::shared_size(ctx, self.size), true)
     }
 
     /// What each job writes: its own file, truncated as it opens it, or its region of the
-    /// shared one (truncated once by `run`).
+    /// shared one (truncated once by `run`). With `--layout shared` every job of every rank
+    /// writes its region of the rank's segment of one file, created by rank 0 before the sample.
     fn jobs(&self, ctx: &Context) -> Result<Vec<SeqJob>, WorkloadError> {
-        let own = self.jobs.file_per_job;
+        let own = self.jobs.file_per_job && !ctx.ranks.sharing();
         (0..self.jobs.count)
             .map(|k| {
                 let file = self.file(ctx, if own { k } else { 0 })?;
                 let range = if own {
                     0..file.size
                 } else {
-                    common::region(file.size, self.pass.bs, self.jobs.count, k)
+                    let seg = common::rank_segment(ctx, file.size.min(self.size));
+                    let r = common::region(seg.end - seg.start, self.pass.bs, self.jobs.count, k);
+                    seg.start + r.start..seg.start + r.end
                 };
                 Ok(SeqJob {
                     file,
@@ -124,9 +127,23 @@ impl SeqWrite {
 
 impl Workload for SeqWrite {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        common::check_segment(ctx, self.size, self.pass.bs)?;
         let file = self.file(ctx, 0)?;
         super::direct_check::settle(&file, &mut self.pass.direct, self.pass.bs, &mut self.note)?;
         Ok(())
+    }
+
+    fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        // Shared layout: rank 0 empties the one file before the ranks meet at the sample's
+        // barrier; no rank may truncate it inside the sample, where the others are writing.
+        if ctx.ranks.sharing() && ctx.ranks.rank == 0 {
+            common::open_write(&self.file(ctx, 0)?, Direct::Off, true)?;
+        }
+        Ok(())
+    }
+
+    fn supports_shared(&self) -> bool {
+        true
     }
 
     fn notes(&self) -> Vec<String> {
@@ -135,7 +152,7 @@ impl Workload for SeqWrite {
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let jobs = self.jobs(ctx)?;
-        if !self.jobs.file_per_job {
+        if !self.jobs.file_per_job && !ctx.ranks.sharing() {
             // One truncation for all the jobs, inside the sample as a lone job's open(O_TRUNC).
             common::open_write(&jobs[0].file, Direct::Off, true)?;
         }
@@ -159,6 +176,8 @@ impl Workload for SeqWrite {
     }
 
     fn space_needed(&self) -> u64 {
+        // Per rank; with --layout shared every rank checks room for its own segment (the
+        // ranks' segments together are the file).
         if self.jobs.file_per_job {
             self.size * u64::from(self.jobs.count)
         } else {

@@ -48,6 +48,50 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     }))
 }
 
+impl TreeCreate {
+    /// mdtest's shared-directory mode: every rank writes the whole tree into the same
+    /// directories, its files named `.rN`; the ranks meet at a barrier between creating and
+    /// deleting (outside both timed phases), as mdtest does between its phases.
+    fn run_shared(
+        &mut self,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+        root: &std::path::Path,
+    ) -> Result<(), WorkloadError> {
+        let suffix = format!(".r{}", ctx.ranks.rank);
+        match std::fs::create_dir(root) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            r => r.map_err(|e| WorkloadError::io("mkdir", root, e))?,
+        }
+        let t0 = rec.now_ns();
+        let files = tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, Some(&suffix))?;
+        let t1 = rec.now_ns();
+        ctx.ranks.barrier(&ctx.cancel)?;
+        let t2 = rec.now_ns();
+        tree::remove_shared_tree(&self.spec, root, &suffix, &ctx.cancel)?;
+        let t3 = rec.now_ns();
+        ctx.ranks.barrier(&ctx.cancel)?;
+        self.report(rec, files, t1 - t0, t3 - t2);
+        Ok(())
+    }
+
+    fn report(&self, rec: &mut dyn Recorder, files: u64, create_ns: u64, delete_ns: u64) {
+        let m = self.spec.manifest();
+        rec.add_ops(files + m.dirs, m.bytes);
+        rec.phase("create", create_ns);
+        rec.phase("delete", delete_ns);
+        rec.metric("files", files as f64);
+        rec.metric(
+            "files_per_s",
+            files as f64 / (create_ns.max(1) as f64 / 1e9),
+        );
+        rec.metric(
+            "delete_files_per_s",
+            files as f64 / (delete_ns.max(1) as f64 / 1e9),
+        );
+    }
+}
+
 impl Workload for TreeCreate {
     fn prepare(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
         Ok(())
@@ -59,25 +103,16 @@ impl Workload for TreeCreate {
         })?;
         self.sample += 1;
         let root = dir.join(format!("tree-{}", self.sample));
+        if ctx.ranks.sharing() {
+            return self.run_shared(ctx, rec, &root);
+        }
         std::fs::create_dir(&root).map_err(|e| WorkloadError::io("mkdir", &root, e))?;
         let t0 = rec.now_ns();
         let files = tree::write_tree(&self.spec, &root, self.seed, &ctx.cancel)?;
         let t1 = rec.now_ns();
         tree::remove_tree(&root)?;
         let t2 = rec.now_ns();
-        let m = self.spec.manifest();
-        rec.add_ops(files + m.dirs, m.bytes);
-        rec.phase("create", t1 - t0);
-        rec.phase("delete", t2 - t1);
-        rec.metric("files", files as f64);
-        rec.metric(
-            "files_per_s",
-            files as f64 / ((t1 - t0).max(1) as f64 / 1e9),
-        );
-        rec.metric(
-            "delete_files_per_s",
-            files as f64 / ((t2 - t1).max(1) as f64 / 1e9),
-        );
+        self.report(rec, files, t1 - t0, t2 - t1);
         Ok(())
     }
 
@@ -112,6 +147,10 @@ impl Workload for TreeCreate {
     }
 
     fn cold_needs_global(&self) -> bool {
+        true
+    }
+
+    fn supports_shared(&self) -> bool {
         true
     }
 }

@@ -14,9 +14,25 @@ pub fn write_tree(
     seed: u64,
     cancel: &CancelToken,
 ) -> Result<u64, WorkloadError> {
+    write_tree_as(spec, root, seed, cancel, None)
+}
+
+/// As [`write_tree`]; with `shared` (MPI ranks writing one tree, mdtest's shared-directory
+/// mode) directories that another rank already made are used as they are, and every file name
+/// gets the suffix (`.r3`), so that the ranks' files meet in the same directories.
+pub fn write_tree_as(
+    spec: &TreeSpec,
+    root: &Path,
+    seed: u64,
+    cancel: &CancelToken,
+    shared: Option<&str>,
+) -> Result<u64, WorkloadError> {
     for d in spec.dirs.iter().skip(1) {
         let p = root.join(&d.path);
-        std::fs::create_dir(&p).map_err(|e| WorkloadError::io("mkdir", &p, e))?;
+        match std::fs::create_dir(&p) {
+            Err(e) if shared.is_some() && e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            r => r.map_err(|e| WorkloadError::io("mkdir", &p, e))?,
+        }
     }
     let mut block = vec![0u8; 64 * 1024];
     DataPattern::Random.fill(&mut block, seed);
@@ -25,7 +41,10 @@ pub fn write_tree(
         if i % 256 == 0 {
             cancel.check()?;
         }
-        let p = root.join(&f.path);
+        let p = match shared {
+            Some(suffix) => suffixed(root, &f.path, suffix),
+            None => root.join(&f.path),
+        };
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -46,4 +65,61 @@ pub fn write_tree(
 /// Removes the tree under `root` (and `root`) without following symlinks or leaving the device.
 pub fn remove_tree(root: &Path) -> Result<(), WorkloadError> {
     crate::fsops::remove_all(root)
+}
+
+/// Removes this rank's files of a shared tree (named with `suffix`), then every directory of the
+/// tree that is empty by now, deepest first, and `root`: the last rank to finish removes what
+/// is left. A directory another rank still has files in is left to that rank.
+pub fn remove_shared_tree(
+    spec: &TreeSpec,
+    root: &Path,
+    suffix: &str,
+    cancel: &CancelToken,
+) -> Result<(), WorkloadError> {
+    for (i, f) in spec.files.iter().enumerate() {
+        if i % 256 == 0 {
+            cancel.check()?;
+        }
+        let p = suffixed(root, &f.path, suffix);
+        std::fs::remove_file(&p).map_err(|e| WorkloadError::io("unlink", &p, e))?;
+    }
+    let dirs = spec.dirs.iter().skip(1).rev().map(|d| root.join(&d.path));
+    for p in dirs.chain(std::iter::once(root.to_path_buf())) {
+        match std::fs::remove_dir(&p) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            r => r.map_err(|e| WorkloadError::io("rmdir", &p, e))?,
+        }
+    }
+    Ok(())
+}
+
+fn suffixed(root: &Path, rel: &str, suffix: &str) -> std::path::PathBuf {
+    root.join(format!("{rel}{suffix}"))
+}
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+    use crate::tree::tree_params;
+
+    #[test]
+    fn ranks_share_directories_and_the_last_one_out_removes_them() {
+        let mut p = crate::Params::parse("profile=small,scale=0.05").unwrap();
+        let (spec, _) = tree_params(&mut p, "small", "1").unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("tree");
+        std::fs::create_dir(&root).unwrap();
+        let c = CancelToken::new();
+        let a = write_tree_as(&spec, &root, 1, &c, Some(".r0")).unwrap();
+        let b = write_tree_as(&spec, &root, 1, &c, Some(".r1")).unwrap();
+        assert_eq!(a, b);
+        let f = &spec.files[0].path;
+        assert!(suffixed(&root, f, ".r0").is_file() && suffixed(&root, f, ".r1").is_file());
+        remove_shared_tree(&spec, &root, ".r0", &c).unwrap();
+        assert!(root.exists(), "rank 1's files are still there");
+        assert!(!suffixed(&root, f, ".r0").exists() && suffixed(&root, f, ".r1").is_file());
+        remove_shared_tree(&spec, &root, ".r1", &c).unwrap();
+        assert!(!root.exists());
+    }
 }

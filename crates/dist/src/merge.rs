@@ -1,0 +1,182 @@
+//! The ranks' samples of one cell merged into one sample, with the code `jobs=N` uses
+//! (`fsbench_measure::aggregate`): total bytes and operations over the slowest rank's time (the
+//! plain aggregate, as IOR reports it), IOR-style stonewalled rates, per-rank spread, latency
+//! histograms merged exactly, CPU summed over ranks, and each workload metric combined by what
+//! it is (counts summed, flags by their minimum, times by their maximum, percentages averaged).
+
+use crate::wire::RankSample;
+use fsbench_measure::aggregate::{self, Combine, PartResult};
+use fsbench_measure::{LatencyStats, SampleData};
+use fsbench_model::catalogue::{self, Unit};
+use hdrhistogram::Histogram;
+
+/// The merged sample.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The sample's data: wall time of the slowest rank, everything else over all ranks.
+    pub data: SampleData,
+    /// All ranks' latencies.
+    pub hist: Histogram<u64>,
+    /// Mean residency over the ranks that measured it.
+    pub resident_pct: Option<f64>,
+}
+
+/// Workload rates that are a count over a phase: over all ranks they are the summed count over
+/// the slowest rank's phase (mdtest's rate: items of all ranks over the phase's time).
+const PHASE_RATES: &[(&str, &str, &str)] = &[
+    ("files_per_s", "files", "create"),
+    ("delete_files_per_s", "files", "delete"),
+];
+
+/// How a workload metric is combined over ranks, by its catalogued unit.
+pub fn combine_rule(name: &str) -> Combine {
+    match catalogue::unit_kind(name) {
+        Unit::Flag => Combine::Min,
+        Unit::Ns => Combine::Max,
+        Unit::Pct => Combine::Mean,
+        Unit::Count | Unit::Bytes | Unit::MibPerS | Unit::Iops | Unit::PerS(_) => Combine::Sum,
+    }
+}
+
+/// Merges the ranks' samples (in rank order); `None` for none.
+pub fn merge(ranks: &[RankSample]) -> Option<Merged> {
+    let parts: Vec<PartResult> = ranks.iter().map(part).collect();
+    let agg = aggregate::aggregate(&parts, "rank", &combine_rule)?;
+    let mut metrics = agg.metrics;
+    for (rate, count, phase) in PHASE_RATES {
+        let total = metrics.iter().find(|(n, _)| n == count).map(|(_, v)| *v);
+        let slowest = agg.phases.iter().find(|(n, _)| n == phase).map(|(_, t)| *t);
+        if let (Some(total), Some(ns), Some(slot)) =
+            (total, slowest, metrics.iter_mut().find(|(n, _)| n == rate))
+        {
+            slot.1 = total / (ns.max(1) as f64 / 1e9);
+        }
+    }
+    metrics.push(("ranks".into(), ranks.len() as f64));
+    let resident: Vec<f64> = ranks.iter().filter_map(|r| r.resident_pct).collect();
+    let data = SampleData {
+        wall_ns: agg.slowest_ns,
+        user_ns: ranks.iter().map(|r| r.user_ns).sum(),
+        sys_ns: ranks.iter().map(|r| r.sys_ns).sum(),
+        ops: agg.ops,
+        bytes: agg.bytes,
+        latency: latency_stats(&agg.hist),
+        phases: agg.phases,
+        metrics,
+        progress: Vec::new(),
+    };
+    Some(Merged {
+        data,
+        hist: agg.hist,
+        resident_pct: (!resident.is_empty())
+            .then(|| resident.iter().sum::<f64>() / resident.len() as f64),
+    })
+}
+
+fn part(r: &RankSample) -> PartResult {
+    let hist = r
+        .hist
+        .as_deref()
+        .and_then(fsbench_measure::histo::decode)
+        .unwrap_or_else(empty_hist);
+    PartResult {
+        ops: r.ops,
+        bytes: r.bytes,
+        elapsed_ns: r.wall_ns,
+        hist,
+        phases: r.phases.clone(),
+        metrics: r.metrics.clone(),
+        progress: r.progress_points(),
+    }
+}
+
+fn empty_hist() -> Histogram<u64> {
+    let mut h = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+        .expect("invariant: constant histogram bounds are valid");
+    h.auto(true);
+    h
+}
+
+/// Percentiles of a merged histogram (as the recorder computes them for one process).
+pub fn latency_stats(hist: &Histogram<u64>) -> Option<LatencyStats> {
+    if hist.is_empty() {
+        return None;
+    }
+    Some(LatencyStats {
+        count: hist.len(),
+        min_ns: hist.min(),
+        mean_ns: hist.mean(),
+        stddev_ns: hist.stdev(),
+        p50_ns: hist.value_at_quantile(0.50),
+        p90_ns: hist.value_at_quantile(0.90),
+        p99_ns: hist.value_at_quantile(0.99),
+        p999_ns: hist.value_at_quantile(0.999),
+        max_ns: hist.max(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rank(wall_ns: u64, ops: u64, lats: &[u64], files: f64, create_ns: u64) -> RankSample {
+        let mut h = empty_hist();
+        for &l in lats {
+            h.record(l).unwrap();
+        }
+        RankSample {
+            wall_ns,
+            user_ns: 10,
+            sys_ns: 20,
+            ops,
+            bytes: ops << 20,
+            phases: vec![("create".into(), create_ns)],
+            metrics: vec![
+                ("files".into(), files),
+                ("files_per_s".into(), files / (create_ns as f64 / 1e9)),
+                ("direct_used".into(), 1.0),
+            ],
+            progress: Vec::new(),
+            hist: fsbench_measure::histo::encode(&h),
+            resident_pct: Some(10.0),
+        }
+    }
+
+    fn get(d: &SampleData, name: &str) -> f64 {
+        d.metrics.iter().find(|(n, _)| n == name).unwrap().1
+    }
+
+    #[test]
+    fn totals_over_the_slowest_rank_with_exact_latencies() {
+        let a = rank(1_000_000_000, 100, &[100, 200], 1000.0, 500_000_000);
+        let b = rank(2_000_000_000, 100, &[300, 400, 500], 1000.0, 1_000_000_000);
+        let m = merge(&[a, b]).unwrap();
+        assert_eq!((m.data.ops, m.data.bytes), (200, 200 << 20));
+        assert_eq!(m.data.wall_ns, 2_000_000_000);
+        assert_eq!((m.data.user_ns, m.data.sys_ns), (20, 40));
+        let lat = m.data.latency.unwrap();
+        assert_eq!(
+            (lat.count, lat.min_ns, lat.max_ns, lat.p50_ns),
+            (5, 100, 500, 300)
+        );
+        assert_eq!(get(&m.data, "files"), 2000.0);
+        // 2000 files over the slowest create phase (1 s), not 2000 + 1000 per-rank rates.
+        assert_eq!(get(&m.data, "files_per_s"), 2000.0);
+        assert_eq!(get(&m.data, "direct_used"), 1.0);
+        assert_eq!(get(&m.data, "ranks"), 2.0);
+        assert_eq!(get(&m.data, "rank_mib_s_min"), 50.0);
+        assert_eq!(get(&m.data, "rank_mib_s_max"), 100.0);
+        // Linear progress: at 1 s, b had done half: (100 + 50) MiB over 1 s.
+        assert_eq!(get(&m.data, "stonewall_mib_s"), 150.0);
+        assert_eq!(m.resident_pct, Some(10.0));
+    }
+
+    #[test]
+    fn combine_rules_follow_the_catalogue() {
+        assert_eq!(combine_rule("direct_used"), Combine::Min);
+        assert_eq!(combine_rule("files"), Combine::Sum);
+        assert_eq!(combine_rule("resident_pct"), Combine::Mean);
+        assert_eq!(combine_rule("shell_overhead_ns"), Combine::Max);
+        assert!(merge(&[]).is_none());
+    }
+}
