@@ -27,6 +27,11 @@
 #                   directory); its iops (files stat'ed by all ranks / slowest rank)
 # mdtest's files are empty unless MD_WRITE=BYTES (its -w) is set: 4163 is the small tree's mean
 # file size (8.3 MB in 2000 files), the same bytes as tree-create writes.
+# Known differences left in: IOR creates each file anew (its files are removed after each
+# iteration, untimed) where fsbench's per-rank seq-write truncates the previous sample's file
+# inside the sample (with --layout shared rank 0 truncates before it); IOR's -e is fsync,
+# fsbench's fdatasync. mdtest meets at a barrier between phases; fsbench's per-rank tree-create
+# goes from create to delete without one (its shared mode has it).
 # Figures: the median of RUNS runs (IOR iterations, mdtest runs, fsbench samples) in each round,
 # then the median over ROUNDS rounds (default 3).
 # Needs mpicc and mpirun (openmpi-bin, libopenmpi-dev) and autotools for the IOR build, which is
