@@ -2,11 +2,20 @@
 # scratch directory that is removed on exit, and JSON extraction.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-FSBENCH="$ROOT/target/release/fsbench"
+# cargo's target directory (CARGO_TARGET_DIR, relative to the checkout as cargo takes it).
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+[[ "$TARGET_DIR" = /* ]] || TARGET_DIR="$ROOT/$TARGET_DIR"
+FSBENCH="$TARGET_DIR/release/fsbench"
 ROUNDS="${ROUNDS:-3}"
 
 build_fsbench() {
   (cd "$ROOT" && cargo build --release --quiet)
+}
+
+# build_fsbench_mpi: fsbench with its MPI support (`--features mpi`, `fsbench run` under
+# mpirun); fails when the build does.
+build_fsbench_mpi() {
+  (cd "$ROOT" && cargo build --release --quiet --features mpi)
 }
 
 # need TOOL PACKAGE: make TOOL available (apt-get as root) or exit 0 with a printed reason.
