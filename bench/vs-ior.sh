@@ -31,7 +31,7 @@
 # iteration, untimed) where fsbench's per-rank seq-write truncates the previous sample's file
 # inside the sample (with --layout shared rank 0 truncates before it); IOR's -e is fsync,
 # fsbench's fdatasync. mdtest meets at a barrier between phases; fsbench's per-rank tree-create
-# goes from create to delete without one (its shared mode has it).
+# meets at one between create and delete too (outside both timed phases).
 # Figures: the median of RUNS runs (IOR iterations, mdtest runs, fsbench samples) in each round,
 # then the median over ROUNDS rounds (default 3).
 # Needs mpicc and mpirun (openmpi-bin, libopenmpi-dev) and autotools for the IOR build, which is

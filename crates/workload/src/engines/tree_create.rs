@@ -110,9 +110,12 @@ impl Workload for TreeCreate {
         let t0 = rec.now_ns();
         let files = tree::write_tree(&self.spec, &root, self.seed, &ctx.cancel)?;
         let t1 = rec.now_ns();
-        tree::remove_tree(&root)?;
+        // MPI ranks meet between the phases, as mdtest's do (a no-op alone), outside both.
+        ctx.ranks.barrier(&ctx.cancel)?;
         let t2 = rec.now_ns();
-        self.report(rec, files, t1 - t0, t2 - t1);
+        tree::remove_tree(&root)?;
+        let t3 = rec.now_ns();
+        self.report(rec, files, t1 - t0, t3 - t2);
         Ok(())
     }
 
