@@ -11,6 +11,7 @@ mod error;
 mod exports;
 #[cfg(test)]
 mod fuzz;
+mod guard;
 mod lab;
 mod metrics;
 mod out;
@@ -41,6 +42,9 @@ fn main() {
         std::process::exit(fsbench_workload::engines::walk_procs::worker_main(
             &argv[2..],
         ));
+    }
+    if argv.get(1).map(String::as_str) == Some(guard::COMMAND) {
+        std::process::exit(guard::main(&argv[2..]));
     }
     install_panic_hook();
     let cli = match cli::Cli::try_parse() {

@@ -97,6 +97,15 @@ impl Scratch {
         })
     }
 
+    /// Has the scratch guard remove this scratch if fsbench dies without removing it (SIGKILL):
+    /// for run scratches, not for a lab's (whose mounts and loop devices `fsbench clean` undoes).
+    pub fn guard(self) -> Self {
+        if self.owned {
+            crate::guard::watch(&self.path);
+        }
+        self
+    }
+
     /// The scratch directory.
     pub fn path(&self) -> &Path {
         &self.path
@@ -151,6 +160,7 @@ fn unregister(path: &Path) {
     if let Ok(mut live) = LIVE.lock() {
         live.retain(|p| p != path);
     }
+    crate::guard::forget(path);
 }
 
 /// Removes every scratch still alive (signal watcher's last resort before exiting).

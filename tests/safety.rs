@@ -94,6 +94,31 @@ fn sigterm_removes_the_scratch_and_exits_130() {
 }
 
 #[test]
+fn sigkill_leaves_no_scratch_the_guard_removes_it() {
+    let target = temp_dir();
+    let canary = temp_dir();
+    std::fs::write(canary.path().join("keep"), b"precious").unwrap();
+    let (mut child, workdir) = start_long_run(target.path());
+    plant_symlinks(&workdir, canary.path());
+    child.kill().unwrap();
+    let _ = child.wait();
+    // fsbench itself could do nothing: its guard process removes the scratch once it is gone.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !entries(target.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        entries(target.path()).is_empty(),
+        "scratch left: {:?}",
+        entries(target.path())
+    );
+    assert_eq!(
+        std::fs::read(canary.path().join("keep")).unwrap(),
+        b"precious"
+    );
+}
+
+#[test]
 fn symlinks_to_outside_survive_a_normal_finish() {
     let target = temp_dir();
     let canary = temp_dir();

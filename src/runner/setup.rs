@@ -48,7 +48,9 @@ pub fn scratches(
         let made = if attach {
             Err(None)
         } else {
-            Scratch::create(&t.path, &id).map_err(Some)
+            Scratch::create(&t.path, &id)
+                .map(Scratch::guard)
+                .map_err(Some)
         };
         let (made, errno) = match made {
             Ok(s) => (Some(s), None),

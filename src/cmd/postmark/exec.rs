@@ -95,7 +95,9 @@ fn make_scratches(s: &Settings, run_no: u32) -> Result<Vec<(Scratch, u32)>, RunE
     let mut scratches = Vec::new();
     for (i, (dir, weight)) in locations.iter().enumerate() {
         let id = format!("postmark-{pid}-{run_no}-{i}");
-        let scratch = Scratch::create(Path::new(dir), &id).map_err(scratch_error)?;
+        let scratch = Scratch::create(Path::new(dir), &id)
+            .map_err(scratch_error)?
+            .guard();
         scratches.push((scratch, *weight));
     }
     Ok(scratches)

@@ -1,0 +1,136 @@
+//! The scratch guard: a small process (`fsbench __scratch-guard PID`) that outlives fsbench to
+//! remove its scratch directories when fsbench dies without removing them itself — SIGKILL, the
+//! OOM killer, an MPI rank killed by mpirun. fsbench tells it over a pipe which scratches are
+//! live; when the pipe closes (fsbench gone, however it ended), the guard removes each scratch
+//! still listed whose marker names fsbench's pid, with the same safe removal (no symlinks
+//! followed, no mount crossed), then exits. It runs in its own process group, so the Ctrl-C of
+//! a terminal or mpirun's kill of a rank's group does not reach it.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::Mutex;
+
+/// The hidden command that runs the guard.
+pub const COMMAND: &str = "__scratch-guard";
+
+static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
+
+/// Asks the guard (started on first use) to remove `path` if fsbench dies.
+pub fn watch(path: &Path) {
+    send('+', path);
+}
+
+/// The scratch at `path` was removed or is to be kept: the guard forgets it.
+pub fn forget(path: &Path) {
+    send('-', path);
+}
+
+fn send(op: char, path: &Path) {
+    let Ok(mut pipe) = PIPE.lock() else {
+        return;
+    };
+    if pipe.is_none() && op == '+' {
+        *pipe = start();
+    }
+    if let Some(p) = pipe.as_mut() {
+        // Paths travel hex-encoded: any byte, newlines included, survives the line protocol.
+        let hex: String = path
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if writeln!(p, "{op}{hex}").and_then(|()| p.flush()).is_err() {
+            *pipe = None;
+        }
+    }
+}
+
+fn start() -> Option<ChildStdin> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().ok()?;
+    let child = Command::new(exe)
+        .arg(COMMAND)
+        .arg(std::process::id().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .ok()?;
+    child.stdin
+}
+
+/// The guard's main: reads the live scratches until fsbench is gone, then removes those still
+/// listed that are `owner`'s. Returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let Some(owner) = args.first().and_then(|a| a.parse::<u32>().ok()) else {
+        return 2;
+    };
+    let mut live: Vec<PathBuf> = Vec::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let Some(path) = decode(&line[1.min(line.len())..]) else {
+            continue;
+        };
+        match line.as_bytes().first() {
+            Some(b'+') => live.push(path),
+            Some(b'-') => live.retain(|p| p != &path),
+            _ => {}
+        }
+    }
+    for path in live {
+        if marker_owner(&path) == Some(owner) {
+            let _ = crate::scratch::remove_tree(&path);
+        }
+    }
+    0
+}
+
+fn decode(hex: &str) -> Option<PathBuf> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+        .collect();
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes?)))
+}
+
+/// The pid in the scratch's marker, if it is a scratch at all.
+fn marker_owner(path: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(path.join(crate::scratch::MARKER)).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("pid="))
+        .and_then(|p| p.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_round_trip_through_hex_and_bad_lines_are_skipped() {
+        let p = Path::new("/tmp/a b\nc/.fsbench-x");
+        let hex: String = p
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(decode(&hex).as_deref(), Some(p));
+        assert_eq!(decode("zz"), None);
+        assert_eq!(decode("abc"), None);
+    }
+
+    #[test]
+    fn only_a_scratch_marked_with_the_owner_pid_is_claimed() {
+        let t = tempfile::tempdir().unwrap();
+        let s = crate::scratch::Scratch::create(t.path(), "guard").unwrap();
+        assert_eq!(marker_owner(s.path()), Some(std::process::id()));
+        assert_eq!(marker_owner(t.path()), None);
+    }
+}
