@@ -25,8 +25,8 @@
 #   stat            status-scan over the same generated tree, untracked-cache=on, threads=1:
 #                   lstat of every file by full path as mdtest's stat phase (plus one lstat per
 #                   directory); its iops (files stat'ed by all ranks / slowest rank)
-# mdtest's files are empty unless MD_WRITE=BYTES (its -w) is set: 4163 is the small tree's mean
-# file size (8.3 MB in 2000 files), the same bytes as tree-create writes.
+# mdtest's files get MD_WRITE bytes each (its -w; default 4163, the small tree's mean
+# file size: 8.3 MB in 2000 files, the same bytes as tree-create writes; MD_WRITE=0 for empty).
 # Known differences left in: IOR creates each file anew (its files are removed after each
 # iteration, untimed) where fsbench's per-rank seq-write truncates the previous sample's file
 # inside the sample (with --layout shared rank 0 truncates before it); IOR's -e is fsync,
@@ -53,7 +53,7 @@ NP="${NP:-4}"
 BLOCK_MB="${BLOCK_MB:-128}"
 ITEMS="${ITEMS:-2000}"
 RUNS="${RUNS:-3}"
-MD_WRITE="${MD_WRITE:-0}"
+MD_WRITE="${MD_WRITE:-4163}"
 IOR_VERSION=ior-5fcf0ba
 SCALE=$(python3 -c "import sys; print(int(sys.argv[1]) / 2000)" "$ITEMS")
 

@@ -235,6 +235,56 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 }
 
 #[test]
+fn sigkill_of_one_rank_leaves_no_scratch_on_any_rank() {
+    let Some(bin) = mpi_fsbench("sigkill_of_one_rank_leaves_no_scratch_on_any_rank") else {
+        return;
+    };
+    let t = util::temp_dir();
+    let target = t.path().to_string_lossy().into_owned();
+    let mut child = mpirun(bin, 4)
+        .args(["run", "--no-store", "--runs", "100000", "--cache", "warm"])
+        .args(["-w", "seq-write:size=8m", "-t", &target])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while util::entries(t.path()).len() < 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    let ranks: Vec<u32> = processes_mentioning(&target)
+        .into_iter()
+        .filter(|&p| p != child.id())
+        .collect();
+    assert_eq!(ranks.len(), 4, "four ranks: {ranks:?}");
+    // The rank dies without a chance to clean; mpirun then ends the others.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(ranks[1] as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "{status:?}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while (!util::entries(t.path()).is_empty() || !processes_mentioning(&target).is_empty())
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_mentioning(&target),
+        Vec::<u32>::new(),
+        "ranks left"
+    );
+    assert!(
+        util::entries(t.path()).is_empty(),
+        "scratch left: {:?}",
+        util::entries(t.path())
+    );
+}
+
+#[test]
 fn ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank() {
     let Some(bin) = mpi_fsbench("ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank") else {
         return;

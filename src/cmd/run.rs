@@ -114,7 +114,7 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     if let Some(s) = &suite {
         crate::suite::order_targets(s, &mut plan.targets);
     }
-    let mut record = new_record(&plan);
+    let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
     lab.annotate(&mut record.environment.targets);
@@ -324,7 +324,9 @@ fn attach_stack_warnings(record: &mut RunRecord) {
     }
 }
 
-fn new_record(plan: &crate::plan::Plan) -> RunRecord {
+/// The run's record; `measure_overhead` false on MPI ranks other than 0 (whose record is never
+/// shown), so that rank 0 measures fsbench's own cost without the others competing.
+fn new_record(plan: &crate::plan::Plan, measure_overhead: bool) -> RunRecord {
     let now = std::time::SystemTime::now();
     let stamp = humantime::format_rfc3339_seconds(now).to_string();
     let compact: String = stamp
@@ -347,7 +349,11 @@ fn new_record(plan: &crate::plan::Plan) -> RunRecord {
             status: "running".into(),
         },
         environment,
-        overhead: crate::overhead::measure(),
+        overhead: if measure_overhead {
+            crate::overhead::measure()
+        } else {
+            Default::default()
+        },
         results: Vec::new(),
         comparisons: Vec::new(),
         scaling: Vec::new(),
