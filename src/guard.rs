@@ -34,14 +34,10 @@ fn send(op: char, path: &Path) {
         *pipe = start();
     }
     if let Some(p) = pipe.as_mut() {
-        // Paths travel hex-encoded: any byte, newlines included, survives the line protocol.
-        let hex: String = path
-            .as_os_str()
-            .as_encoded_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        if writeln!(p, "{op}{hex}").and_then(|()| p.flush()).is_err() {
+        if writeln!(p, "{op}{}", encode(path))
+            .and_then(|()| p.flush())
+            .is_err()
+        {
             *pipe = None;
         }
     }
@@ -88,6 +84,15 @@ pub fn main(args: &[String]) -> i32 {
     0
 }
 
+/// Paths travel hex-encoded: any byte, newlines included, survives the line protocol.
+fn encode(path: &Path) -> String {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn decode(hex: &str) -> Option<PathBuf> {
     if hex.len() % 2 != 0 {
         return None;
@@ -115,13 +120,7 @@ mod tests {
     #[test]
     fn paths_round_trip_through_hex_and_bad_lines_are_skipped() {
         let p = Path::new("/tmp/a b\nc/.fsbench-x");
-        let hex: String = p
-            .as_os_str()
-            .as_encoded_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(decode(&hex).as_deref(), Some(p));
+        assert_eq!(decode(&encode(p)).as_deref(), Some(p));
         assert_eq!(decode("zz"), None);
         assert_eq!(decode("abc"), None);
     }

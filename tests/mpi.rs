@@ -234,54 +234,73 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
     pids
 }
 
+/// A long 4-rank run in `layout` on `target`, once `want` scratch entries show that every rank
+/// works there.
+fn long_mpi_run(bin: &Path, layout: &str, target: &Path, want: usize) -> std::process::Child {
+    let child = mpirun(bin, 4)
+        .args(["run", "--no-store", "--runs", "100000", "--cache", "warm"])
+        .args(["--layout", layout, "-w", "seq-write:size=8m", "-t"])
+        .arg(target)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while util::entries(target).len() < want && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        util::entries(target).len(),
+        want,
+        "{layout}: ranks never started"
+    );
+    child
+}
+
+/// Waits for mpirun to fail, then up to 30 s for every rank and every scratch to be gone.
+fn assert_nothing_left(mut mpirun: std::process::Child, target: &Path, what: &str) {
+    let status = mpirun.wait().unwrap();
+    assert!(!status.success(), "{what}: {status:?}");
+    let needle = target.to_string_lossy().into_owned();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while (!util::entries(target).is_empty() || !processes_mentioning(&needle).is_empty())
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_mentioning(&needle),
+        Vec::<u32>::new(),
+        "{what}: ranks left"
+    );
+    assert!(
+        util::entries(target).is_empty(),
+        "{what}: scratch left: {:?}",
+        util::entries(target)
+    );
+}
+
+fn signal(pid: u32, sig: rustix::process::Signal) {
+    rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), sig)
+        .unwrap();
+}
+
 #[test]
 fn sigkill_of_one_rank_leaves_no_scratch_on_any_rank() {
     let Some(bin) = mpi_fsbench("sigkill_of_one_rank_leaves_no_scratch_on_any_rank") else {
         return;
     };
     let t = util::temp_dir();
-    let target = t.path().to_string_lossy().into_owned();
-    let mut child = mpirun(bin, 4)
-        .args(["run", "--no-store", "--runs", "100000", "--cache", "warm"])
-        .args(["-w", "seq-write:size=8m", "-t", &target])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while util::entries(t.path()).len() < 4 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(1000));
-    let ranks: Vec<u32> = processes_mentioning(&target)
+    let child = long_mpi_run(bin, "per-rank", t.path(), 4);
+    let ranks: Vec<u32> = processes_mentioning(&t.path().to_string_lossy())
         .into_iter()
         .filter(|&p| p != child.id())
         .collect();
     assert_eq!(ranks.len(), 4, "four ranks: {ranks:?}");
-    // The rank dies without a chance to clean; mpirun then ends the others.
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(ranks[1] as i32).unwrap(),
-        rustix::process::Signal::KILL,
-    )
-    .unwrap();
-    let status = child.wait().unwrap();
-    assert!(!status.success(), "{status:?}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while (!util::entries(t.path()).is_empty() || !processes_mentioning(&target).is_empty())
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(
-        processes_mentioning(&target),
-        Vec::<u32>::new(),
-        "ranks left"
-    );
-    assert!(
-        util::entries(t.path()).is_empty(),
-        "scratch left: {:?}",
-        util::entries(t.path())
-    );
+    // The rank dies without a chance to clean (its guard does); mpirun then ends the others.
+    signal(ranks[1], rustix::process::Signal::KILL);
+    assert_nothing_left(child, t.path(), "SIGKILL of rank 1");
 }
 
 #[test]
@@ -291,47 +310,15 @@ fn ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank() {
     };
     for layout in ["per-rank", "shared"] {
         let t = util::temp_dir();
-        let target = t.path().to_string_lossy().into_owned();
-        let mut child = mpirun(bin, 4)
-            .args(["run", "--no-store", "--runs", "100000", "--cache", "warm"])
-            .args(["--layout", layout, "-w", "seq-write:size=8m", "-t", &target])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Wait until every rank works in the target (4 scratches, or rank 0's shared one with
-        // its workload directory), then interrupt mpirun as a terminal's Ctrl-C would.
-        let want = if layout == "shared" { 1 } else { 4 };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while util::entries(t.path()).len() < want && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        std::thread::sleep(Duration::from_millis(1500));
-        assert_eq!(
-            util::entries(t.path()).len(),
-            want,
-            "{layout}: ranks never started"
+        // Every rank works in the target: 4 scratches, or rank 0's shared one.
+        let child = long_mpi_run(
+            bin,
+            layout,
+            t.path(),
+            if layout == "shared" { 1 } else { 4 },
         );
-        rustix::process::kill_process(
-            rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
-            rustix::process::Signal::INT,
-        )
-        .unwrap();
-        let status = child.wait().unwrap();
-        assert!(!status.success(), "{layout}: {status:?}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !processes_mentioning(&target).is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        assert_eq!(
-            processes_mentioning(&target),
-            Vec::<u32>::new(),
-            "{layout}: ranks left"
-        );
-        assert!(
-            util::entries(t.path()).is_empty(),
-            "{layout}: scratch left: {:?}",
-            util::entries(t.path())
-        );
+        // As a terminal's Ctrl-C would.
+        signal(child.id(), rustix::process::Signal::INT);
+        assert_nothing_left(child, t.path(), layout);
     }
 }

@@ -63,15 +63,19 @@ pub(crate) fn wait_exit(child: &mut Child) -> i32 {
     }
 }
 
-fn signal_cleans_up(sig: rustix::process::Signal) {
+/// Starts a long run with symlinks to a canary planted in its scratch, ends it with `stop`,
+/// waits up to 30 s for the target to be empty, and checks the canary was not touched.
+fn ends_without_a_trace(stop: impl FnOnce(&mut Child)) {
     let target = temp_dir();
     let canary = temp_dir();
     std::fs::write(canary.path().join("keep"), b"precious").unwrap();
     let (mut child, workdir) = start_long_run(target.path());
     plant_symlinks(&workdir, canary.path());
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, sig).unwrap();
-    assert_eq!(wait_exit(&mut child), 130);
+    stop(&mut child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !entries(target.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
         entries(target.path()).is_empty(),
         "scratch left: {:?}",
@@ -81,6 +85,14 @@ fn signal_cleans_up(sig: rustix::process::Signal) {
         std::fs::read(canary.path().join("keep")).unwrap(),
         b"precious"
     );
+}
+
+fn signal_cleans_up(sig: rustix::process::Signal) {
+    ends_without_a_trace(|child| {
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        rustix::process::kill_process(pid, sig).unwrap();
+        assert_eq!(wait_exit(child), 130);
+    });
 }
 
 #[test]
@@ -95,27 +107,11 @@ fn sigterm_removes_the_scratch_and_exits_130() {
 
 #[test]
 fn sigkill_leaves_no_scratch_the_guard_removes_it() {
-    let target = temp_dir();
-    let canary = temp_dir();
-    std::fs::write(canary.path().join("keep"), b"precious").unwrap();
-    let (mut child, workdir) = start_long_run(target.path());
-    plant_symlinks(&workdir, canary.path());
-    child.kill().unwrap();
-    let _ = child.wait();
-    // fsbench itself could do nothing: its guard process removes the scratch once it is gone.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !entries(target.path()).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(
-        entries(target.path()).is_empty(),
-        "scratch left: {:?}",
-        entries(target.path())
-    );
-    assert_eq!(
-        std::fs::read(canary.path().join("keep")).unwrap(),
-        b"precious"
-    );
+    // fsbench itself can do nothing: its guard process removes the scratch once it is gone.
+    ends_without_a_trace(|child| {
+        child.kill().unwrap();
+        let _ = child.wait();
+    });
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::wire::RankSample;
 use fsbench_measure::aggregate::{self, Combine, PartResult};
-use fsbench_measure::{LatencyStats, SampleData};
+use fsbench_measure::{SampleData, latency_stats};
 use fsbench_model::catalogue::{self, Unit};
 use hdrhistogram::Histogram;
 
@@ -102,24 +102,6 @@ fn empty_hist() -> Histogram<u64> {
         .expect("invariant: constant histogram bounds are valid");
     h.auto(true);
     h
-}
-
-/// Percentiles of a merged histogram (as the recorder computes them for one process).
-pub fn latency_stats(hist: &Histogram<u64>) -> Option<LatencyStats> {
-    if hist.is_empty() {
-        return None;
-    }
-    Some(LatencyStats {
-        count: hist.len(),
-        min_ns: hist.min(),
-        mean_ns: hist.mean(),
-        stddev_ns: hist.stdev(),
-        p50_ns: hist.value_at_quantile(0.50),
-        p90_ns: hist.value_at_quantile(0.90),
-        p99_ns: hist.value_at_quantile(0.99),
-        p999_ns: hist.value_at_quantile(0.999),
-        max_ns: hist.max(),
-    })
 }
 
 #[cfg(test)]

@@ -18,5 +18,5 @@ pub use machine::{
 };
 pub use overhead::{Overhead, measure_overhead};
 pub use recorder::{
-    LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS,
+    LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
 };

@@ -308,7 +308,9 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
     }
 }
 
-fn latency_stats(hist: &Histogram<u64>) -> Option<LatencyStats> {
+/// Percentiles and moments of `hist` (`None` when empty): one process's sample, or the ranks'
+/// merged histograms.
+pub fn latency_stats(hist: &Histogram<u64>) -> Option<LatencyStats> {
     if hist.is_empty() {
         return None;
     }
