@@ -12,7 +12,7 @@
 # cache as it is left after the write (no -C, no cache dropping), so fsbench runs --cache warm.
 # IOR's bandwidth is all ranks' bytes over (last close - first open), its write phase covering
 # open, the writes, the fsync of -e and close; fsbench's seq-write (fsync=end, its default) times
-# open(O_TRUNC), the writes and one fdatasync inside the sample, so -e is the matching IOR
+# open(O_CREAT), the writes and one fdatasync inside the sample, so -e is the matching IOR
 # setting and fsbench's throughput_mib_s (all ranks' bytes / the slowest rank's time) is the
 # figure compared. fsbench's stonewall_mib_s (the data moved when the first rank finished) is
 # printed beside it: IOR reports no stonewalled figure without -D.
@@ -27,10 +27,10 @@
 #                   directory); its iops (files stat'ed by all ranks / slowest rank)
 # mdtest's files get MD_WRITE bytes each (its -w; default 4163, the small tree's mean
 # file size: 8.3 MB in 2000 files, the same bytes as tree-create writes; MD_WRITE=0 for empty).
-# Known differences left in: IOR creates each file anew (its files are removed after each
-# iteration, untimed) where fsbench's per-rank seq-write truncates the previous sample's file
-# inside the sample (with --layout shared rank 0 truncates before it); IOR's -e is fsync,
-# fsbench's fdatasync. mdtest meets at a barrier between phases; fsbench's per-rank tree-create
+# IOR removes its files after each iteration, untimed, and creates them anew: fsbench's seq-write
+# runs with remove=before, which does the same (its default, remove=inside, truncates the
+# previous sample's file inside the sample, as dd does; with --layout shared rank 0 empties the
+# one file before the sample). Known differences left in: IOR's -e is fsync, fsbench's fdatasync. mdtest meets at a barrier between phases; fsbench's per-rank tree-create
 # meets at one between create and delete too (outside both timed phases).
 # Figures: the median of RUNS runs (IOR iterations, mdtest runs, fsbench samples) in each round,
 # then the median over ROUNDS rounds (default 3).
@@ -189,7 +189,7 @@ fs_metric() { # fs_metric WORKLOAD METRIC -> the median of METRIC in $WORK/fs.js
 }
 
 fs_data() { # fs_data DIR MODE -> "WRITE WRITE_STONEWALL READ READ_STONEWALL" (MiB/s)
-  fs_run "$1" "$2" "seq-write:size=${BLOCK_MB}m,bs=1m" "seq-read:size=${BLOCK_MB}m,bs=1m" \
+  fs_run "$1" "$2" "seq-write:size=${BLOCK_MB}m,bs=1m,remove=before" "seq-read:size=${BLOCK_MB}m,bs=1m" \
     || { cat "$WORK/fs.log" >&2; return 1; }
   echo "$(fs_metric seq-write throughput_mib_s) $(fs_metric seq-write stonewall_mib_s)" \
        "$(fs_metric seq-read throughput_mib_s) $(fs_metric seq-read stonewall_mib_s)"

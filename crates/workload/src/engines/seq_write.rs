@@ -50,6 +50,12 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the random data",
     },
+    ParamDoc {
+        key: "remove",
+        default: "inside",
+        help: "inside: the previous sample's file is truncated by the timed open (dd); before: \
+               removed before the sample, untimed, and created anew inside it (IOR)",
+    },
     queue::IODEPTH_DOC,
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
@@ -61,6 +67,8 @@ struct SeqWrite {
     pass: WritePass,
     queue: Queue,
     jobs: Jobs,
+    /// Remove the previous sample's files before the sample, outside the timing (IOR).
+    remove_before: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -79,6 +87,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_fsync_engine(fsync, queue)?;
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
+    let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
     Ok(Box::new(SeqWrite {
         size,
         pass: WritePass {
@@ -90,6 +99,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         },
         queue,
         jobs,
+        remove_before,
         note: None,
     }))
 }
@@ -138,6 +148,19 @@ impl Workload for SeqWrite {
         // barrier; no rank may truncate it inside the sample, where the others are writing.
         if ctx.ranks.sharing() && ctx.ranks.rank == 0 {
             common::open_write(&self.file(ctx, 0)?, Direct::Off, true)?;
+        }
+        if self.remove_before && !ctx.ranks.sharing() {
+            for job in self.jobs(ctx)? {
+                if job.file.external {
+                    continue;
+                }
+                match std::fs::remove_file(&job.file.path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(WorkloadError::io("unlink", &job.file.path, e));
+                    }
+                    _ => {}
+                }
+            }
         }
         Ok(())
     }
@@ -273,6 +296,18 @@ mod tests {
             );
         }
         assert_eq!(h.workload.space_needed(), 3 * 8192);
+    }
+
+    #[test]
+    fn remove_before_takes_the_old_file_away_before_the_sample() {
+        let mut h = Harness::new(build, "bs=4k,size=8k,remove=before");
+        h.sample();
+        let path = h.dir.path().join("seq-write.dat");
+        h.workload.before_sample(&h.ctx).unwrap();
+        assert!(!path.exists(), "the previous sample's file is still there");
+        let d = h.sample();
+        assert_eq!(d.bytes, 8192);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 8192);
     }
 
     #[test]
