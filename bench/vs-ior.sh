@@ -30,8 +30,9 @@
 # IOR removes its files after each iteration, untimed, and creates them anew: fsbench's seq-write
 # runs with remove=before, which does the same (its default, remove=inside, truncates the
 # previous sample's file inside the sample, as dd does; with --layout shared rank 0 empties the
-# one file before the sample). Known differences left in: IOR's -e is fsync, fsbench's fdatasync. mdtest meets at a barrier between phases; fsbench's per-rank tree-create
-# meets at one between create and delete too (outside both timed phases).
+# one file before the sample). Known differences left in: IOR's -e is fsync, fsbench's
+# fdatasync. mdtest meets at a barrier between phases; fsbench's tree-create meets at one between
+# create and delete too (outside both timed phases).
 # Figures: the median of RUNS runs (IOR iterations, mdtest runs, fsbench samples) in each round,
 # then the median over ROUNDS rounds (default 3).
 # Needs mpicc and mpirun (openmpi-bin, libopenmpi-dev) and autotools for the IOR build, which is
