@@ -7,65 +7,146 @@ use crate::terminal::{TerminalOptions, cache_label, right, table, workload_label
 use comfy_table::{Cell, Table};
 use fsbench_model::ResultEntry;
 
-/// The ranks table, or `None` when no cell was measured by several ranks.
-pub fn ranks_table(results: &[ResultEntry], opts: TerminalOptions) -> Option<Table> {
-    let rows: Vec<&ResultEntry> = results
+/// Column heads of the ranks table.
+const HEAD: [&str; 9] = [
+    "target",
+    "workload",
+    "cache",
+    "ranks",
+    "layout",
+    "aggregate",
+    "stonewall",
+    "per rank MiB/s",
+    "per rank IOPS",
+];
+
+/// One row per cell measured by several ranks (empty when none was).
+pub fn rows(results: &[ResultEntry]) -> Vec<[String; 9]> {
+    results
         .iter()
         .filter(|r| r.summary.get("ranks").is_some_and(|s| s.median > 1.0))
-        .collect();
+        .map(row)
+        .collect()
+}
+
+fn row(r: &ResultEntry) -> [String; 9] {
+    let med = |name: &str| r.summary.get(name).map(|s| s.median).unwrap_or(f64::NAN);
+    let (agg, wall) = if r.headline == "iops" {
+        ("iops", "stonewall_iops")
+    } else {
+        ("throughput_mib_s", "stonewall_mib_s")
+    };
+    let headline = if r.headline == "iops" || r.headline == "throughput_mib_s" {
+        agg
+    } else {
+        r.headline.as_str()
+    };
+    let unit = fsbench_model::unit_of(headline).0;
+    let stonewall = if headline == agg {
+        format!("{} {unit}", metric_number(wall, med(wall)))
+    } else {
+        "-".into()
+    };
+    let span = |lo: &str, hi: &str| {
+        format!(
+            "{} – {}",
+            metric_number(lo, med(lo)),
+            metric_number(hi, med(hi))
+        )
+    };
+    [
+        r.target.clone(),
+        workload_label(r),
+        cache_label(r),
+        metric_number("ranks", med("ranks")),
+        r.params
+            .get("layout")
+            .cloned()
+            .unwrap_or_else(|| "-".into()),
+        format!("{} {unit}", metric_number(headline, med(headline))),
+        stonewall,
+        span("rank_mib_s_min", "rank_mib_s_max"),
+        span("rank_iops_min", "rank_iops_max"),
+    ]
+}
+
+/// The ranks table for the terminal, or `None` when no cell was measured by several ranks.
+pub fn ranks_table(results: &[ResultEntry], opts: TerminalOptions) -> Option<Table> {
+    let rows = rows(results);
     if rows.is_empty() {
         return None;
     }
-    let mut t = table(
-        opts,
-        &[
-            "target",
-            "workload",
-            "cache",
-            "ranks",
-            "layout",
-            "aggregate",
-            "stonewall",
-            "per rank MiB/s",
-            "per rank IOPS",
-        ],
-    );
+    let mut t = table(opts, &HEAD);
     for r in rows {
-        let med = |name: &str| r.summary.get(name).map(|s| s.median).unwrap_or(f64::NAN);
-        let (agg, wall) = if r.headline == "iops" {
-            ("iops", "stonewall_iops")
-        } else {
-            ("throughput_mib_s", "stonewall_mib_s")
-        };
-        let headline = if r.headline == "iops" || r.headline == "throughput_mib_s" {
-            agg
-        } else {
-            r.headline.as_str()
-        };
-        let unit = fsbench_model::unit_of(headline).0;
-        let stonewall = if headline == agg {
-            format!("{} {unit}", metric_number(wall, med(wall)))
-        } else {
-            "-".into()
-        };
-        let span = |lo: &str, hi: &str| {
-            format!(
-                "{} – {}",
-                metric_number(lo, med(lo)),
-                metric_number(hi, med(hi))
-            )
-        };
-        t.add_row(vec![
-            Cell::new(&r.target),
-            Cell::new(workload_label(r)),
-            Cell::new(cache_label(r)),
-            right(metric_number("ranks", med("ranks"))),
-            Cell::new(r.params.get("layout").map(String::as_str).unwrap_or("-")),
-            right(format!("{} {unit}", metric_number(headline, med(headline)))),
-            right(stonewall),
-            right(span("rank_mib_s_min", "rank_mib_s_max")),
-            right(span("rank_iops_min", "rank_iops_max")),
-        ]);
+        let cells: Vec<Cell> = r
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i >= 3 && i != 4 {
+                    right(c)
+                } else {
+                    Cell::new(c)
+                }
+            })
+            .collect();
+        t.add_row(cells);
     }
     Some(t)
+}
+
+/// The ranks table as HTML (nothing when no cell was measured by several ranks); `esc` escapes
+/// text for HTML.
+pub fn ranks_html(results: &[ResultEntry], esc: fn(&str) -> String, out: &mut String) {
+    let rows = rows(results);
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h3>MPI ranks</h3><table><tr>");
+    for h in HEAD {
+        out.push_str(&format!("<th>{h}</th>"));
+    }
+    out.push_str("</tr>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let class = if i >= 3 && i != 4 { " class=\"n\"" } else { "" };
+            out.push_str(&format!("<td{class}>{}</td>", esc(c)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::tests::{record, summary};
+
+    #[test]
+    fn only_cells_of_several_ranks_get_a_row_with_aggregate_stonewall_and_spread() {
+        let mut r = record();
+        assert!(rows(&r.results).is_empty());
+        let e = &mut r.results[0];
+        e.params.insert("layout".into(), "shared".into());
+        for (name, v) in [
+            ("ranks", 4.0),
+            ("stonewall_iops", 5000.0),
+            ("rank_iops_min", 900.0),
+            ("rank_iops_max", 1100.0),
+            ("rank_mib_s_min", 3.5),
+            ("rank_mib_s_max", 4.3),
+        ] {
+            e.summary.insert(name.into(), summary(v));
+        }
+        let rows = rows(&r.results);
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!((row[3].as_str(), row[4].as_str()), ("4", "shared"));
+        assert!(row[5].ends_with("IOPS") && row[6] == "5000 IOPS", "{row:?}");
+        assert_eq!(row[7], "3.5 – 4.3");
+        assert_eq!(row[8], "900 – 1100");
+        let mut html = String::new();
+        ranks_html(&r.results, |s| s.to_string(), &mut html);
+        assert!(html.contains("<h3>MPI ranks</h3>") && html.contains("900 – 1100"));
+    }
 }

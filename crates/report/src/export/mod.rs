@@ -33,4 +33,4 @@ impl Exporter for JsonExporter {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

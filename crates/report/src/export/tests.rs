@@ -27,7 +27,7 @@ fn sample(v: f64, wall: u64) -> Sample {
     }
 }
 
-fn summary(median: f64) -> MetricSummary {
+pub(crate) fn summary(median: f64) -> MetricSummary {
     MetricSummary {
         n: 2,
         min: median - 1.0,

@@ -104,6 +104,7 @@ fn run_section(ri: usize, r: &RunRecord, input: &HtmlInput<'_>, out: &mut String
     );
     environment(r, out);
     headline_table(r, out);
+    crate::ranks::ranks_html(&r.results, esc, out);
     strip_charts(r, out);
     latency_charts(ri, r, input, out);
     scaling_charts(r, out);
