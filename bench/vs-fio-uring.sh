@@ -26,10 +26,17 @@
 #   for both tools), so the tmpfs rows measure the hand-off between the submitting thread and that
 #   worker, which the scheduler decides: on a busy 2-CPU machine both tools' tmpfs IOPS vary
 #   tenfold from run to run. Compare tmpfs rows only from a quiet machine (the CPU pressure
-#   printed before and after the rows shows how quiet it was).
+#   printed before and after the rows shows how quiet it was). On a 2-vCPU VM with guest halt
+#   polling off (/sys/module/haltpoll/parameters/guest_halt_poll_ns = 0), a request whose worker
+#   runs on the other CPU costs two cross-CPU wake-ups of a halted vCPU, tens of µs (QD1 p50
+#   50-65 µs for both tools), while a worker on the submitter's CPU hands over in about 2 µs
+#   (p50 2.2-2.7 µs): which one a run gets is up to the scheduler, so unpinned tmpfs rows swing
+#   between the two from run to run. PIN=CPU runs both tools on that one CPU (taskset; io-wq
+#   workers inherit it), which takes the placement out and leaves the per-request cost.
 # - fsbench's IOPS is operations over the sample's wall time, which also covers opening the file
 #   and setting up the ring (well under 1 ms of the SECS seconds); fio's runtime starts after.
-# Usage (root): bench/vs-fio-uring.sh [DIR]   (DIR holds the loop image; default /var/tmp)
+# Usage (root): [PIN=CPU] bench/vs-fio-uring.sh [DIR]   (DIR holds the loop image; default
+# /var/tmp; the loop rows also see that disk's other traffic, e.g. a build writing to it)
 # FSBENCH_BIN=path uses that binary instead of building one; otherwise fsbench is built with
 # cargo and taken from $CARGO_TARGET_DIR (relative to the repository) or target/.
 source "$(dirname "$0")/common.sh"
@@ -45,6 +52,8 @@ else
     *) FSBENCH="$ROOT/$CARGO_TARGET_DIR/release/fsbench" ;;
   esac
 fi
+RUN=()
+if [ -n "${PIN:-}" ]; then need taskset util-linux; RUN=(taskset -c "$PIN"); fi
 # CPU pressure (share of time some task waited for a CPU), 10 s and 60 s averages.
 pressure() { sed -n 's/^some avg10=\([0-9.]*\) avg60=\([0-9.]*\).*/\1% (10 s), \2% (60 s)/p' /proc/pressure/cpu 2>/dev/null; }
 BASE="${1:-/var/tmp}"
@@ -68,7 +77,7 @@ for d in loop tmpfs; do head -c $((SIZE_MB << 20)) /dev/urandom > "$WORK/$d/data
 sync
 
 fio_run() { # fio_run FILE QD DIRECT -> "IOPS P99_NS P50_NS"
-  fio --name=rr --filename="$1" --rw=randread --bs=4k --size=${SIZE_MB}m --ioengine=io_uring \
+  "${RUN[@]}" fio --name=rr --filename="$1" --rw=randread --bs=4k --size=${SIZE_MB}m --ioengine=io_uring \
       --iodepth="$2" --direct="$3" --invalidate=0 --norandommap --time_based --runtime="$SECS" \
       --lat_percentiles=1 --output-format=json \
     | python3 -c 'import json,sys; r=json.load(sys.stdin)["jobs"][0]["read"]; p=r["lat_ns"]["percentile"]; print(r["iops"], p["99.000000"], p["50.000000"])'
@@ -76,12 +85,12 @@ fio_run() { # fio_run FILE QD DIRECT -> "IOPS P99_NS P50_NS"
 
 fs_run() { # fs_run FILE QD DIRECT -> "IOPS P99_NS P50_NS"
   local direct=false; [ "$3" = 1 ] && direct=true
-  "$FSBENCH" run -q --target "$WORK/out" --cache warm --runs 1 --warmup 0 --json "$WORK/out.json" \
+  "${RUN[@]}" "$FSBENCH" run -q --target "$WORK/out" --cache warm --runs 1 --warmup 0 --json "$WORK/out.json" \
       --workload "rand-read:bs=4k,file=$1,size=${SIZE_MB}m,duration=${SECS}s,engine=io_uring,iodepth=$2,direct=$direct" >/dev/null
   json_get "$WORK/out.json" '"%s %s %s" % (d["results"][0]["samples"][0]["metrics"]["iops"], d["results"][0]["samples"][0]["latency"]["p99_ns"], d["results"][0]["samples"][0]["latency"]["p50_ns"])'
 }
 
-echo "CPU pressure before: $(pressure)"
+echo "CPU pressure before: $(pressure)${PIN:+; both tools pinned to CPU $PIN}"
 
 for target in loop-direct tmpfs; do
   if [ "$target" = loop-direct ]; then file="$WORK/loop/data"; direct=1; else file="$WORK/tmpfs/data"; direct=0; fi
