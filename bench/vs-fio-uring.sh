@@ -33,6 +33,10 @@
 #   (p50 2.2-2.7 µs): which one a run gets is up to the scheduler, so unpinned tmpfs rows swing
 #   between the two from run to run. PIN=CPU runs both tools on that one CPU (taskset; io-wq
 #   workers inherit it), which takes the placement out and leaves the per-request cost.
+#   Unpinned on a quiet machine, fio gets more same-CPU hand-offs than fsbench at QD1 and QD8
+#   (fio's QD1 p50 in some runs 3-27 µs, fsbench's 60-65 µs; fsbench 0.71-0.87 x fio's IOPS).
+#   Not from the differences above: fsbench with two system calls, or without registered
+#   buffers and file, was no faster, and fio with --fixedbufs --registerfiles no slower.
 # - fsbench's IOPS is operations over the sample's wall time, which also covers opening the file
 #   and setting up the ring (well under 1 ms of the SECS seconds); fio's runtime starts after.
 # Usage (root): [PIN=CPU] bench/vs-fio-uring.sh [DIR]   (DIR holds the loop image; default
