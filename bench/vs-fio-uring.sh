@@ -42,7 +42,7 @@
 # Usage (root): [PIN=CPU] bench/vs-fio-uring.sh [DIR]   (DIR holds the loop image; default
 # /var/tmp; the loop rows also see that disk's other traffic, e.g. a build writing to it)
 # FSBENCH_BIN=path uses that binary instead of building one; otherwise fsbench is built with
-# cargo and taken from $CARGO_TARGET_DIR (relative to the repository) or target/.
+# cargo and taken from $CARGO_TARGET_DIR (see common.sh) or target/.
 source "$(dirname "$0")/common.sh"
 need fio fio
 if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root (loop device, mounts)"; exit 0; fi
@@ -50,11 +50,6 @@ if [ -n "${FSBENCH_BIN:-}" ]; then
   FSBENCH="$FSBENCH_BIN"
 else
   build_fsbench
-  case "${CARGO_TARGET_DIR:-}" in
-    "") ;;
-    /*) FSBENCH="$CARGO_TARGET_DIR/release/fsbench" ;;
-    *) FSBENCH="$ROOT/$CARGO_TARGET_DIR/release/fsbench" ;;
-  esac
 fi
 RUN=()
 if [ -n "${PIN:-}" ]; then need taskset util-linux; RUN=(taskset -c "$PIN"); fi
