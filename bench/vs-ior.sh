@@ -16,12 +16,14 @@
 # setting and fsbench's throughput_mib_s (all ranks' bytes / the slowest rank's time) is the
 # figure compared. fsbench's stonewall_mib_s (the data moved when the first rank finished) is
 # printed beside it: IOR reports no stonewalled figure without -D.
-# Metadata: mdtest -F -C -T -r -n ITEMS (create, stat, remove of empty files, no read phase);
+# Metadata: mdtest -F -C -T -r -n ITEMS -w MD_WRITE (create, stat, remove, no read phase);
 # its rate is all ranks' items over the slowest rank's phase (barrier to barrier). fsbench:
-#   create, remove  tree-create:profile=small,scale=ITEMS/2000 (ITEMS files per rank, in 10% as
-#                   many directories, with contents: median 2 KB), files_per_s and
-#                   delete_files_per_s; its remove walks the tree (readdir + unlink + rmdir)
-#                   where mdtest unlinks names it knows
+#   create, remove  tree-create:profile=small,scale=ITEMS/2000,delete=names (ITEMS files per
+#                   rank, in 10% as many directories, with contents: median 2 KB), files_per_s
+#                   and delete_files_per_s; delete=names unlinks each file by its known name, then
+#                   removes the directories, as mdtest's remove phase (the default, delete=walk,
+#                   is rm -rf: readdir + unlink + rmdir). mdtest puts a rank's (or, shared, every
+#                   rank's) files in one flat directory; the tree spreads them over 200
 #   stat            status-scan over the same generated tree, untracked-cache=on, threads=1:
 #                   lstat of every file by full path as mdtest's stat phase (plus one lstat per
 #                   directory); its iops (files stat'ed by all ranks / slowest rank)
@@ -198,7 +200,7 @@ fs_data() { # fs_data DIR MODE -> "WRITE WRITE_STONEWALL READ READ_STONEWALL" (M
 
 fs_meta() { # fs_meta DIR MODE -> "CREATE STAT REMOVE" (files/s; STAT "-" when status-scan fails)
   local create remove stat=-
-  fs_run "$1" "$2" "tree-create:profile=small,scale=$SCALE" \
+  fs_run "$1" "$2" "tree-create:profile=small,scale=$SCALE,delete=names" \
     || { cat "$WORK/fs.log" >&2; return 1; }
   create=$(fs_metric tree-create files_per_s)
   remove=$(fs_metric tree-create delete_files_per_s)

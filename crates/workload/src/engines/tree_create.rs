@@ -31,20 +31,30 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of names, sizes and contents",
     },
+    ParamDoc {
+        key: "delete",
+        default: "walk",
+        help: "walk: remove the tree as rm -rf does (readdir, unlink, rmdir); names: unlink each \
+               file by its known name, then rmdir (mdtest's removal)",
+    },
 ];
 
 struct TreeCreate {
     spec: TreeSpec,
     seed: u64,
     sample: u64,
+    /// Delete by the manifest's names instead of walking the tree.
+    by_name: bool,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let (spec, seed) = tree_params(p, "small", "1")?;
+    let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
     Ok(Box::new(TreeCreate {
         spec,
         seed,
         sample: 0,
+        by_name,
     }))
 }
 
@@ -113,7 +123,11 @@ impl Workload for TreeCreate {
         // MPI ranks meet between the phases, as mdtest's do (a no-op alone), outside both.
         ctx.ranks.barrier(&ctx.cancel)?;
         let t2 = rec.now_ns();
-        tree::remove_tree(&root)?;
+        if self.by_name {
+            tree::remove_shared_tree(&self.spec, &root, "", &ctx.cancel)?;
+        } else {
+            tree::remove_tree(&root)?;
+        }
         let t3 = rec.now_ns();
         self.report(rec, files, t1 - t0, t3 - t2);
         Ok(())
@@ -165,9 +179,18 @@ mod tests {
 
     #[test]
     fn creates_and_deletes_the_whole_tree() {
-        let mut h = Harness::new(build, "profile=small,scale=0.05");
-        let d = h.sample();
-        assert_eq!(Harness::metric(&d, "files"), 100.0);
-        assert_eq!(std::fs::read_dir(h.dir.path()).unwrap().count(), 0);
+        for params in [
+            "profile=small,scale=0.05",
+            "profile=small,scale=0.05,delete=names",
+        ] {
+            let mut h = Harness::new(build, params);
+            let d = h.sample();
+            assert_eq!(Harness::metric(&d, "files"), 100.0, "{params}");
+            assert_eq!(
+                std::fs::read_dir(h.dir.path()).unwrap().count(),
+                0,
+                "{params}"
+            );
+        }
     }
 }

@@ -67,9 +67,10 @@ pub fn remove_tree(root: &Path) -> Result<(), WorkloadError> {
     crate::fsops::remove_all(root)
 }
 
-/// Removes this rank's files of a shared tree (named with `suffix`), then every directory of the
-/// tree that is empty by now, deepest first, and `root`: the last rank to finish removes what
-/// is left. A directory another rank still has files in is left to that rank.
+/// Removes this rank's files of a shared tree (named with `suffix`; empty for a tree of one's
+/// own) by their known names, then every directory of the tree that is empty by now, deepest
+/// first, and `root`: the last rank to finish removes what is left. A directory another rank
+/// still has files in is left to that rank.
 pub fn remove_shared_tree(
     spec: &TreeSpec,
     root: &Path,
