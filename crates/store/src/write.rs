@@ -1,8 +1,8 @@
 //! Writing a run as it happens: the run and its targets when it starts, each cell when it first
-//! has a result, each sample in its own short transaction right after it is measured (between
-//! samples, never during one), and the final status, summaries, comparisons and scaling at the
-//! end. A run killed with SIGKILL keeps every finished sample and stays `running` (shown as
-//! incomplete once its process is gone).
+//! has a result, the samples measured since the last call in one short transaction (between
+//! samples, never during one; the caller decides how often), and the final status, summaries,
+//! comparisons and scaling at the end. A run killed with SIGKILL keeps every committed sample and
+//! stays `running` (shown as incomplete once its process is gone).
 
 use crate::{Store, StoreError, sql_err};
 use fsbench_model::{ResultEntry, RunRecord, Sample};
@@ -20,9 +20,23 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// The cell's entry as stored: everything but its samples.
+/// The cell without its samples (stored one by one), built field by field: cloning the entry
+/// first would copy every sample only to drop them.
 fn entry_json(e: &ResultEntry) -> String {
-    let mut head = e.clone();
-    head.samples.clear();
+    let head = ResultEntry {
+        target: e.target.clone(),
+        workload: e.workload.clone(),
+        params: e.params.clone(),
+        sweep: e.sweep.clone(),
+        cache: e.cache.clone(),
+        headline: e.headline.clone(),
+        also_shown: e.also_shown.clone(),
+        samples: Vec::new(),
+        summary: e.summary.clone(),
+        precision_reached: e.precision_reached,
+        warnings: e.warnings.clone(),
+        error: e.error.clone(),
+    };
     json(&head)
 }
 
@@ -70,7 +84,7 @@ impl Store {
     }
 
     /// Stores what is new in `results` since the last call: new cells, then new samples, in one
-    /// transaction committed before the next sample starts.
+    /// transaction.
     pub fn sync(&mut self, cur: &mut RunCursor, results: &[ResultEntry]) -> Result<(), StoreError> {
         let nothing_new = results.len() == cur.cells.len()
             && results
