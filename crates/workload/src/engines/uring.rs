@@ -400,24 +400,35 @@ mod tests {
         false
     }
 
+    /// A temporary directory holding a file of four 4 KiB blocks, opened for reading.
+    fn four_block_file() -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("f");
+        std::fs::write(&path, vec![7u8; 4 * 4096]).unwrap();
+        let f = std::fs::File::open(&path).unwrap();
+        (d, path, f)
+    }
+
+    /// A ring of `depth` 4 KiB reads of `f`.
+    fn read_ring(f: &std::fs::File, path: &std::path::Path, depth: u32) -> Ring {
+        let spec = RingSpec {
+            depth,
+            bs: 4096,
+            write: false,
+            path,
+        };
+        Ring::new(f, spec, |_| {}).unwrap()
+    }
+
     #[test]
     fn every_request_is_reaped_and_timed_at_each_depth() {
         if skip() {
             return;
         }
-        let d = tempfile::tempdir().unwrap();
-        let path = d.path().join("f");
-        std::fs::write(&path, vec![7u8; 4 * 4096]).unwrap();
-        let f = std::fs::File::open(&path).unwrap();
+        let (d, path, f) = four_block_file();
         let ctx = Context::dir(d.path(), CancelToken::new());
         for depth in [1, 2, 8, 32] {
-            let spec = RingSpec {
-                depth,
-                bs: 4096,
-                write: false,
-                path: &path,
-            };
-            let mut ring = Ring::new(&f, spec, |_| {}).unwrap();
+            let mut ring = read_ring(&f, &path, depth);
             let mut rec = SampleRecorder::new();
             rec.start();
             let mut src = Blocks { n: 100, bs: 4096 };
@@ -477,18 +488,9 @@ mod tests {
 
     /// Runs `n` reads at `depth` on the virtual clock; the latencies recorded, sorted.
     fn virtual_latencies(depth: u32, n: u64, prep_cost_ns: u64, record_cost_ns: u64) -> Vec<u64> {
-        let d = tempfile::tempdir().unwrap();
-        let path = d.path().join("f");
-        std::fs::write(&path, vec![7u8; 4 * 4096]).unwrap();
-        let f = std::fs::File::open(&path).unwrap();
+        let (d, path, f) = four_block_file();
         let ctx = Context::dir(d.path(), CancelToken::new());
-        let spec = RingSpec {
-            depth,
-            bs: 4096,
-            write: false,
-            path: &path,
-        };
-        let mut ring = Ring::new(&f, spec, |_| {}).unwrap();
+        let mut ring = read_ring(&f, &path, depth);
         let now = Rc::new(Cell::new(1_000));
         let mut rec = Virtual {
             now: now.clone(),
