@@ -95,7 +95,13 @@ fn a_workers_sweep_gets_a_scaling_verdict() {
     assert_eq!(v["results"][1]["sweep"]["workers"], "2");
     let s = &v["scaling"][0];
     assert_eq!(s["rows"].as_array().unwrap().len(), 2);
-    assert!(["scales", "saturates", "lock-contention"].contains(&s["verdict"].as_str().unwrap()));
+    // Any verdict but daemon-bound (no FUSE daemon here); a noisy machine can make two tiny
+    // samples look far above linear (latency-bound).
+    let verdict = s["verdict"].as_str().unwrap();
+    assert!(
+        ["scales", "saturates", "lock-contention", "latency-bound"].contains(&verdict),
+        "{verdict}"
+    );
     assert!(s["explanation"].as_str().unwrap().contains("J="));
 }
 
