@@ -18,17 +18,18 @@
 # printed beside it: IOR reports no stonewalled figure without -D.
 # Metadata: mdtest -F -C -T -r -n ITEMS -w MD_WRITE (create, stat, remove, no read phase);
 # its rate is all ranks' items over the slowest rank's phase (barrier to barrier). fsbench:
-#   create, remove  tree-create:profile=small,scale=ITEMS/2000,delete=names (ITEMS files per
-#                   rank, in 10% as many directories, with contents: median 2 KB), files_per_s
-#                   and delete_files_per_s; delete=names unlinks each file by its known name, then
-#                   removes the directories, as mdtest's remove phase (the default, delete=walk,
-#                   is rm -rf: readdir + unlink + rmdir). mdtest puts a rank's (or, shared, every
-#                   rank's) files in one flat directory; the tree spreads them over 200
+#   create, remove  tree-create:profile=PROFILE,scale=ITEMS/2000,delete=names: ITEMS files per
+#                   rank; files_per_s and delete_files_per_s. PROFILE=flat (default) is mdtest's
+#                   shape: every file in one directory (a rank's own, or with --layout shared one
+#                   for every rank, its files named .rK), each 4163 bytes; PROFILE=small is a
+#                   source tree (200 directories, sizes around 2 KB). delete=names unlinks each
+#                   file by its known name, then the directories, as mdtest's remove phase (the
+#                   default, delete=walk, is rm -rf: readdir + unlink + rmdir).
 #   stat            status-scan over the same generated tree, untracked-cache=on, threads=1:
 #                   lstat of every file by full path as mdtest's stat phase (plus one lstat per
 #                   directory); its iops (files stat'ed by all ranks / slowest rank)
-# mdtest's files get MD_WRITE bytes each (its -w; default 4163, the small tree's mean
-# file size: 8.3 MB in 2000 files, the same bytes as tree-create writes; MD_WRITE=0 for empty).
+# mdtest's files get MD_WRITE bytes each (its -w; default 4163, the size of flat's files and the
+# small tree's mean; MD_WRITE=0 for empty files).
 # IOR removes its files after each iteration, untimed, and creates them anew: fsbench's seq-write
 # runs with remove=before, which does the same (its default, remove=inside, truncates the
 # previous sample's file inside the sample, as dd does; with --layout shared rank 0 empties the
@@ -39,7 +40,8 @@
 # then the median over ROUNDS rounds (default 3).
 # Needs mpicc and mpirun (openmpi-bin, libopenmpi-dev) and autotools for the IOR build, which is
 # cached in ${XDG_CACHE_HOME:-~/.cache}/fsbench-bench/ior-5fcf0ba and reused.
-# Usage: [NP=4] [BLOCK_MB=128] [ITEMS=2000] [RUNS=3] [ROUNDS=3] [TMPFS=1] bench/vs-ior.sh [DIR]
+# Usage: [NP=4] [BLOCK_MB=128] [ITEMS=2000] [RUNS=3] [ROUNDS=3] [TMPFS=1] [PROFILE=flat|small]
+#        [MD_WRITE=4163] bench/vs-ior.sh [DIR]
 #   DIR holds a fresh temp directory, the target of every tool (default /var/tmp); TMPFS=1 (root)
 #   also runs every case on a tmpfs mounted inside it. IOR_TARBALL=FILE overrides the source.
 # shellcheck source=bench/common.sh
@@ -57,6 +59,7 @@ BLOCK_MB="${BLOCK_MB:-128}"
 ITEMS="${ITEMS:-2000}"
 RUNS="${RUNS:-3}"
 MD_WRITE="${MD_WRITE:-4163}"
+PROFILE="${PROFILE:-flat}"
 IOR_VERSION=ior-5fcf0ba
 SCALE=$(python3 -c "import sys; print(int(sys.argv[1]) / 2000)" "$ITEMS")
 
@@ -200,12 +203,12 @@ fs_data() { # fs_data DIR MODE -> "WRITE WRITE_STONEWALL READ READ_STONEWALL" (M
 
 fs_meta() { # fs_meta DIR MODE -> "CREATE STAT REMOVE" (files/s; STAT "-" when status-scan fails)
   local create remove stat=-
-  fs_run "$1" "$2" "tree-create:profile=small,scale=$SCALE,delete=names" \
+  fs_run "$1" "$2" "tree-create:profile=$PROFILE,scale=$SCALE,delete=names" \
     || { cat "$WORK/fs.log" >&2; return 1; }
   create=$(fs_metric tree-create files_per_s)
   remove=$(fs_metric tree-create delete_files_per_s)
   # The stat run on its own: a layout status-scan refuses leaves the other figures standing.
-  if fs_run "$1" "$2" "status-scan:profile=small,scale=$SCALE,untracked-cache=on,threads=1"; then
+  if fs_run "$1" "$2" "status-scan:profile=$PROFILE,scale=$SCALE,untracked-cache=on,threads=1"; then
     stat=$(fs_metric status-scan iops)
   else
     echo "$2: $(grep -m1 -iv '^\s*$' "$WORK/fs.log")" >>"$WORK/stat-notes"
@@ -224,7 +227,7 @@ add() {
   if [ "$FS" = 1 ] && [ -n "${4:-}" ] && [ "$4" != - ]; then SW[$1]+="$4 "; fi
 }
 
-echo "fsbench vs IOR/mdtest: $NP ranks, ${BLOCK_MB} MiB per rank, $ITEMS files per rank," \
+echo "fsbench vs IOR/mdtest: $NP ranks, ${BLOCK_MB} MiB per rank, $ITEMS files per rank (tree profile $PROFILE; mdtest -w $MD_WRITE)," \
      "$RUNS runs x $ROUNDS rounds, in $WORK"
 for r in $(seq "$ROUNDS"); do
   for t in "${TARGETS[@]}"; do

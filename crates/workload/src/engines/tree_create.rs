@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// Registry entry.
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "tree-create",
-    summary: "create a synthetic source tree (chromium, firefox, linux, small), then delete it",
+    summary: "create a synthetic source tree (chromium, firefox, linux, csail, small, flat), then delete it",
     params: PARAMS,
     build,
 };
@@ -19,7 +19,8 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "profile",
         default: "small",
-        help: "chromium (~250k files), firefox, linux or small",
+        help: "chromium (~250k files), firefox, linux, csail, small, or flat (one directory of \
+               equal files, as mdtest)",
     },
     ParamDoc {
         key: "scale",

@@ -61,6 +61,16 @@ pub const PROFILES: &[Profile] = &[
         median_size: 2_000.0,
         sigma: 1.2,
     },
+    // mdtest's shape (`mdtest -F -n 2000 -w 4163`): every file in one directory, all of one
+    // size (the small tree's mean), for metadata rates comparable with mdtest's.
+    Profile {
+        name: "flat",
+        files: 2_000,
+        dirs: 1,
+        max_depth: 0,
+        median_size: 4_163.0,
+        sigma: 0.0,
+    },
 ];
 
 impl Profile {

@@ -226,6 +226,15 @@ mod tests {
     }
 
     #[test]
+    fn flat_is_one_directory_of_equal_files_as_mdtest() {
+        let p = Profile::find("flat").unwrap();
+        let t = TreeSpec::generate(&p, 1.0, 42);
+        assert_eq!((t.files.len(), t.dirs.len()), (2000, 1));
+        assert!(t.files.iter().all(|f| f.dir == 0 && !f.path.contains('/')));
+        assert!(t.files.iter().all(|f| f.size == 4163), "sizes vary");
+    }
+
+    #[test]
     fn scale_and_depth_are_respected() {
         let p = Profile::find("chromium").unwrap();
         let t = TreeSpec::generate(&p, 0.01, 42);
