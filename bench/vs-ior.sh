@@ -18,16 +18,15 @@
 # printed beside it: IOR reports no stonewalled figure without -D.
 # Metadata: mdtest -F -C -T -r -n ITEMS -w MD_WRITE (create, stat, remove, no read phase);
 # its rate is all ranks' items over the slowest rank's phase (barrier to barrier). fsbench:
-#   create, remove  tree-create:profile=PROFILE,scale=ITEMS/2000,delete=names: ITEMS files per
-#                   rank; files_per_s and delete_files_per_s. PROFILE=flat (default) is mdtest's
-#                   shape: every file in one directory (a rank's own, or with --layout shared one
-#                   for every rank, its files named .rK), each 4163 bytes; PROFILE=small is a
-#                   source tree (200 directories, sizes around 2 KB). delete=names unlinks each
-#                   file by its known name, then the directories, as mdtest's remove phase (the
-#                   default, delete=walk, is rm -rf: readdir + unlink + rmdir).
-#   stat            status-scan over the same generated tree, untracked-cache=on, threads=1:
-#                   lstat of every file by full path as mdtest's stat phase (plus one lstat per
-#                   directory); its iops (files stat'ed by all ranks / slowest rank)
+#   create, stat,   tree-create:profile=PROFILE,scale=ITEMS/2000,stat=true,delete=names: ITEMS
+#   remove          files per rank; files_per_s, stat_files_per_s, delete_files_per_s, each all
+#                   ranks' files over the slowest rank's phase, the ranks meeting at a barrier
+#                   after each phase as mdtest's do. PROFILE=flat (default) is mdtest's shape:
+#                   every file in one directory (a rank's own, or with --layout shared one for
+#                   every rank, its files named .rK), each 4163 bytes; PROFILE=small is a source
+#                   tree (200 directories, sizes around 2 KB). stat=true lstats every file by its
+#                   name; delete=names unlinks each file by its known name, then the directories,
+#                   as mdtest's remove phase (the default, delete=walk, is rm -rf).
 # mdtest's files get MD_WRITE bytes each (its -w; default 4163, the size of flat's files and the
 # small tree's mean; MD_WRITE=0 for empty files).
 # IOR removes its files after each iteration, untimed, and creates them anew: fsbench's seq-write
@@ -201,19 +200,11 @@ fs_data() { # fs_data DIR MODE -> "WRITE WRITE_STONEWALL READ READ_STONEWALL" (M
        "$(fs_metric seq-read throughput_mib_s) $(fs_metric seq-read stonewall_mib_s)"
 }
 
-fs_meta() { # fs_meta DIR MODE -> "CREATE STAT REMOVE" (files/s; STAT "-" when status-scan fails)
-  local create remove stat=-
-  fs_run "$1" "$2" "tree-create:profile=$PROFILE,scale=$SCALE,delete=names" \
+fs_meta() { # fs_meta DIR MODE -> "CREATE STAT REMOVE" (files/s)
+  fs_run "$1" "$2" "tree-create:profile=$PROFILE,scale=$SCALE,stat=true,delete=names" \
     || { cat "$WORK/fs.log" >&2; return 1; }
-  create=$(fs_metric tree-create files_per_s)
-  remove=$(fs_metric tree-create delete_files_per_s)
-  # The stat run on its own: a layout status-scan refuses leaves the other figures standing.
-  if fs_run "$1" "$2" "status-scan:profile=$PROFILE,scale=$SCALE,untracked-cache=on,threads=1"; then
-    stat=$(fs_metric status-scan iops)
-  else
-    echo "$2: $(grep -m1 -iv '^\s*$' "$WORK/fs.log")" >>"$WORK/stat-notes"
-  fi
-  echo "$create $stat $remove"
+  echo "$(fs_metric tree-create files_per_s) $(fs_metric tree-create stat_files_per_s)" \
+       "$(fs_metric tree-create delete_files_per_s)"
 }
 
 # The runs write their figures to $WORK/res (no subshell: Ctrl-C and a failed run end the script
@@ -285,7 +276,3 @@ for t in "${TARGETS[@]}"; do
     done
   done
 done
-if [ -s "$WORK/stat-notes" ]; then
-  echo "fsbench's stat figure is missing where status-scan failed:"
-  sort -u "$WORK/stat-notes"
-fi

@@ -113,7 +113,7 @@ fn four_ranks_add_up_data_and_metadata_in_both_layouts() {
                 "-w",
                 "seq-read:size=2m,bs=64k",
             ])
-            .args(["-w", "tree-create:scale=0.05", "-t"])
+            .args(["-w", "tree-create:scale=0.05,stat=true", "-t"])
             .arg(t.path())
             .arg("--json")
             .arg(&file)
@@ -146,7 +146,11 @@ fn four_ranks_add_up_data_and_metadata_in_both_layouts() {
                         assert_eq!(bytes, 4 * (2 << 20), "{layout}");
                         assert_eq!(s["latency"]["count"], 4 * 32, "{layout}: merged histogram");
                     }
-                    "tree-create" => assert_eq!(m["files"], 400.0, "{layout}"),
+                    "tree-create" => {
+                        assert_eq!(m["files"], 400.0, "{layout}");
+                        assert!(m["stat_files_per_s"].as_f64().unwrap() > 0.0, "{layout}");
+                        assert!(s["phases"]["stat"].as_u64().unwrap() > 0, "{layout}");
+                    }
                     w => panic!("unexpected workload {w}"),
                 }
             }

@@ -26,6 +26,7 @@ pub struct Merged {
 const PHASE_RATES: &[(&str, &str, &str)] = &[
     ("files_per_s", "files", "create"),
     ("delete_files_per_s", "files", "delete"),
+    ("stat_files_per_s", "files", "stat"),
 ];
 
 /// How a workload metric is combined over ranks, by its catalogued unit.

@@ -95,6 +95,7 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("user_ns_per_entry", Ns, L, "user/entry", "user CPU per directory entry walked"),
     m("files_per_s", PerS("files/s"), H, "files/s", "files created per second (tree-create)"),
     m("delete_files_per_s", PerS("files/s"), H, "deleted/s", "files deleted per second (tree-create)"),
+    m("stat_files_per_s", PerS("files/s"), H, "stat/s", "files lstat'ed by name per second (tree-create stat=true, mdtest's stat phase)"),
     m("transactions_per_s", PerS("tx/s"), H, "tx/s", "postmark transactions per second"),
     m("command_ns", Ns, L, "command time", "wall time of the command, shell start-up subtracted"),
     m("shell_overhead_ns", Ns, L, "shell start-up", "median wall time of an empty `sh -c`"),

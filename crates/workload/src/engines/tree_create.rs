@@ -33,6 +33,12 @@ const PARAMS: &[ParamDoc] = &[
         help: "seed of names, sizes and contents",
     },
     ParamDoc {
+        key: "stat",
+        default: "false",
+        help: "true: between create and delete, lstat every file by its name (mdtest's stat \
+               phase), timed as its own phase: stat_files_per_s",
+    },
+    ParamDoc {
         key: "delete",
         default: "walk",
         help: "walk: remove the tree as rm -rf does (readdir, unlink, rmdir); names: unlink each \
@@ -46,43 +52,78 @@ struct TreeCreate {
     sample: u64,
     /// Delete by the manifest's names instead of walking the tree.
     by_name: bool,
+    /// Time an lstat of every file between create and delete.
+    stat: bool,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let (spec, seed) = tree_params(p, "small", "1")?;
     let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
+    let stat = p.bool("stat", "false")?;
     Ok(Box::new(TreeCreate {
         spec,
         seed,
         sample: 0,
         by_name,
+        stat,
     }))
 }
 
 impl TreeCreate {
-    /// mdtest's shared-directory mode: every rank writes the whole tree into the same
-    /// directories, its files named `.rN`; the ranks meet at a barrier between creating and
-    /// deleting (outside both timed phases), as mdtest does between its phases.
-    fn run_shared(
+    /// One sample: create, [stat,] delete. Under MPI the ranks meet at a barrier after each
+    /// phase, as mdtest's do, outside the timed phases (a no-op alone). With `--layout shared`
+    /// every rank writes the whole tree into the same directories, its files named `.rN`
+    /// (mdtest's shared-directory mode), and removes its own files by name.
+    fn sample_in(
         &mut self,
         ctx: &Context,
         rec: &mut dyn Recorder,
         root: &std::path::Path,
     ) -> Result<(), WorkloadError> {
-        let suffix = format!(".r{}", ctx.ranks.rank);
+        let shared = ctx.ranks.sharing();
+        let suffix = if shared {
+            format!(".r{}", ctx.ranks.rank)
+        } else {
+            String::new()
+        };
         match std::fs::create_dir(root) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) if shared && e.kind() == std::io::ErrorKind::AlreadyExists => {}
             r => r.map_err(|e| WorkloadError::io("mkdir", root, e))?,
         }
         let t0 = rec.now_ns();
-        let files = tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, Some(&suffix))?;
-        let t1 = rec.now_ns();
+        let files = tree::write_tree_as(
+            &self.spec,
+            root,
+            self.seed,
+            &ctx.cancel,
+            shared.then_some(suffix.as_str()),
+        )?;
+        let create_ns = rec.now_ns() - t0;
         ctx.ranks.barrier(&ctx.cancel)?;
-        let t2 = rec.now_ns();
-        tree::remove_shared_tree(&self.spec, root, &suffix, &ctx.cancel)?;
-        let t3 = rec.now_ns();
-        ctx.ranks.barrier(&ctx.cancel)?;
-        self.report(rec, files, t1 - t0, t3 - t2);
+        let stat_ns = if self.stat {
+            let t = rec.now_ns();
+            tree::stat_files(&self.spec, root, &suffix, &ctx.cancel)?;
+            let ns = rec.now_ns() - t;
+            ctx.ranks.barrier(&ctx.cancel)?;
+            Some(ns)
+        } else {
+            None
+        };
+        let t = rec.now_ns();
+        if shared || self.by_name {
+            tree::remove_shared_tree(&self.spec, root, &suffix, &ctx.cancel)?;
+        } else {
+            tree::remove_tree(root)?;
+        }
+        let delete_ns = rec.now_ns() - t;
+        if shared {
+            ctx.ranks.barrier(&ctx.cancel)?;
+        }
+        self.report(rec, files, create_ns, delete_ns);
+        if let Some(ns) = stat_ns {
+            rec.phase("stat", ns);
+            rec.metric("stat_files_per_s", files as f64 / (ns.max(1) as f64 / 1e9));
+        }
         Ok(())
     }
 
@@ -114,24 +155,7 @@ impl Workload for TreeCreate {
         })?;
         self.sample += 1;
         let root = dir.join(format!("tree-{}", self.sample));
-        if ctx.ranks.sharing() {
-            return self.run_shared(ctx, rec, &root);
-        }
-        std::fs::create_dir(&root).map_err(|e| WorkloadError::io("mkdir", &root, e))?;
-        let t0 = rec.now_ns();
-        let files = tree::write_tree(&self.spec, &root, self.seed, &ctx.cancel)?;
-        let t1 = rec.now_ns();
-        // MPI ranks meet between the phases, as mdtest's do (a no-op alone), outside both.
-        ctx.ranks.barrier(&ctx.cancel)?;
-        let t2 = rec.now_ns();
-        if self.by_name {
-            tree::remove_shared_tree(&self.spec, &root, "", &ctx.cancel)?;
-        } else {
-            tree::remove_tree(&root)?;
-        }
-        let t3 = rec.now_ns();
-        self.report(rec, files, t1 - t0, t3 - t2);
-        Ok(())
+        self.sample_in(ctx, rec, &root)
     }
 
     fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
@@ -177,6 +201,16 @@ impl Workload for TreeCreate {
 mod tests {
     use super::*;
     use crate::testutil::Harness;
+
+    #[test]
+    fn stat_phase_times_an_lstat_of_every_file() {
+        let mut h = Harness::new(build, "profile=flat,scale=0.05,stat=true");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "files"), 100.0);
+        assert!(Harness::metric(&d, "stat_files_per_s") > 0.0);
+        assert!(d.phases.iter().any(|(n, _)| n == "stat"));
+        assert_eq!(std::fs::read_dir(h.dir.path()).unwrap().count(), 0);
+    }
 
     #[test]
     fn creates_and_deletes_the_whole_tree() {

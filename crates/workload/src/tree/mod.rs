@@ -13,4 +13,4 @@ pub use params::tree_params;
 pub use profile::{PROFILES, Profile};
 pub use source::TreeSource;
 pub use spec::{Manifest, TreeSpec};
-pub use write::{remove_shared_tree, remove_tree, write_tree, write_tree_as};
+pub use write::{remove_shared_tree, remove_tree, stat_files, write_tree, write_tree_as};

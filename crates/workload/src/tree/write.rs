@@ -95,6 +95,24 @@ pub fn remove_shared_tree(
     Ok(())
 }
 
+/// lstat of every file of `spec` under `root` (named with `suffix`), by its name, as mdtest's
+/// stat phase; a file that is missing is an error.
+pub fn stat_files(
+    spec: &TreeSpec,
+    root: &Path,
+    suffix: &str,
+    cancel: &CancelToken,
+) -> Result<u64, WorkloadError> {
+    for (i, f) in spec.files.iter().enumerate() {
+        if i % 256 == 0 {
+            cancel.check()?;
+        }
+        let p = suffixed(root, &f.path, suffix);
+        std::fs::symlink_metadata(&p).map_err(|e| WorkloadError::io("lstat", &p, e))?;
+    }
+    Ok(spec.files.len() as u64)
+}
+
 fn suffixed(root: &Path, rel: &str, suffix: &str) -> std::path::PathBuf {
     root.join(format!("{rel}{suffix}"))
 }
