@@ -193,6 +193,18 @@ impl Building {
         }
     }
 
+    /// Mounts a kernel filesystem (`mount -t FSTYPE -o OPTIONS`, no device) at `mnt`, recording
+    /// the options and the unmount to undo at teardown.
+    pub fn mount(&mut self, fstype: &str, options: String, mnt: &Path) -> Result<(), String> {
+        self.undo(teardown::Undo::Unmount {
+            point: mnt.to_path_buf(),
+            fuse: false,
+        });
+        self.info.options = options.clone();
+        let args = ["-t", fstype, "-o", &options, "fsbench-lab", text(mnt)];
+        self.run("mount", &args).map(drop)
+    }
+
     /// Creates directory `name` (mode 0700) in this kind's directory.
     pub fn mkdir(&self, name: &str) -> Result<PathBuf, String> {
         use std::os::unix::fs::DirBuilderExt;

@@ -1,7 +1,6 @@
 //! overlayfs at `overlay/mnt` with `lower`, `upper` and `work` in the lab scratch (the lower
 //! directory is empty: workloads create their files, so they land in the upper layer).
 
-use super::teardown::Undo;
 use super::{Building, text};
 use std::path::PathBuf;
 
@@ -17,14 +16,6 @@ pub fn build(b: &mut Building) -> Result<PathBuf, String> {
         text(&upper),
         text(&work)
     );
-    b.info.options = opts.clone();
-    b.undo(Undo::Unmount {
-        point: mnt.clone(),
-        fuse: false,
-    });
-    b.run(
-        "mount",
-        &["-t", "overlay", "-o", &opts, "fsbench-lab", text(&mnt)],
-    )?;
+    b.mount("overlay", opts, &mnt)?;
     Ok(mnt)
 }
