@@ -277,6 +277,16 @@ pub struct SeqJob {
     pub truncate: bool,
 }
 
+/// The distinct files of `jobs` (the pages a cold sample drops and residency measures); none
+/// when the jobs cannot be resolved.
+pub fn job_paths(jobs: Result<Vec<SeqJob>, WorkloadError>) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<std::path::PathBuf> = jobs
+        .map(|js| js.into_iter().map(|j| j.file.path).collect())
+        .unwrap_or_default();
+    paths.dedup();
+    paths
+}
+
 /// Reads `job.range` in `bs` blocks with `queue`'s engine (`seq-read`, one job).
 pub fn read_job(
     ctx: &Context,

@@ -171,12 +171,7 @@ impl Workload for SeqRead {
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self
-            .jobs(ctx)
-            .map(|js| js.into_iter().map(|j| j.file.path).collect())
-            .unwrap_or_default();
-        paths.dedup();
-        paths
+        common::job_paths(self.jobs(ctx))
     }
 
     fn writes(&self) -> bool {
