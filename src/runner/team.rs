@@ -107,8 +107,7 @@ pub fn take_sample(
         }
     };
     let reports = dist.end_sample(scope, outcome, sent);
-    let own = measured.ok();
-    conclude(&reports, own.as_ref())
+    conclude(reports, measured.ok().map(|m| m.cpu))
 }
 
 /// One rank's measured sample and what only it knows (its CPU view of the machine).
@@ -164,7 +163,10 @@ fn measure(
 }
 
 /// What every rank concludes from all the reports (the same on every rank).
-fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failure> {
+fn conclude(
+    reports: Vec<Report>,
+    cpu: Option<fsbench_measure::CpuDelta>,
+) -> Result<Sample, Failure> {
     if reports
         .iter()
         .any(|r| matches!(r.outcome, Outcome::Interrupted))
@@ -183,9 +185,9 @@ fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failur
         return Err(Failure::Failed(format!("rank {r} of {n}: {msg}")));
     }
     let samples: Vec<RankSample> = reports
-        .iter()
-        .filter_map(|r| match &r.outcome {
-            Outcome::Ok(s) => Some((**s).clone()),
+        .into_iter()
+        .filter_map(|r| match r.outcome {
+            Outcome::Ok(s) => Some(*s),
             _ => None,
         })
         .collect();
@@ -197,7 +199,7 @@ fn conclude(reports: &[Report], own: Option<&Measured>) -> Result<Sample, Failur
     }
     let merged = fsbench_dist::merge::merge(&samples)
         .ok_or_else(|| Failure::Failed("no rank sent a sample".into()))?;
-    let cpu = own.map(|m| m.cpu).unwrap_or_default();
+    let cpu = cpu.unwrap_or_default();
     let mut sample = crate::metrics::to_sample(merged.data, merged.resident_pct, &cpu);
     sample.latency_hdr = fsbench_measure::histo::encode(&merged.hist);
     Ok(sample)

@@ -219,14 +219,7 @@ impl Dist {
                 if let Some(w) = watcher {
                     w.stop();
                 }
-                vec![Report {
-                    outcome,
-                    sent_abort,
-                    barriers_entered: 0,
-                    releases_received: 0,
-                    arrivals_received: 0,
-                    releases_sent: 0,
-                }]
+                vec![Report::new(outcome, sent_abort)]
             }
             #[cfg(feature = "mpi")]
             Backend::Mpi(m) => m.end_sample(watcher, outcome, sent_abort),

@@ -79,7 +79,6 @@ impl Mpi {
             phases: Arc::new(Phases {
                 rank,
                 size,
-                probe_aborts: true,
                 counts: Mutex::new(Counts::default()),
             }),
         };
@@ -188,12 +187,11 @@ impl Mpi {
         }
         let counts = std::mem::take(&mut *self.phases.lock());
         let mine = Report {
-            outcome,
-            sent_abort,
             barriers_entered: counts.entered,
             releases_received: counts.releases_received,
             arrivals_received: counts.arrivals_received,
             releases_sent: counts.releases_sent,
+            ..Report::new(outcome, sent_abort)
         };
         let reports: Vec<Report> = self
             .all_gather(&mine.to_bytes())
@@ -244,7 +242,6 @@ pub struct Counts {
 pub struct Phases {
     rank: usize,
     size: usize,
-    probe_aborts: bool,
     counts: Mutex<Counts>,
 }
 
@@ -255,10 +252,9 @@ impl Phases {
 
     fn aborted(&self, w: &SimpleCommunicator, cancel: &CancelToken) -> bool {
         cancel.is_cancelled()
-            || (self.probe_aborts
-                && w.any_process()
-                    .immediate_probe_with_tag(TAG_ABORT)
-                    .is_some())
+            || w.any_process()
+                .immediate_probe_with_tag(TAG_ABORT)
+                .is_some()
     }
 }
 

@@ -95,6 +95,18 @@ pub struct Report {
 }
 
 impl Report {
+    /// A report with no barrier messages (one process alone, or before any phase barrier).
+    pub fn new(outcome: Outcome, sent_abort: bool) -> Self {
+        Self {
+            outcome,
+            sent_abort,
+            barriers_entered: 0,
+            releases_received: 0,
+            arrivals_received: 0,
+            releases_sent: 0,
+        }
+    }
+
     /// Serialized for the gather.
     pub fn to_bytes(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("invariant: a report always serializes")
@@ -102,13 +114,9 @@ impl Report {
 
     /// Parsed from the gather; a report that does not parse is a failure of that rank.
     pub fn from_bytes(bytes: &[u8], rank: usize) -> Self {
-        serde_json::from_slice(bytes).unwrap_or_else(|e| Self {
-            outcome: Outcome::Failed(format!("rank {rank} sent an unreadable report: {e}")),
-            sent_abort: false,
-            barriers_entered: 0,
-            releases_received: 0,
-            arrivals_received: 0,
-            releases_sent: 0,
+        serde_json::from_slice(bytes).unwrap_or_else(|e| {
+            let why = format!("rank {rank} sent an unreadable report: {e}");
+            Self::new(Outcome::Failed(why), false)
         })
     }
 }
