@@ -77,40 +77,82 @@ impl Cell {
     }
 }
 
-/// Takes one sample of `p` in `state`: makes it cold when asked, measures residency, runs.
+/// One sample measured by this process, before it becomes a stored sample (alone) or is sent
+/// to the other MPI ranks.
+pub struct Measured {
+    /// What the recorder saw.
+    pub data: fsbench_measure::SampleData,
+    /// The latency histogram, encoded (HdrHistogram V2, deflated, base64).
+    pub latency_hdr: Option<String>,
+    /// Share of the workload's pages cached before the sample.
+    pub resident: Option<f64>,
+    /// CPU of the machine, fsbench and the FUSE daemons during the sample.
+    pub cpu: fsbench_measure::CpuDelta,
+}
+
+/// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
 pub fn take_sample(
     cell: &mut Cell,
     p: &mut Prepared,
     cold: Option<&ColdMethod>,
 ) -> Result<Sample, WorkloadError> {
-    let state = cell.cache;
-    p.workload.before_sample(&p.ctx)?;
+    let m = measure(cell, p, cold, &fsbench_dist::Dist::solo())?;
+    let mut sample = metrics::to_sample(m.data, m.resident, &m.cpu);
+    sample.latency_hdr = m.latency_hdr;
+    Ok(sample)
+}
+
+/// Takes one sample of `p` in its cell's cache state: the workload's `before_sample`, priming
+/// (warm) or dropping the cache (cold), residency, then the timed run, and the direct-I/O check.
+/// Under MPI the ranks meet at `dist`'s barriers, which every rank reaches whatever failed before
+/// them (so that they stay in step): every rank's files are written before its node's leader
+/// drops the node's caches (once per node; `fadvise` on every rank for its own files), residency
+/// is measured after the drop, and the sample starts together. The first error is returned after
+/// the start barrier. Alone, the barriers are no-ops.
+pub fn measure(
+    cell: &mut Cell,
+    p: &mut Prepared,
+    cold: Option<&ColdMethod>,
+    dist: &fsbench_dist::Dist,
+) -> Result<Measured, WorkloadError> {
+    let mut err = p.workload.before_sample(&p.ctx).err();
     let files = p.workload.cache_files(&p.ctx);
-    if state == CacheState::Warm && !cell.primed {
+    if cell.cache == CacheState::Warm && !cell.primed {
         cache::prime(&files);
         cell.primed = true;
     }
-    if state == CacheState::Cold {
+    if cell.cache == CacheState::Cold {
         let method = cold.expect("invariant: a cold cell has a cold method");
-        method.apply(&files, &p.ctx.cancel).map_err(|m| {
-            if p.ctx.cancel.is_cancelled() {
-                WorkloadError::Interrupted
-            } else {
-                WorkloadError::Unsupported(format!("cannot make the cache cold: {m}"))
-            }
-        })?;
+        dist.barrier();
+        if err.is_none() && (method.per_file() || dist.is_node_leader()) {
+            err = method.apply(&files, &p.ctx.cancel).err().map(|m| {
+                if p.ctx.cancel.is_cancelled() {
+                    WorkloadError::Interrupted
+                } else {
+                    WorkloadError::Unsupported(format!("cannot make the cache cold: {m}"))
+                }
+            });
+        }
+        dist.barrier();
     }
     let resident = cache::resident_pct(&files);
+    dist.barrier();
+    if let Some(e) = err {
+        return Err(e);
+    }
     let mut rec = SampleRecorder::new();
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
-    let data = rec.finish();
+    let mut data = rec.finish();
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
-    let mut sample = metrics::to_sample(data, resident, &cpu);
-    sample.latency_hdr = fsbench_measure::histo::encode(rec.histogram());
-    verify_direct(&mut sample.metrics, &files, resident);
-    Ok(sample)
+    verify_direct(&mut data.metrics, &files, resident);
+    Ok(Measured {
+        data,
+        latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
+        resident,
+        cpu,
+    })
 }
 
 /// Percentage points by which the page cache may grow during a direct sample before the sample
@@ -120,50 +162,20 @@ const DIRECT_LEAK_PCT: f64 = 25.0;
 /// A sample that claims direct I/O must leave the page cache as it found it: when the workload's
 /// files were mostly uncached before and much more cached after, the I/O went through the page
 /// cache. The sample is then recorded as not direct (`direct_used` 0), with the growth.
-pub fn verify_direct(
-    metrics: &mut impl DirectFlag,
+fn verify_direct(
+    metrics: &mut Vec<(String, f64)>,
     files: &[std::path::PathBuf],
     before: Option<f64>,
 ) {
-    if metrics.direct_used() != Some(1.0) {
+    let direct = metrics.iter_mut().find(|(n, _)| n == "direct_used");
+    let Some((_, used)) = direct.filter(|(_, v)| *v == 1.0) else {
         return;
-    }
+    };
     let (Some(before), Some(after)) = (before, cache::resident_pct(files)) else {
         return;
     };
     if before < 50.0 && after - before > DIRECT_LEAK_PCT {
-        metrics.set("direct_used", 0.0);
-        metrics.set("direct_cache_growth_pct", after - before);
-    }
-}
-
-/// The metrics of a sample, as a finished sample's map or a rank's raw list.
-pub trait DirectFlag {
-    /// The `direct_used` flag, if recorded.
-    fn direct_used(&self) -> Option<f64>;
-    /// Sets a metric.
-    fn set(&mut self, name: &str, v: f64);
-}
-
-impl DirectFlag for std::collections::BTreeMap<String, f64> {
-    fn direct_used(&self) -> Option<f64> {
-        self.get("direct_used").copied()
-    }
-    fn set(&mut self, name: &str, v: f64) {
-        self.insert(name.into(), v);
-    }
-}
-
-impl DirectFlag for Vec<(String, f64)> {
-    fn direct_used(&self) -> Option<f64> {
-        self.iter()
-            .find(|(n, _)| n == "direct_used")
-            .map(|(_, v)| *v)
-    }
-    fn set(&mut self, name: &str, v: f64) {
-        match self.iter_mut().find(|(n, _)| n == name) {
-            Some(slot) => slot.1 = v,
-            None => self.push((name.into(), v)),
-        }
+        *used = 0.0;
+        metrics.push(("direct_cache_growth_pct".into(), after - before));
     }
 }

@@ -4,11 +4,9 @@
 //! barriers; rank 0 speaks for them.
 
 use super::cell::{self, Cell, Prepared};
-use crate::cache::{self, ColdMethod};
-use crate::plan::CacheState;
+use crate::cache::ColdMethod;
 use fsbench_dist::Dist;
 use fsbench_dist::wire::{Outcome, RankSample, Report};
-use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
 use fsbench_model::Sample;
 use fsbench_workload::{Ranks, WorkloadError};
 
@@ -93,10 +91,13 @@ pub fn take_sample(
     let run_cancel = p.ctx.cancel.clone();
     let scope = dist.begin_sample(&run_cancel);
     p.ctx.cancel = scope.cancel.clone();
-    let measured = measure(dist, cell, p, cold);
+    let measured = cell::measure(cell, p, cold, dist);
     p.ctx.cancel = run_cancel.clone();
     let (outcome, sent) = match &measured {
-        Ok(m) => (Outcome::Ok(Box::new(m.rank.clone())), false),
+        Ok(m) => {
+            let rank = RankSample::new(&m.data, m.latency_hdr.clone(), m.resident);
+            (Outcome::Ok(Box::new(rank)), false)
+        }
         Err(WorkloadError::Interrupted) if run_cancel.is_cancelled() => {
             (Outcome::Interrupted, false)
         }
@@ -108,58 +109,6 @@ pub fn take_sample(
     };
     let reports = dist.end_sample(scope, outcome, sent);
     conclude(reports, measured.ok().map(|m| m.cpu))
-}
-
-/// One rank's measured sample and what only it knows (its CPU view of the machine).
-struct Measured {
-    rank: RankSample,
-    cpu: fsbench_measure::CpuDelta,
-}
-
-/// The sample on this rank. Every barrier is reached whatever failed before it, so that the
-/// ranks stay in step; the first error is returned after the start barrier.
-fn measure(
-    dist: &Dist,
-    cell: &mut Cell,
-    p: &mut Prepared,
-    cold: Option<&ColdMethod>,
-) -> Result<Measured, WorkloadError> {
-    let mut err = p.workload.before_sample(&p.ctx).err();
-    let files = p.workload.cache_files(&p.ctx);
-    if cell.cache == CacheState::Warm && !cell.primed {
-        cache::prime(&files);
-        cell.primed = true;
-    }
-    if cell.cache == CacheState::Cold {
-        let method = cold.expect("invariant: a cold cell has a cold method");
-        // Every rank's files are written before its node's caches are dropped, once per node.
-        dist.barrier();
-        let mine = method.per_file() || dist.is_node_leader();
-        if err.is_none() && mine {
-            err = method
-                .apply(&files, &p.ctx.cancel)
-                .err()
-                .map(|m| WorkloadError::Unsupported(format!("cannot make the cache cold: {m}")));
-        }
-        // Residency is measured once the node's drop is done.
-        dist.barrier();
-    }
-    let resident = cache::resident_pct(&files);
-    dist.barrier();
-    if let Some(e) = err {
-        return Err(e);
-    }
-    let mut rec = SampleRecorder::new();
-    let cpu_before = CpuSnapshot::take(&p.daemon_pids);
-    rec.start();
-    p.workload.run(&p.ctx, &mut rec)?;
-    let mut data = rec.finish();
-    let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
-    cell::verify_direct(&mut data.metrics, &files, resident);
-    Ok(Measured {
-        rank: RankSample::new(&data, rec.histogram(), resident),
-        cpu,
-    })
 }
 
 /// What every rank concludes from all the reports (the same on every rank).

@@ -44,12 +44,8 @@ pub struct RankSample {
 }
 
 impl RankSample {
-    /// The wire form of a recorded sample and its histogram.
-    pub fn new(
-        d: &SampleData,
-        hist: &hdrhistogram::Histogram<u64>,
-        resident_pct: Option<f64>,
-    ) -> Self {
+    /// The wire form of a recorded sample and its encoded histogram.
+    pub fn new(d: &SampleData, hist: Option<String>, resident_pct: Option<f64>) -> Self {
         Self {
             wall_ns: d.wall_ns,
             user_ns: d.user_ns,
@@ -63,7 +59,7 @@ impl RankSample {
                 .iter()
                 .map(|p| (p.at_ns, p.ops, p.bytes))
                 .collect(),
-            hist: fsbench_measure::histo::encode(hist),
+            hist,
             resident_pct,
         }
     }
