@@ -67,7 +67,7 @@ pub fn main(args: &[String]) -> i32 {
     let mut live: Vec<PathBuf> = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let Some(path) = decode(&line[1.min(line.len())..]) else {
+        let Some(path) = line.get(1..).and_then(decode) else {
             continue;
         };
         match line.as_bytes().first() {
@@ -94,7 +94,7 @@ fn encode(path: &Path) -> String {
 }
 
 fn decode(hex: &str) -> Option<PathBuf> {
-    if hex.len() % 2 != 0 {
+    if hex.len() % 2 != 0 || !hex.is_ascii() {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
@@ -123,6 +123,7 @@ mod tests {
         assert_eq!(decode(&encode(p)).as_deref(), Some(p));
         assert_eq!(decode("zz"), None);
         assert_eq!(decode("abc"), None);
+        assert_eq!(decode("é0"), None);
     }
 
     #[test]

@@ -198,16 +198,24 @@ fn a_failing_rank_ends_the_sample_on_every_rank() {
         return;
     };
     let t = util::temp_dir();
-    let started = Instant::now();
+    // The other ranks' command would sleep, then leave a mark: a mark means it was not ended.
+    let marks = util::temp_dir();
+    let command = format!(
+        r#"command:run=if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exit 7; fi; sleep 60; touch {}/r$OMPI_COMM_WORLD_RANK"#,
+        marks.path().display()
+    );
     let out = mpirun(bin, 4)
         .args(["run", "--no-store", "--runs", "1", "--cache", "warm", "-w"])
-        .arg(r#"command:run=if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exit 7; fi; sleep 120"#)
+        .arg(command)
         .arg("-t")
         .arg(t.path())
         .output()
         .unwrap();
-    // The others' two-minute sleep was cut short (without the abort they would sleep it out).
-    assert!(started.elapsed() < Duration::from_secs(100), "not aborted");
+    assert_eq!(
+        util::entries(marks.path()),
+        Vec::<String>::new(),
+        "not aborted"
+    );
     assert!(!out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
