@@ -71,11 +71,4 @@ proptest! {
         ], 0..8)) {
         let _ = crate::cmd::ministat::parse_args_for_fuzz(&args);
     }
-
-    #[test]
-    fn proc_and_sys_text_never_panics(text in "\\PC{0,300}", bytes in prop::collection::vec(any::<u8>(), 0..64)) {
-        let _ = crate::envinfo::mountinfo::parse_mountinfo(&text);
-        let _ = crate::envinfo::dmcrypt::parse_crypt_table(&text);
-        let _ = crate::envinfo::fscrypt::parse_policy(&bytes);
-    }
 }

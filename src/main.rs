@@ -6,7 +6,6 @@ mod cli;
 mod cmd;
 mod compare;
 mod compare_runs;
-mod envinfo;
 mod error;
 mod exports;
 #[cfg(test)]
@@ -25,6 +24,8 @@ mod signals;
 mod storage;
 mod suite;
 mod sweeps;
+
+use fsbench_envinfo as envinfo;
 
 /// Number formatting shared with the reports.
 mod format {

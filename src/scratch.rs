@@ -215,7 +215,7 @@ pub fn explain(e: &std::io::Error, target: &Path, what: &str) -> ScratchError {
 /// Removes the tree at `root` without following symlinks and without crossing into another
 /// filesystem (see `fsbench_workload::fsops`).
 pub fn remove_tree(root: &Path) -> Result<(), ScratchError> {
-    fsbench_workload::fsops::remove_all_io(root).map_err(|e| ScratchError {
+    fsbench_sys::remove::remove_all_io(root).map_err(|e| ScratchError {
         message: format!(
             "cannot remove scratch {}: {e} — remove it by hand",
             root.display()

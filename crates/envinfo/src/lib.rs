@@ -3,6 +3,8 @@
 //! the disk, loop images and what they live on), or the chain of a block device. Stored with
 //! every run so results can be interpreted later. One submodule per source of facts.
 
+#![warn(missing_docs)]
+
 mod blockdev;
 pub(crate) mod dmcrypt;
 mod encryption;
@@ -11,6 +13,9 @@ mod fsdetails;
 mod fuse;
 pub(crate) mod mountinfo;
 mod warnings;
+
+#[cfg(test)]
+mod fuzz;
 
 #[allow(unused_imports)] // API for the runner (the daemon's CPU time around each sample)
 pub use fuse::fuse_daemon_pids;

@@ -152,7 +152,7 @@ fn parse_size(v: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envinfo::mountinfo::parse_mountinfo;
+    use crate::mountinfo::parse_mountinfo;
 
     fn stack_of(line: &str) -> Stack {
         let m = parse_mountinfo(line).pop().expect("fixture line parses");

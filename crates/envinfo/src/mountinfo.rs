@@ -67,7 +67,7 @@ pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
 
 /// Undoes the octal escapes of mountinfo (`\040` is a space).
 pub fn unescape(s: &str) -> String {
-    fsbench_workload::fsops::unescape_mountinfo(s)
+    fsbench_sys::remove::unescape_mountinfo(s)
 }
 
 /// All current mounts.
