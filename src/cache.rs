@@ -4,13 +4,12 @@
 //! (`mincore`) is measured before every sample, so a "cold" sample whose pages stayed cached is
 //! reported as such instead of silently measured warm.
 
+use fsbench_sys::cache as sys;
 use fsbench_workload::CancelToken;
 use fsbench_workload::child::{self, WaitError};
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-
-const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 
 /// How a cold sample is obtained.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +43,7 @@ impl ColdMethod {
     pub fn choose(cold_cmd: Option<&str>, timeout: std::time::Duration) -> Self {
         match cold_cmd {
             Some(cmd) => Self::ColdCmd(cmd.to_string(), timeout),
-            None if drop_caches_writable() => Self::DropCaches,
+            None if sys::drop_caches_writable() => Self::DropCaches,
             None => Self::Fadvise,
         }
     }
@@ -52,24 +51,11 @@ impl ColdMethod {
     /// Makes `files` (and, for system-wide methods, everything) cold.
     pub fn apply(&self, files: &[PathBuf], cancel: &CancelToken) -> Result<(), String> {
         match self {
-            Self::DropCaches => drop_caches(),
+            Self::DropCaches => sys::drop_caches(),
             Self::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel),
-            Self::Fadvise => files.iter().try_for_each(|f| fadvise_dontneed(f)),
+            Self::Fadvise => files.iter().try_for_each(|f| sys::fadvise_dontneed(f)),
         }
     }
-}
-
-/// True when /proc/sys/vm/drop_caches can be opened for writing.
-pub fn drop_caches_writable() -> bool {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(DROP_CACHES)
-        .is_ok()
-}
-
-fn drop_caches() -> Result<(), String> {
-    rustix::fs::sync();
-    std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))
 }
 
 /// Runs the user's command in its own process group (killed with fsbench, on Ctrl-C and after
@@ -103,24 +89,6 @@ fn run_cold_cmd(
     }
 }
 
-fn fadvise_dontneed(path: &Path) -> Result<(), String> {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        // A file the workload has not created yet (seq-write's first sample) has no cache.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            return Err(format!(
-                "cannot open {} to drop its cache: {e}",
-                path.display()
-            ));
-        }
-    };
-    // Dirty pages cannot be dropped: write them back first.
-    let _ = file.sync_data();
-    rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)
-        .map_err(|e| format!("posix_fadvise(DONTNEED) failed on {}: {e}", path.display()))
-}
-
 /// Reads `files` once, unmeasured, so a warm cell starts with them cached (a file larger than
 /// the page cache stays partly cold: residency shows it).
 pub fn prime(files: &[PathBuf]) {
@@ -138,18 +106,12 @@ pub fn prime(files: &[PathBuf]) {
 pub fn resident_pct(files: &[PathBuf]) -> Option<f64> {
     let (mut resident, mut total) = (0u64, 0u64);
     for f in files {
-        if let Some((r, t)) = file_residency(f) {
+        if let Some((r, t)) = sys::file_residency(f) {
             resident += r;
             total += t;
         }
     }
     (total > 0).then(|| resident as f64 * 100.0 / total as f64)
-}
-
-/// (resident pages, total pages) of one regular, non-empty file.
-fn file_residency(path: &Path) -> Option<(u64, u64)> {
-    let file = std::fs::File::open(path).ok()?;
-    fsbench_workload::residency::whole_file(&file)
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ mod error;
 mod exports;
 #[cfg(test)]
 mod fuzz;
-mod guard;
 mod lab;
 mod metrics;
 mod out;
@@ -19,13 +18,14 @@ mod overhead;
 mod plan;
 mod progress;
 mod runner;
-pub mod scratch;
 mod signals;
 mod storage;
 mod suite;
 mod sweeps;
 
 use fsbench_envinfo as envinfo;
+use fsbench_scratch as scratch;
+use fsbench_scratch::guard;
 
 /// Number formatting shared with the reports.
 mod format {

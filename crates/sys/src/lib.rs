@@ -5,3 +5,6 @@
 #![warn(missing_docs)]
 
 pub mod remove;
+pub mod process;
+pub mod residency;
+pub mod cache;

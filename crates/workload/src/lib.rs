@@ -16,7 +16,7 @@ pub mod fsops;
 pub mod io;
 mod params;
 mod registry;
-pub mod residency;
+
 #[cfg(test)]
 mod testutil;
 pub mod tree;

@@ -9,7 +9,8 @@
 
 use super::common::Direct;
 use crate::io::{self, AlignedBuf, DataFile};
-use crate::{WorkloadError, residency};
+use crate::WorkloadError;
+use fsbench_sys::residency;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 

@@ -3,6 +3,11 @@
 //! without ever following a symlink or crossing a mount boundary. Leftovers of killed runs are
 //! found by `find_stale` (`fsbench clean`).
 
+#![warn(missing_docs)]
+
+pub mod guard;
+
+pub use fsbench_sys::process::{host_name, owner_alive, process_start_ticks};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -36,15 +41,6 @@ pub struct Scratch {
     removed: bool,
     /// False for a scratch another MPI rank made (`attach`): never removed from here.
     owned: bool,
-}
-
-/// This host's name, written in scratch markers: a scratch on a filesystem shared between
-/// hosts (MPI ranks on a network filesystem) is judged stale only on the host that made it.
-pub fn host_name() -> String {
-    rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned()
 }
 
 impl Scratch {
@@ -213,7 +209,7 @@ pub fn explain(e: &std::io::Error, target: &Path, what: &str) -> ScratchError {
 }
 
 /// Removes the tree at `root` without following symlinks and without crossing into another
-/// filesystem (see `fsbench_workload::fsops`).
+/// filesystem (see `fsbench_sys::remove`).
 pub fn remove_tree(root: &Path) -> Result<(), ScratchError> {
     fsbench_sys::remove::remove_all_io(root).map_err(|e| ScratchError {
         message: format!(
@@ -271,22 +267,6 @@ fn parse_marker(text: &str) -> (Option<u32>, Option<u64>) {
             .and_then(|v| v.trim().parse::<u64>().ok())
     };
     (field("pid=").map(|p| p as u32), field("start_ticks="))
-}
-
-pub(crate) fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
-    match process_start_ticks(pid) {
-        None => false,
-        // A live process with another start time is a reused pid: the owner is gone.
-        Some(now) => ticks.is_none_or(|t| t == 0 || t == now),
-    }
-}
-
-/// Start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat).
-pub(crate) fn process_start_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 #[cfg(test)]

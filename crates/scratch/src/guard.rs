@@ -78,7 +78,7 @@ pub fn main(args: &[String]) -> i32 {
     }
     for path in live {
         if marker_owner(&path) == Some(owner) {
-            let _ = crate::scratch::remove_tree(&path);
+            let _ = crate::remove_tree(&path);
         }
     }
     0
@@ -107,7 +107,7 @@ fn decode(hex: &str) -> Option<PathBuf> {
 
 /// The pid in the scratch's marker, if it is a scratch at all.
 fn marker_owner(path: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(path.join(crate::scratch::MARKER)).ok()?;
+    let text = std::fs::read_to_string(path.join(crate::MARKER)).ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("pid="))
         .and_then(|p| p.trim().parse().ok())
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn only_a_scratch_marked_with_the_owner_pid_is_claimed() {
         let t = tempfile::tempdir().unwrap();
-        let s = crate::scratch::Scratch::create(t.path(), "guard").unwrap();
+        let s = crate::Scratch::create(t.path(), "guard").unwrap();
         assert_eq!(marker_owner(s.path()), Some(std::process::id()));
         assert_eq!(marker_owner(t.path()), None);
     }

@@ -1,0 +1,47 @@
+//! Cache control: dropping the whole machine's caches, one file's page cache, and how much of a
+//! file is resident. Used to make a sample cold and to verify that it was.
+
+use std::path::Path;
+
+const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// True when /proc/sys/vm/drop_caches can be opened for writing.
+pub fn drop_caches_writable() -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(DROP_CACHES)
+        .is_ok()
+}
+
+/// Writes dirty data back (`sync`), then drops the page cache, dentries and inodes (root).
+pub fn drop_caches() -> Result<(), String> {
+    rustix::fs::sync();
+    std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))
+}
+
+/// Drops the page cache of one file (`fdatasync`, then `posix_fadvise(DONTNEED)`); a missing
+/// file has nothing cached and is not an error.
+pub fn fadvise_dontneed(path: &Path) -> Result<(), String> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        // A file the workload has not created yet (seq-write's first sample) has no cache.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(format!(
+                "cannot open {} to drop its cache: {e}",
+                path.display()
+            ));
+        }
+    };
+    // Dirty pages cannot be dropped: write them back first.
+    let _ = file.sync_data();
+    rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)
+        .map_err(|e| format!("posix_fadvise(DONTNEED) failed on {}: {e}", path.display()))
+}
+
+/// (resident pages, total pages) of one regular, non-empty file.
+pub fn file_residency(path: &Path) -> Option<(u64, u64)> {
+    let file = std::fs::File::open(path).ok()?;
+    crate::residency::whole_file(&file)
+}
+

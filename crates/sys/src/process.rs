@@ -1,0 +1,29 @@
+//! Processes: is the owner of a scratch still alive (pid and start time, so a reused pid is not
+//! mistaken for it), and this host's name.
+
+/// This host's name, written in scratch markers: a scratch on a filesystem shared between
+/// hosts (MPI ranks on a network filesystem) is judged stale only on the host that made it.
+pub fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// True when process `pid` exists and, when `ticks` is known, started at that time.
+pub fn owner_alive(pid: u32, ticks: Option<u64>) -> bool {
+    match process_start_ticks(pid) {
+        None => false,
+        // A live process with another start time is a reused pid: the owner is gone.
+        Some(now) => ticks.is_none_or(|t| t == 0 || t == now),
+    }
+}
+
+/// Start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat).
+pub fn process_start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
