@@ -77,5 +77,20 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+impl From<fsbench_model::Failure> for CliError {
+    fn from(f: fsbench_model::Failure) -> Self {
+        use fsbench_model::FailureKind;
+        let kind = match f.kind {
+            FailureKind::Input => ExitKind::Usage,
+            FailureKind::Interrupted => ExitKind::Interrupted,
+            _ => ExitKind::RunFailed,
+        };
+        Self {
+            kind,
+            message: f.message,
+        }
+    }
+}
+
 /// Result of a subcommand.
 pub type CliResult<T = ()> = Result<T, CliError>;

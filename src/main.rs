@@ -10,7 +10,6 @@ mod error;
 mod exports;
 #[cfg(test)]
 mod fuzz;
-mod lab;
 mod metrics;
 mod out;
 mod outfile;
@@ -24,6 +23,7 @@ mod suite;
 mod sweeps;
 
 use fsbench_envinfo as envinfo;
+use fsbench_lab as lab;
 use fsbench_scratch as scratch;
 use fsbench_scratch::guard;
 
@@ -115,18 +115,9 @@ fn report(err: &CliError) {
     errln!("fsbench: error: {}", escape_controls(&err.message));
 }
 
-/// Replaces control characters (newlines included) with visible escapes, so a label or path
-/// with an escape sequence in it cannot rewrite the user's terminal.
+/// Replaces control characters with visible escapes ([`fsbench_model::text::escape_controls`]).
 pub(crate) fn escape_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
-        }
-    }
-    out
+    fsbench_model::text::escape_controls(text)
 }
 
 /// A panic becomes one line naming it as an internal error, live children and scratches are
@@ -148,7 +139,9 @@ fn install_panic_hook() {
             escape_controls(&what)
         );
         fsbench_workload::child::kill_all_groups();
-        lab::teardown_all_live();
+        for line in lab::teardown_all_live() {
+            errln!("{line}");
+        }
         scratch::remove_all_live();
         std::process::exit(ExitKind::Internal.code());
     }));

@@ -58,7 +58,9 @@ fn force_exit() -> ! {
     if let Some(f) = words {
         f();
     }
-    crate::lab::teardown_all_live();
+    for line in crate::lab::teardown_all_live() {
+        crate::errln!("{line}");
+    }
     crate::scratch::remove_all_live();
     crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);

@@ -93,7 +93,12 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
 
 fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let suite = crate::suite::resolve(&mut args)?;
-    let lab = crate::lab::request(&args)?;
+    let lab_spec = crate::lab::LabSpec {
+        kinds: args.lab.clone(),
+        size: args.lab_size.clone(),
+        dir: args.lab_dir.clone(),
+    };
+    let lab = crate::lab::request(&lab_spec, args.quiet)?;
     let mut plan = crate::plan::from_args(&args)?;
     check_team(team, &args, &plan)?;
     check_percentages(&args)?;
@@ -110,7 +115,17 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
-    let lab = crate::lab::build(lab, &mut plan.targets)?;
+    let taken: Vec<&str> = plan.targets.iter().map(|t| t.label.as_str()).collect();
+    let hooks = crate::lab::Hooks {
+        interrupted: crate::signals::interrupted,
+        say: |line| crate::errln!("{line}"),
+    };
+    let (lab, built) = crate::lab::build(lab, &taken, hooks)?;
+    plan.targets.extend(built.into_iter().map(|b| crate::plan::PlanTarget {
+        label: b.label,
+        path: b.path,
+        kind: crate::plan::TargetKind::Dir,
+    }));
     if let Some(s) = &suite {
         crate::suite::order_targets(s, &mut plan.targets);
     }

@@ -4,10 +4,13 @@
 #![warn(missing_docs)]
 
 pub mod catalogue;
+mod failure;
+pub mod text;
 mod record;
 mod units;
 
 pub use catalogue::{label_of, unit_of};
+pub use failure::{EngineResult, Failure, FailureKind};
 pub use record::*;
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.

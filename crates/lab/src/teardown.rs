@@ -8,7 +8,7 @@
 //! after plain unmounts kept failing, and said out loud.
 
 use super::{LiveLab, tool};
-use crate::envinfo::{fuse_daemon_pids, mounts};
+use fsbench_envinfo::{fuse_daemon_pids, mounts};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -50,22 +50,26 @@ pub struct Sweep {
     pub problems: Vec<String>,
 }
 
-/// Tears down one lab; returns its problems. The scratch is kept when something could not be
-/// undone (removing it would orphan a mount or a loop device that `fsbench clean` could still
+/// Tears down one lab; returns what it noted and its problems. The scratch is kept when
+/// something could not be undone (removing it would orphan a mount or a loop device that `fsbench clean` could still
 /// find through it).
-pub(super) fn lab(l: LiveLab) -> Vec<String> {
+pub(super) fn lab(l: LiveLab) -> Sweep {
     let mut problems = Vec::new();
+    let mut notes = Vec::new();
     for t in l.targets.into_iter().rev() {
         for step in t.undo.iter().rev() {
             match apply(step) {
-                Ok(Some(note)) => crate::errln!("lab: {}: {note}", t.label),
+                Ok(Some(note)) => notes.push(format!("lab: {}: {note}", t.label)),
                 Ok(None) => {}
                 Err(e) => problems.push(format!("{}: {e}", t.label)),
             }
         }
     }
     let Some(scratch) = l.scratch else {
-        return problems;
+        return Sweep {
+            done: notes,
+            problems,
+        };
     };
     let sweep = sweep(scratch.path());
     problems.extend(sweep.problems);
@@ -85,7 +89,10 @@ pub(super) fn lab(l: LiveLab) -> Vec<String> {
         ));
         scratch.keep();
     }
-    problems
+    Sweep {
+        done: notes,
+        problems,
+    }
 }
 
 /// Undoes one step; `Ok(Some(note))` when it needed a last resort worth saying.

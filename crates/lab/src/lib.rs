@@ -11,6 +11,8 @@
 //! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
 //! `SCRATCH/KIND/disk.img`.
 
+#![warn(missing_docs)]
+
 mod fscrypt;
 mod fuse;
 mod loopfs;
@@ -21,11 +23,10 @@ mod teardown;
 mod tmpfs;
 pub mod tool;
 
-pub use request::{DEFAULT_SIZE, LabRequest, request};
+pub use request::{DEFAULT_SIZE, LabRequest, LabSpec, request};
 
-use crate::error::{CliError, CliResult};
-use crate::plan::{PlanTarget, TargetKind};
-use crate::scratch::Scratch;
+use fsbench_model::{EngineResult, Failure};
+use fsbench_scratch::Scratch;
 use fsbench_model::{LabInfo, TargetInfo};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -265,7 +266,8 @@ fn teardown_lock() -> Option<MutexGuard<'static, ()>> {
     }
 }
 
-/// Removes lab `id` (every lab when `None`) from the registry and tears it down.
+/// Removes lab `id` (every lab when `None`) from the registry and tears it down; returns the
+/// lines to show (notes as they are, problems as errors).
 fn tear_down(id: Option<u64>) -> Vec<String> {
     let _guard = teardown_lock();
     let labs: Vec<LiveLab> = {
@@ -276,15 +278,24 @@ fn tear_down(id: Option<u64>) -> Vec<String> {
         *l = keep;
         take
     };
-    labs.into_iter().flat_map(teardown::lab).collect()
+    let mut lines = Vec::new();
+    for sweep in labs.into_iter().map(teardown::lab) {
+        lines.extend(sweep.done);
+        lines.extend(
+            sweep
+                .problems
+                .into_iter()
+                .map(|p| format!("fsbench: error: lab teardown: {p}")),
+        );
+    }
+    lines
 }
 
-/// Tears down every lab of this process (the signal watcher's and panic hook's last resort).
-pub fn teardown_all_live() {
+/// Tears down every lab of this process (the signal watcher's and panic hook's last resort);
+/// returns the lines to show the user (what was noted, and each problem as an error).
+pub fn teardown_all_live() -> Vec<String> {
     CLOSED.store(true, Ordering::SeqCst);
-    for problem in tear_down(None) {
-        crate::errln!("fsbench: error: lab teardown: {problem}");
-    }
+    tear_down(None)
 }
 
 /// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts the
@@ -315,6 +326,17 @@ pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
 pub struct Lab {
     id: Option<u64>,
     infos: Vec<(String, LabInfo)>,
+    /// Where the teardown's lines go when this is dropped (the binary's stderr).
+    say: Option<fn(&str)>,
+}
+
+/// A target the lab built: its label (the kind) and the mounted directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltTarget {
+    /// The kind's name, used as the target's label.
+    pub label: String,
+    /// The directory to measure.
+    pub path: PathBuf,
 }
 
 impl Lab {
@@ -328,6 +350,7 @@ impl Lab {
         Self {
             id: Some(id),
             infos: Vec::new(),
+            say: None,
         }
     }
 
@@ -370,55 +393,72 @@ impl Lab {
 impl Drop for Lab {
     fn drop(&mut self) {
         if let Some(id) = self.id {
-            for problem in tear_down(Some(id)) {
-                crate::errln!("fsbench: error: lab teardown: {problem}");
+            for line in tear_down(Some(id)) {
+                if let Some(say) = self.say {
+                    say(&line);
+                }
             }
         }
     }
 }
 
-/// Builds the requested lab targets (none without `--lab`) and appends them to `targets`, in the
-/// order given. Anything built is torn down when the returned guard drops, also on error here.
-pub fn build(req: Option<LabRequest>, targets: &mut Vec<PlanTarget>) -> CliResult<Lab> {
+/// How a lab build talks to its caller: whether a signal asked it to stop, and where its
+/// progress and teardown lines go.
+#[derive(Debug, Clone, Copy)]
+pub struct Hooks {
+    /// True once SIGINT or SIGTERM arrived: nothing more is built.
+    pub interrupted: fn() -> bool,
+    /// Shows one line to the user (progress, teardown notes and problems).
+    pub say: fn(&str),
+}
+
+/// Builds the requested lab targets (none without `--lab`), in the order given; `taken` are the
+/// labels of the other targets. Anything built is torn down when the returned guard drops, also
+/// on error here.
+pub fn build(
+    req: Option<LabRequest>,
+    taken: &[&str],
+    hooks: Hooks,
+) -> EngineResult<(Lab, Vec<BuiltTarget>)> {
+    let mut targets = Vec::new();
     let Some(req) = req else {
-        return Ok(Lab::default());
+        return Ok((Lab::default(), targets));
     };
-    if let Some(t) = targets
+    if let Some(t) = taken
         .iter()
-        .find(|t| req.kinds.iter().any(|k| k.name == t.label))
+        .find(|t| req.kinds.iter().any(|k| k.name == **t))
     {
-        return Err(CliError::usage(format!(
-            "target label '{}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)",
-            t.label
+        return Err(Failure::input(format!(
+            "target label '{t}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)"
         )));
     }
     let id = format!("{}{}-{}", LAB_ID, std::process::id(), nanos());
-    let scratch = Scratch::create(&req.dir, &id).map_err(|e| CliError::usage(e.message))?;
+    let scratch = Scratch::create(&req.dir, &id).map_err(|e| Failure::input(e.message))?;
     let root = scratch.path().to_path_buf();
     let mut lab = Lab::register(scratch);
+    lab.say = Some(hooks.say);
     for kind in &req.kinds {
-        if crate::signals::interrupted() {
-            return Err(CliError::interrupted());
+        if (hooks.interrupted)() {
+            return Err(Failure::interrupted());
         }
         let path = lab.build_one(kind, &root, req.size).map_err(|e| {
-            if crate::signals::interrupted() {
-                return CliError::interrupted(); // a tool killed by the signal watcher
+            if (hooks.interrupted)() {
+                return Failure::interrupted(); // a tool killed by the signal watcher
             }
-            CliError::run(format!(
+            Failure::run(format!(
                 "cannot build lab target {}: {e} — 'fsbench lab list' says what works here",
                 kind.name
             ))
         })?;
         if !req.quiet {
-            crate::errln!("{}", built_line(kind, &path, &lab.infos));
+            (hooks.say)(&built_line(kind, &path, &lab.infos));
         }
-        targets.push(PlanTarget {
+        targets.push(BuiltTarget {
             label: kind.name.to_string(),
             path,
-            kind: TargetKind::Dir,
         });
     }
-    Ok(lab)
+    Ok((lab, targets))
 }
 
 fn built_line(kind: &LabKind, path: &Path, infos: &[(String, LabInfo)]) -> String {

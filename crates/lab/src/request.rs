@@ -4,8 +4,7 @@
 
 use super::probe::{self, Problem};
 use super::{LabKind, find, kind_names};
-use crate::cli::RunArgs;
-use crate::error::{CliError, CliResult};
+use fsbench_model::{EngineResult, Failure};
 use fsbench_workload::units::{format_size, parse_size};
 use std::path::{Path, PathBuf};
 
@@ -25,20 +24,32 @@ pub struct LabRequest {
     pub(super) quiet: bool,
 }
 
-/// Checks the lab options of `args`; `None` without `--lab`.
-pub fn request(args: &RunArgs) -> CliResult<Option<LabRequest>> {
-    if args.lab.is_empty() {
-        if args.lab_size.is_some() || args.lab_dir.is_some() {
-            return Err(CliError::usage(
+/// What the user asked of the lab (`--lab`, `--lab-size`, `--lab-dir`, or a suite's `lab`),
+/// not yet checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LabSpec {
+    /// Kinds in the order given (empty: no lab).
+    pub kinds: Vec<String>,
+    /// `--lab-size` as given.
+    pub size: Option<String>,
+    /// `--lab-dir` as given.
+    pub dir: Option<PathBuf>,
+}
+
+/// Checks the lab options of `args`; `None` without `--lab`. `quiet`: no progress lines.
+pub fn request(args: &LabSpec, quiet: bool) -> EngineResult<Option<LabRequest>> {
+    if args.kinds.is_empty() {
+        if args.size.is_some() || args.dir.is_some() {
+            return Err(Failure::input(
                 "--lab-size and --lab-dir apply only to --lab — add --lab KIND, or drop them",
             ));
         }
         return Ok(None);
     }
-    let kinds = parse_kinds(&args.lab)?;
+    let kinds = parse_kinds(&args.kinds)?;
     refuse(&kinds, probe::tool_problems, "install it, or drop")?;
     if !probe::is_root() {
-        return Err(CliError::usage(
+        return Err(Failure::input(
             "--lab needs root: every lab kind mounts a filesystem (tmpfs too) and the image kinds attach loop devices — run fsbench as root, or measure existing directories with --target",
         ));
     }
@@ -47,29 +58,29 @@ pub fn request(args: &RunArgs) -> CliResult<Option<LabRequest>> {
         probe::kernel_problems,
         "use a kernel that has it, or drop",
     )?;
-    let size = size(args.lab_size.as_deref(), &kinds)?;
-    let dir = lab_dir(args.lab_dir.as_deref(), &kinds)?;
+    let size = size(args.size.as_deref(), &kinds)?;
+    let dir = lab_dir(args.dir.as_deref(), &kinds)?;
     check_space(&kinds, size, &dir)?;
     Ok(Some(LabRequest {
         kinds,
         size,
         dir,
-        quiet: args.quiet,
+        quiet,
     }))
 }
 
-fn parse_kinds(names: &[String]) -> CliResult<Vec<&'static LabKind>> {
+fn parse_kinds(names: &[String]) -> EngineResult<Vec<&'static LabKind>> {
     let mut kinds: Vec<&'static LabKind> = Vec::new();
     for name in names.iter().map(|n| n.trim()) {
         let kind = find(name).ok_or_else(|| {
-            CliError::usage(format!(
+            Failure::input(format!(
                 "unknown lab kind '{}' (--lab) — the kinds are {}; 'fsbench lab list' says which work here",
-                crate::escape_controls(name),
+                fsbench_model::text::escape_controls(name),
                 kind_names()
             ))
         })?;
         if kinds.iter().any(|k| k.name == kind.name) {
-            return Err(CliError::usage(format!(
+            return Err(Failure::input(format!(
                 "lab kind '{name}' is given twice (--lab) — give each kind once"
             )));
         }
@@ -83,7 +94,7 @@ fn refuse(
     kinds: &[&'static LabKind],
     check: fn(&LabKind) -> Vec<Problem>,
     fix: &str,
-) -> CliResult<()> {
+) -> EngineResult<()> {
     let mut names = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for k in kinds {
@@ -101,24 +112,24 @@ fn refuse(
         return Ok(());
     }
     let names = names.join(",");
-    Err(CliError::usage(format!(
+    Err(Failure::input(format!(
         "cannot build --lab {names}: {} — {fix} {names} from --lab",
         problems.join("; ")
     )))
 }
 
-fn size(text: Option<&str>, kinds: &[&'static LabKind]) -> CliResult<u64> {
+fn size(text: Option<&str>, kinds: &[&'static LabKind]) -> EngineResult<u64> {
     let size = match text {
         None => DEFAULT_SIZE,
         Some(t) => parse_size(t).ok().filter(|&s| s > 0).ok_or_else(|| {
-            CliError::usage(format!(
+            Failure::input(format!(
                 "invalid --lab-size '{t}' — give a size such as 512m or 2g (4k = 4096)"
             ))
         })?,
     };
     if let Some(k) = kinds.iter().find(|k| size < k.min_bytes) {
         let min = format_size(k.min_bytes);
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "--lab-size {} is too small for {} (it needs at least {min}) — give --lab-size {min} or more",
             format_size(size),
             k.name
@@ -127,46 +138,46 @@ fn size(text: Option<&str>, kinds: &[&'static LabKind]) -> CliResult<u64> {
     Ok(size)
 }
 
-fn lab_dir(given: Option<&Path>, kinds: &[&'static LabKind]) -> CliResult<PathBuf> {
+fn lab_dir(given: Option<&Path>, kinds: &[&'static LabKind]) -> EngineResult<PathBuf> {
     let dir = match given {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().map_err(|e| {
-            CliError::usage(format!(
+            Failure::input(format!(
                 "cannot read the current directory: {e} — give --lab-dir DIR"
             ))
         })?,
     };
-    crate::scratch::check_target_dir(&dir).map_err(|e| CliError::usage(e.message))?;
+    fsbench_scratch::check_target_dir(&dir).map_err(|e| Failure::input(e.message))?;
     let dir = std::fs::canonicalize(&dir).map_err(|e| {
-        CliError::usage(format!(
+        Failure::input(format!(
             "cannot resolve the lab directory ({}): {e} — check the path",
             dir.display()
         ))
     })?;
     let Some(text) = dir.to_str() else {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "the lab directory ({}) is not UTF-8 — give --lab-dir with a plain path",
             dir.display()
         )));
     };
     let bad = |c: char| c == ',' || c == ':' || c.is_whitespace() || c.is_control();
     if kinds.iter().any(|k| k.name == "overlay") && text.contains(bad) {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "the lab directory ({}) has a comma, colon or space, which overlay's mount options cannot carry — give --lab-dir with a plain path",
-            crate::escape_controls(text)
+            fsbench_model::text::escape_controls(text)
         )));
     }
     Ok(dir)
 }
 
-fn check_space(kinds: &[&'static LabKind], size: u64, dir: &Path) -> CliResult<()> {
+fn check_space(kinds: &[&'static LabKind], size: u64, dir: &Path) -> EngineResult<()> {
     let images = kinds.iter().filter(|k| k.image).count() as u64;
     let need = images.saturating_mul(size);
-    let Some((free, _)) = crate::envinfo::space(dir) else {
+    let Some((free, _)) = fsbench_envinfo::space(dir) else {
         return Ok(());
     };
     if need > free {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "not enough free space for the lab images in {}: {images} sparse image(s) of {} may grow to {}, {} free — free space, give a smaller --lab-size, or --lab-dir on another filesystem",
             dir.display(),
             format_size(size),
