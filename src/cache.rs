@@ -4,6 +4,7 @@
 //! (`mincore`) is measured before every sample, so a "cold" sample whose pages stayed cached is
 //! reported as such instead of silently measured warm.
 
+pub use fsbench_spec::cold::ColdMethod;
 use fsbench_sys::cache as sys;
 use fsbench_workload::CancelToken;
 use fsbench_workload::child::{self, WaitError};
@@ -11,50 +12,12 @@ use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// How a cold sample is obtained.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ColdMethod {
-    /// `sync`, then `3` written to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
-    DropCaches,
-    /// The user's command, run through `sh -c` in its own process group, killed after the timeout.
-    ColdCmd(String, std::time::Duration),
-    /// posix_fadvise(DONTNEED) on each of the workload's files after fdatasync.
-    Fadvise,
-}
-
-impl ColdMethod {
-    /// The name recorded in results.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::DropCaches => "drop_caches",
-            Self::ColdCmd(..) => "cold-cmd",
-            Self::Fadvise => "fadvise",
-        }
-    }
-
-    /// True when the method works file by file (each MPI rank on its own files), false when it
-    /// acts on the whole machine (run once per node).
-    pub fn per_file(&self) -> bool {
-        matches!(self, Self::Fadvise)
-    }
-
-    /// The best available method: the user's command when given, else drop_caches when this
-    /// process may write it, else fadvise.
-    pub fn choose(cold_cmd: Option<&str>, timeout: std::time::Duration) -> Self {
-        match cold_cmd {
-            Some(cmd) => Self::ColdCmd(cmd.to_string(), timeout),
-            None if sys::drop_caches_writable() => Self::DropCaches,
-            None => Self::Fadvise,
-        }
-    }
-
-    /// Makes `files` (and, for system-wide methods, everything) cold.
-    pub fn apply(&self, files: &[PathBuf], cancel: &CancelToken) -> Result<(), String> {
-        match self {
-            Self::DropCaches => sys::drop_caches(),
-            Self::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel),
-            Self::Fadvise => files.iter().try_for_each(|f| sys::fadvise_dontneed(f)),
-        }
+/// Makes `files` (and, for system-wide methods, everything) cold with `method`.
+pub fn apply(method: &ColdMethod, files: &[PathBuf], cancel: &CancelToken) -> Result<(), String> {
+    match method {
+        ColdMethod::DropCaches => sys::drop_caches(),
+        ColdMethod::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel),
+        ColdMethod::Fadvise => files.iter().try_for_each(|f| sys::fadvise_dontneed(f)),
     }
 }
 
@@ -124,9 +87,12 @@ mod tests {
         let f = dir.path().join("f");
         std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
         let before = resident_pct(std::slice::from_ref(&f)).unwrap();
-        ColdMethod::Fadvise
-            .apply(std::slice::from_ref(&f), &CancelToken::new())
-            .unwrap();
+        apply(
+            &ColdMethod::Fadvise,
+            std::slice::from_ref(&f),
+            &CancelToken::new(),
+        )
+        .unwrap();
         let after = resident_pct(std::slice::from_ref(&f)).unwrap();
         // tmpfs cannot drop pages (they are the file): only assert where the file was cached.
         assert!(after <= before, "{before} -> {after}");
@@ -144,16 +110,10 @@ mod tests {
     fn failing_or_hanging_cold_cmd_is_an_error() {
         let t = std::time::Duration::from_secs(5);
         let c = CancelToken::new();
-        assert!(
-            ColdMethod::ColdCmd("exit 3".into(), t)
-                .apply(&[], &c)
-                .is_err()
-        );
-        assert!(ColdMethod::ColdCmd("true".into(), t).apply(&[], &c).is_ok());
+        assert!(apply(&ColdMethod::ColdCmd("exit 3".into(), t), &[], &c).is_err());
+        assert!(apply(&ColdMethod::ColdCmd("true".into(), t), &[], &c).is_ok());
         let short = std::time::Duration::from_millis(100);
-        let e = ColdMethod::ColdCmd("sleep 30".into(), short)
-            .apply(&[], &c)
-            .unwrap_err();
+        let e = apply(&ColdMethod::ColdCmd("sleep 30".into(), short), &[], &c).unwrap_err();
         assert!(e.contains("--cold-timeout"), "{e}");
     }
 }

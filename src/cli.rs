@@ -251,33 +251,34 @@ pub struct RunArgs {
     /// Command that makes caches cold (run through `sh -c` before each cold sample).
     #[arg(long, value_name = "CMD")]
     pub cold_cmd: Option<String>,
-    /// Kill `--cold-cmd` (and its children) if it runs longer than this.
-    #[arg(long, default_value = "60s", value_name = "DURATION")]
-    pub cold_timeout: String,
-    /// Measured samples per cell, or `auto` (repeat until --precision is reached).
-    #[arg(long, default_value = "3", value_name = "N|auto")]
-    pub runs: String,
+    /// Kill `--cold-cmd` (and its children) if it runs longer than this [default: 60s].
+    #[arg(long, value_name = "DURATION")]
+    pub cold_timeout: Option<String>,
+    /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
+    #[arg(long, value_name = "N|auto")]
+    pub runs: Option<String>,
     /// Unrecorded samples before the measured ones, per cell [default: 1 warm, 0 cold].
     #[arg(long, value_name = "N")]
     pub warmup: Option<u32>,
-    /// With `--runs auto`: stop when the 95% CI half-width is within this % of the mean.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    pub precision: f64,
-    /// With `--runs auto`: at least this many samples.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub min_runs: u32,
-    /// With `--runs auto`: at most this many samples.
-    #[arg(long, default_value_t = 30, value_name = "N")]
-    pub max_runs: u32,
+    /// With `--runs auto`: stop when the 95% CI half-width is within this % of the mean
+    /// [default: 5].
+    #[arg(long, value_name = "PCT")]
+    pub precision: Option<f64>,
+    /// With `--runs auto`: at least this many samples [default: 3].
+    #[arg(long, value_name = "N")]
+    pub min_runs: Option<u32>,
+    /// With `--runs auto`: at most this many samples [default: 30].
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<u32>,
     /// With `--runs auto`: stop sampling a cell after this much time (e.g. 2m).
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Sample order across targets.
-    #[arg(long, value_enum, default_value_t = OrderArg::Interleaved)]
-    pub order: OrderArg,
-    /// Confidence level of the comparisons, in percent.
-    #[arg(long, default_value_t = 95.0, value_name = "PCT")]
-    pub confidence: f64,
+    /// Sample order across targets [default: interleaved].
+    #[arg(long, value_enum)]
+    pub order: Option<OrderArg>,
+    /// Confidence level of the comparisons, in percent [default: 95].
+    #[arg(long, value_name = "PCT")]
+    pub confidence: Option<f64>,
     /// Draw ministat's distribution plot for every comparison.
     #[arg(long)]
     pub plot: bool,

@@ -5,140 +5,11 @@
 //! because they are what the difference is about — or what makes it meaningless. The regression
 //! gate (`--fail-if-slower PCT`) fails when a headline metric is proven worse by more than PCT.
 
-use crate::cli::{ExportArgs, RunArgs};
+use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult, ExitKind};
-use fsbench_model::{Better, Comparison, ResultEntry, RunRecord, TargetInfo};
+use fsbench_analysis::runs::{compare_records, environment_differences, merged, regressions};
+use fsbench_model::{Comparison, RunRecord};
 use fsbench_report::terminal::TerminalOptions;
-
-/// What differs between the environments of `a` and `b`, in words.
-pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut diff = |what: &str, x: &str, y: &str| {
-        if x != y {
-            out.push(format!("{what}: {x} → {y}"));
-        }
-    };
-    diff("fsbench", &a.run.fsbench_version, &b.run.fsbench_version);
-    diff("kernel", &a.environment.kernel, &b.environment.kernel);
-    diff("host", &a.environment.hostname, &b.environment.hostname);
-    diff("CPU", &a.environment.cpu_model, &b.environment.cpu_model);
-    for ta in &a.environment.targets {
-        let Some(tb) = b.environment.targets.iter().find(|t| t.label == ta.label) else {
-            continue;
-        };
-        for (what, x, y) in target_facts(ta, tb) {
-            diff(&format!("{} {what}", ta.label), &x, &y);
-        }
-    }
-    out
-}
-
-fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, String)> {
-    vec![
-        ("path", a.path.clone(), b.path.clone()),
-        ("filesystem", a.fs_type.clone(), b.fs_type.clone()),
-        (
-            "mount options",
-            a.mount_options.clone(),
-            b.mount_options.clone(),
-        ),
-        (
-            "devices",
-            a.device_chain.join(" > "),
-            b.device_chain.join(" > "),
-        ),
-        ("encryption", a.encryption.clone(), b.encryption.clone()),
-        (
-            "device model",
-            a.device_model.clone(),
-            b.device_model.clone(),
-        ),
-    ]
-}
-
-/// The key two runs' cells are matched on.
-fn key(
-    e: &ResultEntry,
-) -> (
-    &str,
-    &str,
-    &std::collections::BTreeMap<String, String>,
-    &std::collections::BTreeMap<String, String>,
-    &str,
-) {
-    (&e.target, &e.workload, &e.params, &e.sweep, &e.cache.state)
-}
-
-/// Every shared cell of `a` (baseline) and `b`, compared; cell labels carry `A:`/`B:`.
-pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Comparison> {
-    let mut out = Vec::new();
-    for ea in &a.results {
-        let Some(eb) = b.results.iter().find(|eb| key(eb) == key(ea)) else {
-            continue;
-        };
-        let Some(mut c) = crate::compare::one(ea, eb, confidence) else {
-            continue;
-        };
-        if a.run.fsbench_version != b.run.fsbench_version {
-            c.not_comparable.push(format!(
-                "measured by fsbench {} vs {}",
-                a.run.fsbench_version, b.run.fsbench_version
-            ));
-            c.comparable = false;
-            c.proven = false;
-        }
-        c.baseline = format!("A:{}", c.baseline);
-        c.other = format!("B:{}", c.other);
-        out.push(c);
-    }
-    out
-}
-
-/// Comparisons proven worse than the baseline by more than `pct` percent: the whole confidence
-/// interval of the difference lies beyond `pct` in the worse direction.
-pub fn regressions(comparisons: &[Comparison], pct: f64) -> Vec<String> {
-    comparisons
-        .iter()
-        .filter(|c| c.comparable)
-        .filter(|c| {
-            let (lo, hi) = (
-                c.difference_pct - c.ci_half_pct,
-                c.difference_pct + c.ci_half_pct,
-            );
-            match fsbench_model::unit_of(&c.metric).1 {
-                Better::Higher => hi < -pct,
-                Better::Lower => lo > pct,
-            }
-        })
-        .map(|c| {
-            format!(
-                "{} {:+.1}% ± {:.1}% vs {}",
-                c.other, c.difference_pct, c.ci_half_pct, c.baseline
-            )
-        })
-        .collect()
-}
-
-/// A record holding both runs' cells (targets prefixed `A:`/`B:`) and the comparisons: what the
-/// renderers and exports of `compare` take.
-pub fn merged(a: &RunRecord, b: &RunRecord, comparisons: Vec<Comparison>) -> RunRecord {
-    let mut m = b.clone();
-    let tag = |r: &RunRecord, p: &str| -> Vec<ResultEntry> {
-        r.results
-            .iter()
-            .cloned()
-            .map(|mut e| {
-                e.target = format!("{p}:{}", e.target);
-                e
-            })
-            .collect()
-    };
-    m.results = tag(a, "A");
-    m.results.extend(tag(b, "B"));
-    m.comparisons = comparisons;
-    m.scaling = Vec::new();
-    m
-}
 
 /// Prints the comparison of `b` against `a` and applies the gate.
 pub fn print_and_gate(
@@ -198,16 +69,4 @@ fn gate(comparisons: &[Comparison], fail_if_slower: Option<f64>) -> CliResult<()
             worse.join("; ")
         ),
     })
-}
-
-/// `fsbench run --baseline`: the new run against the stored baseline.
-pub fn against_baseline(base: &RunRecord, now: &RunRecord, args: &RunArgs) -> CliResult<()> {
-    print_and_gate(
-        base,
-        now,
-        args.confidence,
-        args.fail_if_slower,
-        args.plot,
-        None,
-    )
 }

@@ -4,7 +4,6 @@
 mod cache;
 mod cli;
 mod cmd;
-mod compare;
 mod compare_runs;
 mod error;
 mod exports;
@@ -14,16 +13,15 @@ mod metrics;
 mod out;
 mod outfile;
 mod overhead;
-mod plan;
 mod progress;
 mod runner;
 mod signals;
+mod spec_args;
 mod storage;
-mod suite;
-mod sweeps;
 
 use fsbench_envinfo as envinfo;
 use fsbench_lab as lab;
+use fsbench_spec::plan;
 use fsbench_scratch as scratch;
 use fsbench_scratch::guard;
 

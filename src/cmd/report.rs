@@ -54,11 +54,11 @@ pub fn html(runs: &[RunRecord]) -> String {
         .skip(1)
         .map(|b| {
             let a = &runs[0];
-            let comps = crate::compare_runs::compare_records(a, b, 95.0);
+            let comps = fsbench_analysis::runs::compare_records(a, b, 95.0);
             CrossRun {
                 heading: format!("A = run {} vs B = run {}", a.run.id, b.run.id),
-                environment: crate::compare_runs::environment_differences(a, b),
-                merged: crate::compare_runs::merged(a, b, comps),
+                environment: fsbench_analysis::runs::environment_differences(a, b),
+                merged: fsbench_analysis::runs::merged(a, b, comps),
             }
         })
         .collect();

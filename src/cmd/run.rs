@@ -8,6 +8,8 @@ use crate::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use crate::storage::RunStore;
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
+use fsbench_spec::RunSpec;
+use fsbench_spec::plan::{Plan, PlanTarget, Runs, TargetKind};
 use fsbench_workload::CancelToken;
 use std::io::IsTerminal;
 
@@ -91,18 +93,20 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
     result
 }
 
-fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
-    let suite = crate::suite::resolve(&mut args)?;
-    let lab_spec = crate::lab::LabSpec {
-        kinds: args.lab.clone(),
-        size: args.lab_size.clone(),
-        dir: args.lab_dir.clone(),
+fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
+    let mut spec = crate::spec_args::run_spec(&args)?;
+    let suite = fsbench_spec::suite::resolve(&mut spec)?;
+    let lab = crate::lab::request(&spec.lab, args.quiet)?;
+    let mut plan = fsbench_spec::plan::build(&spec)?;
+    check_team(team, &spec, &plan)?;
+    let confidence = spec.confidence();
+    check_percentages(confidence, &args)?;
+    let export = crate::cli::ExportArgs {
+        export_json: spec.export_json.clone(),
+        export_csv: spec.export_csv.clone(),
+        export_markdown: spec.export_markdown.clone(),
     };
-    let lab = crate::lab::request(&lab_spec, args.quiet)?;
-    let mut plan = crate::plan::from_args(&args)?;
-    check_team(team, &args, &plan)?;
-    check_percentages(&args)?;
-    let exports = Exports::check(&args.export)?;
+    let exports = Exports::check(&export)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
         crate::outfile::check(p, "--html").map_err(CliError::usage)?;
     }
@@ -121,13 +125,16 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         say: |line| crate::errln!("{line}"),
     };
     let (lab, built) = crate::lab::build(lab, &taken, hooks)?;
-    plan.targets.extend(built.into_iter().map(|b| crate::plan::PlanTarget {
+    plan.targets.extend(built.into_iter().map(|b| PlanTarget {
         label: b.label,
         path: b.path,
-        kind: crate::plan::TargetKind::Dir,
+        kind: TargetKind::Dir,
     }));
-    if let Some(s) = &suite {
-        crate::suite::order_targets(s, &mut plan.targets);
+    if let Some(note) = suite
+        .as_ref()
+        .and_then(|s| fsbench_spec::suite::order_targets(s, &mut plan.targets))
+    {
+        crate::errln!("{note}");
     }
     let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
@@ -143,11 +150,11 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         )?)
     };
     let total = match plan.runs {
-        crate::plan::Runs::Fixed(n) => {
+        Runs::Fixed(n) => {
             let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
             Some(cells as u64 * u64::from(n))
         }
-        crate::plan::Runs::Auto { .. } => None,
+        Runs::Auto { .. } => None,
     };
     let mut sink = RunSink {
         record,
@@ -163,9 +170,9 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, team)?;
     sink.progress.finish();
     let results = std::mem::take(&mut outcome.results);
-    finish_record(&mut sink, results, &outcome, args.confidence);
+    finish_record(&mut sink, results, &outcome, confidence);
     if let Some(s) = &suite {
-        crate::suite::compare(s, &mut sink.record, args.confidence);
+        fsbench_analysis::policy::suite_policy(s.compare.as_deref(), &mut sink.record, confidence);
     }
     if let Some(s) = &mut sink.store {
         s.finish(&sink.record);
@@ -180,13 +187,23 @@ fn run_with(mut args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let printed = if sink.exports.uses_stdout() {
         Ok(())
     } else {
-        print_report(&sink.record, args.plot).and_then(|()| match &suite {
-            Some(s) => crate::out::stdout(&crate::suite::report(s, &sink.record)),
+        print_report(&sink.record, spec.plot).and_then(|()| match &suite {
+            Some(s) => crate::out::stdout(&fsbench_report::seed::render(
+                s.report.as_deref(),
+                &sink.record,
+            )),
             None => Ok(()),
         })
     };
     let gate = match &baseline {
-        Some(b) => crate::compare_runs::against_baseline(b, &sink.record, &args),
+        Some(b) => crate::compare_runs::print_and_gate(
+            b,
+            &sink.record,
+            confidence,
+            args.fail_if_slower,
+            spec.plot,
+            None,
+        ),
         None => Ok(()),
     };
     if let Some(e) = sink.output_error() {
@@ -228,11 +245,11 @@ fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
 
 /// What MPI ranks cannot do: build a lab (loop devices per rank), write to a device, or share
 /// a directory with a workload that does not know how to split its work.
-fn check_team(team: &runner::Team, args: &RunArgs, plan: &crate::plan::Plan) -> CliResult<()> {
+fn check_team(team: &runner::Team, spec: &RunSpec, plan: &Plan) -> CliResult<()> {
     if !team.parallel() {
         return Ok(());
     }
-    if !args.lab.is_empty() {
+    if !spec.lab.kinds.is_empty() {
         return Err(CliError::usage(
             "--lab cannot be used under mpirun — build the filesystems first, then give them as --target",
         ));
@@ -240,7 +257,7 @@ fn check_team(team: &runner::Team, args: &RunArgs, plan: &crate::plan::Plan) -> 
     if let Some(t) = plan
         .targets
         .iter()
-        .find(|t| t.kind != crate::plan::TargetKind::Dir)
+        .find(|t| t.kind != TargetKind::Dir)
     {
         return Err(CliError::usage(format!(
             "target {} is a device: under mpirun every target must be a directory",
@@ -272,11 +289,10 @@ fn shared_able() -> Vec<&'static str> {
         .collect()
 }
 
-fn check_percentages(args: &RunArgs) -> CliResult<()> {
-    if !(args.confidence > 0.0 && args.confidence < 100.0) {
+fn check_percentages(confidence: f64, args: &RunArgs) -> CliResult<()> {
+    if !(confidence > 0.0 && confidence < 100.0) {
         return Err(CliError::usage(format!(
-            "invalid --confidence {} — give a percentage between 0 and 100, e.g. 95",
-            args.confidence
+            "invalid --confidence {confidence} — give a percentage between 0 and 100, e.g. 95"
         )));
     }
     if args.fail_if_slower.is_some() && args.baseline.is_none() {
@@ -311,8 +327,8 @@ fn finish_record(
         "failed".into()
     };
     attach_stack_warnings(&mut sink.record);
-    crate::sweeps::attach(&mut sink.record);
-    crate::compare::attach(&mut sink.record, confidence);
+    fsbench_analysis::sweeps::attach(&mut sink.record);
+    fsbench_analysis::cells::attach(&mut sink.record, confidence);
 }
 
 /// What the storage stack under each target means for its cold cells (a loop device without
@@ -341,7 +357,7 @@ fn attach_stack_warnings(record: &mut RunRecord) {
 
 /// The run's record; `measure_overhead` false on MPI ranks other than 0 (whose record is never
 /// shown), so that rank 0 measures fsbench's own cost without the others competing.
-fn new_record(plan: &crate::plan::Plan, measure_overhead: bool) -> RunRecord {
+fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
     let now = std::time::SystemTime::now();
     let stamp = humantime::format_rfc3339_seconds(now).to_string();
     let compact: String = stamp

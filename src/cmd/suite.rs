@@ -3,7 +3,7 @@
 
 use crate::cli::SuiteCommand;
 use crate::error::CliResult;
-use crate::suite::{builtin, load};
+use fsbench_spec::suite::{builtin, load};
 
 /// Runs `fsbench suite ...`.
 pub fn run(command: SuiteCommand) -> CliResult<i32> {

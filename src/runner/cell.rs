@@ -125,7 +125,7 @@ pub fn measure(
         let method = cold.expect("invariant: a cold cell has a cold method");
         dist.barrier();
         if err.is_none() && (method.per_file() || dist.is_node_leader()) {
-            err = method.apply(&files, &p.ctx.cancel).err().map(|m| {
+            err = cache::apply(method, &files, &p.ctx.cancel).err().map(|m| {
                 if p.ctx.cancel.is_cancelled() {
                     WorkloadError::Interrupted
                 } else {

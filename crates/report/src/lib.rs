@@ -8,4 +8,5 @@ pub mod html;
 pub mod json;
 pub mod ranks;
 pub mod scaling;
+pub mod seed;
 pub mod terminal;

@@ -4,8 +4,8 @@
 
 use comfy_table::{Cell, CellAlignment, Table, presets};
 use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
-use fsbench_report::format::metric_value;
-use fsbench_report::terminal::label_of;
+use crate::format::metric_value;
+use crate::terminal::label_of;
 
 /// Targets in the order of the results (the first is the baseline).
 fn targets(record: &RunRecord) -> Vec<String> {

@@ -9,20 +9,18 @@
 pub mod builtin;
 pub mod file;
 pub mod scale;
-pub mod summary;
-pub mod tables;
 
-use crate::cli::RunArgs;
-use crate::error::{CliError, CliResult};
+use crate::run_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
 use file::{Source, Suite, WorkloadSpec};
-use fsbench_model::RunRecord;
+use fsbench_model::text::escape_controls;
+use fsbench_model::{EngineResult, Failure};
 use std::collections::BTreeMap;
 
 /// The suite `fsbench run` runs without `--workload` or `--suite`.
 pub const DEFAULT_SUITE: &str = "quick";
 
 /// Reads and validates the suite named by `arg`: a built-in name, or a TOML file.
-pub fn load(arg: &str) -> CliResult<Suite> {
+pub fn load(arg: &str) -> EngineResult<Suite> {
     let mut suite = match builtin::text(arg) {
         Some(text) => file::parse(&format!("builtin:{arg}"), text)?,
         None => file::parse(arg, &read(arg)?)?,
@@ -32,18 +30,18 @@ pub fn load(arg: &str) -> CliResult<Suite> {
     Ok(suite)
 }
 
-fn read(arg: &str) -> CliResult<String> {
+fn read(arg: &str) -> EngineResult<String> {
     let path = std::path::Path::new(arg);
     if !path.exists() && !arg.contains('/') && !arg.ends_with(".toml") {
         let names = builtin::names();
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "unknown suite '{}' — {} ('fsbench suite list' lists them), or give a TOML file",
-            crate::escape_controls(arg),
+            escape_controls(arg),
             file::hint(arg, &names)
         )));
     }
     std::fs::read_to_string(path).map_err(|e| {
-        CliError::usage(format!(
+        Failure::input(format!(
             "cannot read suite file {arg}: {e} — check the path"
         ))
     })
@@ -73,7 +71,7 @@ fn substitute_cores(workloads: &mut [WorkloadSpec]) {
 
 /// Checks everything that can be checked without running: workloads and their parameters,
 /// target labels, lab kinds, the baseline.
-pub fn validate(s: &Suite) -> CliResult<()> {
+pub fn validate(s: &Suite) -> EngineResult<()> {
     let src = Source {
         file: &s.file,
         text: &s.text,
@@ -88,7 +86,7 @@ pub fn validate(s: &Suite) -> CliResult<()> {
         check_workload(&src, w)?;
     }
     for k in &s.lab {
-        if crate::lab::find(k).is_none() {
+        if fsbench_lab::find(k).is_none() {
             return Err(src.err(
                 0..0,
                 format!(
@@ -119,11 +117,11 @@ pub fn validate(s: &Suite) -> CliResult<()> {
 }
 
 fn lab_kinds() -> Vec<&'static str> {
-    crate::lab::KINDS.iter().map(|k| k.name).collect()
+    fsbench_lab::KINDS.iter().map(|k| k.name).collect()
 }
 
 /// One workload: known name, known keys, every value accepted, every combination valid.
-fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
+fn check_workload(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
     let info = fsbench_workload::find(&w.name).ok_or_else(|| {
         let hint = match fsbench_workload::suggest(&w.name) {
             Some(s) => format!("did you mean '{s}'?"),
@@ -174,7 +172,7 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> CliResult<()> {
             }
         }
     }
-    crate::plan::expand_sweep(&spec(w))
+    crate::plan::expand(&request(w))
         .map(|_| ())
         .map_err(|e| src.err_at(w.name_pos, e.message))
 }
@@ -219,19 +217,32 @@ fn quote(v: &str, always: bool) -> String {
     }
 }
 
+/// The workload request of `w`, structured as the file gave it (no text round trip).
+pub fn request(w: &WorkloadSpec) -> WorkloadRequest {
+    WorkloadRequest {
+        name: w.name.clone(),
+        params: w
+            .params
+            .iter()
+            .map(|p| (p.key.clone(), p.values.iter().map(|(v, _)| v.clone()).collect()))
+            .collect(),
+        origin: format!("workload {}", spec(w)),
+    }
+}
+
 /// The suite of this run, applied to `args`: `--suite`, or `quick` when neither `--suite` nor
 /// `--workload` is given; `None` for a plain `--workload` run.
-pub fn resolve(args: &mut RunArgs) -> CliResult<Option<Suite>> {
+pub fn resolve(args: &mut RunSpec) -> EngineResult<Option<Suite>> {
     let name = match (&args.suite, args.workloads.is_empty()) {
         (Some(_), false) => {
-            return Err(CliError::usage(
+            return Err(Failure::input(
                 "--suite and --workload cannot be combined — put the workload in the suite file, or drop --suite",
             ));
         }
         (Some(n), true) => n.clone(),
         (None, true) => DEFAULT_SUITE.to_string(),
         (None, false) if args.scale.is_some() => {
-            return Err(CliError::usage(
+            return Err(Failure::input(
                 "--scale applies to suites — use it with --suite NAME (or alone for the default suite), or set sizes in --workload",
             ));
         }
@@ -240,7 +251,7 @@ pub fn resolve(args: &mut RunArgs) -> CliResult<Option<Suite>> {
     let mut suite = load(&name)?;
     let factor = args.scale.or(suite.scale).unwrap_or(1.0);
     if !(factor > 0.0 && factor <= 1.0) {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "invalid --scale {factor} — give a factor above 0 and at most 1, e.g. 0.1"
         )));
     }
@@ -251,122 +262,59 @@ pub fn resolve(args: &mut RunArgs) -> CliResult<Option<Suite>> {
     Ok(Some(suite))
 }
 
-/// Fills `args` from the suite where the command line left a flag at its default.
-fn apply(s: &Suite, args: &mut RunArgs) {
-    let d = defaults();
-    args.workloads = s.workloads.iter().map(spec).collect();
-    if args.targets.is_empty() && args.lab.is_empty() {
+/// Fills `args` from the suite where the command line did not give a value.
+fn apply(s: &Suite, args: &mut RunSpec) {
+    args.workloads = s.workloads.iter().map(request).collect();
+    if args.targets.is_empty() && args.lab.kinds.is_empty() {
         args.targets = s
             .targets
             .iter()
-            .map(|t| format!("{}={}", t.label, t.dir))
+            .map(|t| TargetSpec {
+                label: Some(t.label.clone()),
+                dir: std::path::PathBuf::from(&t.dir),
+            })
             .collect();
-        args.lab = s.lab.clone();
+        args.lab.kinds = s.lab.clone();
     }
-    if !args.lab.is_empty() && args.lab_size.is_none() {
-        args.lab_size = s.lab_size.clone();
+    if !args.lab.kinds.is_empty() && args.lab.size.is_none() {
+        args.lab.size = s.lab_size.clone();
     }
-    args.cache = args.cache.or(s.cache.as_deref().and_then(cache_arg));
-    set_if_default(&mut args.runs, &d.runs, s.runs.clone());
-    set_if_default(&mut args.precision, &d.precision, s.precision);
-    set_if_default(&mut args.min_runs, &d.min_runs, s.min_runs);
-    set_if_default(&mut args.max_runs, &d.max_runs, s.max_runs);
-    set_if_default(&mut args.confidence, &d.confidence, s.confidence);
+    args.cache = args
+        .cache
+        .or(s.cache.as_deref().and_then(CacheChoice::parse));
+    args.runs = args.runs.take().or(s.runs.clone());
+    args.precision = args.precision.or(s.precision);
+    args.min_runs = args.min_runs.or(s.min_runs);
+    args.max_runs = args.max_runs.or(s.max_runs);
+    args.confidence = args.confidence.or(s.confidence);
     args.max_time = args.max_time.take().or(s.max_time.clone());
     args.warmup = args.warmup.or(s.warmup);
-    if s.order.as_deref() == Some("sequential") {
-        args.order = crate::cli::OrderArg::Sequential;
+    if args.order.is_none() {
+        args.order = match s.order.as_deref() {
+            Some("sequential") => Some(Order::Sequential),
+            Some("interleaved") => Some(Order::Interleaved),
+            _ => None,
+        };
     }
     args.plot |= s.plot.unwrap_or(false);
     let path = |p: &Option<String>| p.as_ref().map(std::path::PathBuf::from);
-    let e = &mut args.export;
-    e.export_json = e.export_json.take().or(path(&s.export_json));
-    e.export_csv = e.export_csv.take().or(path(&s.export_csv));
-    e.export_markdown = e.export_markdown.take().or(path(&s.export_markdown));
-}
-
-fn set_if_default<T: PartialEq>(field: &mut T, default: &T, suite: Option<T>) {
-    if let Some(v) = suite.filter(|_| field == default) {
-        *field = v;
-    }
-}
-
-fn cache_arg(s: &str) -> Option<crate::cli::CacheArg> {
-    use crate::cli::CacheArg;
-    match s {
-        "cold" => Some(CacheArg::Cold),
-        "warm" => Some(CacheArg::Warm),
-        "both" => Some(CacheArg::Both),
-        _ => None,
-    }
-}
-
-/// `fsbench run`'s arguments with every flag at its default.
-fn defaults() -> RunArgs {
-    use clap::Parser;
-    match crate::cli::Cli::try_parse_from(["fsbench", "run"]) {
-        Ok(crate::cli::Cli {
-            command: crate::cli::Command::Run(a),
-        }) => a,
-        _ => unreachable!("invariant: `fsbench run` parses"),
-    }
+    args.export_json = args.export_json.take().or(path(&s.export_json));
+    args.export_csv = args.export_csv.take().or(path(&s.export_csv));
+    args.export_markdown = args.export_markdown.take().or(path(&s.export_markdown));
 }
 
 /// Puts the suite's baseline target first (the first target is the one others are compared
-/// with); a baseline the command line's targets do not have is ignored with a note.
-pub fn order_targets(s: &Suite, targets: &mut [crate::plan::PlanTarget]) {
-    let Some(b) = &s.baseline else { return };
+/// with); a baseline the command line's targets do not have is ignored, and the note to show is
+/// returned.
+pub fn order_targets(s: &Suite, targets: &mut [crate::plan::PlanTarget]) -> Option<String> {
+    let b = s.baseline.as_ref()?;
     match targets.iter().position(|t| &t.label == b) {
-        Some(i) => targets[..=i].rotate_right(1),
-        None => crate::errln!(
+        Some(i) => {
+            targets[..=i].rotate_right(1);
+            None
+        }
+        None => Some(format!(
             "note: suite baseline '{b}' is not among the targets; the first target is the baseline"
-        ),
-    }
-}
-
-/// The suite's comparisons: `targets` (each target against the baseline), `cache` (warm against
-/// cold on each target), `both`, or `none`; default: what `fsbench run` does.
-pub fn compare(s: &Suite, record: &mut RunRecord, confidence: f64) {
-    let Some(policy) = s.compare.as_deref() else {
-        return;
-    };
-    let mut out = Vec::new();
-    if matches!(policy, "targets" | "both") {
-        let first = record
-            .results
-            .first()
-            .map(|r| r.target.clone())
-            .unwrap_or_default();
-        for o in record.results.iter().filter(|r| r.target != first) {
-            let base = record
-                .results
-                .iter()
-                .find(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
-            out.extend(base.and_then(|b| crate::compare::one(b, o, confidence)));
-        }
-    }
-    if matches!(policy, "cache" | "both") {
-        for o in record.results.iter().filter(|r| r.cache.state == "warm") {
-            let base = record
-                .results
-                .iter()
-                .find(|b| b.target == o.target && b.cache.state == "cold" && same(b, o));
-            out.extend(base.and_then(|b| crate::compare::one(b, o, confidence)));
-        }
-    }
-    record.comparisons = out;
-}
-
-fn same(a: &fsbench_model::ResultEntry, b: &fsbench_model::ResultEntry) -> bool {
-    a.workload == b.workload && a.params == b.params && a.sweep == b.sweep
-}
-
-/// The suite's own report after the standard tables: its seed's layout, or the summary.
-pub fn report(s: &Suite, record: &RunRecord) -> String {
-    match s.report.as_deref() {
-        Some("summary") => summary::render(record),
-        Some("times") => tables::times(record),
-        Some("overhead") => tables::overhead(record),
-        _ => String::new(),
+        )),
     }
 }

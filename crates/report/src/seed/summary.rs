@@ -3,7 +3,7 @@
 //! slowest, and what could not be measured cold and why. A pure function of the record.
 
 use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
-use fsbench_report::format::metric_value;
+use crate::format::metric_value;
 use std::fmt::Write;
 
 fn mean(r: &ResultEntry) -> Option<f64> {

@@ -1,9 +1,10 @@
-//! From `fsbench run` arguments to a validated plan: targets × workloads × cache states with a
+//! From a [`RunSpec`] to a validated plan: targets × workloads × cache states with a
 //! repetition policy. Every input error is found here, before anything is written.
 
-use crate::cache::ColdMethod;
-use crate::cli::{CacheArg, OrderArg, RunArgs};
-use crate::error::{CliError, CliResult};
+use crate::cold::ColdMethod;
+use crate::run_spec::{self, CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
+use fsbench_model::text::escape_controls;
+use fsbench_model::{EngineResult, Failure};
 use fsbench_workload::{Params, WorkloadInfo};
 use std::collections::BTreeMap;
 use std::os::unix::fs::FileTypeExt;
@@ -109,37 +110,40 @@ pub struct Plan {
     pub interleave: bool,
 }
 
-/// Validates the arguments into a plan.
-pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
+/// Validates the specification into a plan.
+pub fn build(args: &RunSpec) -> EngineResult<Plan> {
     // `--lab` alone measures only the targets it builds (`lab::build` appends them).
-    let targets = match args.targets.is_empty() && !args.lab.is_empty() {
+    let targets = match args.targets.is_empty() && !args.lab.kinds.is_empty() {
         true => Vec::new(),
         false => parse_targets(&args.targets, args.allow_destroy.as_deref())?,
     };
     // Without `--workload`, `suite::resolve` has filled in the suite's (`quick` by default).
     let mut workloads = Vec::new();
-    for spec in &args.workloads {
-        workloads.extend(expand_sweep(spec)?);
+    for request in &args.workloads {
+        workloads.extend(expand(request)?);
     }
     if !args.force {
         check_worker_counts(&workloads)?;
     }
     check_compatible(&targets, &workloads)?;
+    let cold_timeout_text = args
+        .cold_timeout
+        .as_deref()
+        .unwrap_or(run_spec::DEFAULT_COLD_TIMEOUT);
     let cold_timeout = std::time::Duration::from_nanos(
-        fsbench_workload::units::parse_duration(&args.cold_timeout)
+        fsbench_workload::units::parse_duration(cold_timeout_text)
             .ok()
             .filter(|&ns| ns > 0)
             .ok_or_else(|| {
-                CliError::usage(format!(
-                    "invalid --cold-timeout '{}' — give a duration above zero, e.g. 60s or 5m",
-                    args.cold_timeout
+                Failure::input(format!(
+                    "invalid --cold-timeout '{cold_timeout_text}' — give a duration above zero, e.g. 60s or 5m"
                 ))
             })?,
     );
-    let caches = match args.cache.unwrap_or(CacheArg::Both) {
-        CacheArg::Cold => vec![CacheState::Cold],
-        CacheArg::Warm => vec![CacheState::Warm],
-        CacheArg::Both => vec![CacheState::Cold, CacheState::Warm],
+    let caches = match args.cache.unwrap_or(CacheChoice::Both) {
+        CacheChoice::Cold => vec![CacheState::Cold],
+        CacheChoice::Warm => vec![CacheState::Warm],
+        CacheChoice::Both => vec![CacheState::Cold, CacheState::Warm],
     };
     let cold = caches
         .contains(&CacheState::Cold)
@@ -152,7 +156,7 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
                 .filter(|w| w.cold_needs_global)
                 .for_each(|w| w.warm_only = true);
         } else if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
-            return Err(CliError::usage(format!(
+            return Err(Failure::input(format!(
                 "cannot make '{}' cold: it reads metadata (dentries, inodes) that only drop_caches drops — run as root, give --cold-cmd, or use --cache warm",
                 w.info.name
             )));
@@ -165,25 +169,28 @@ pub fn from_args(args: &RunArgs) -> CliResult<Plan> {
         cold,
         runs: parse_runs(args)?,
         warmup: args.warmup,
-        interleave: args.order == OrderArg::Interleaved,
+        interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
     })
 }
 
-fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
-    if args.runs != "auto" && args.max_time.is_some() {
-        return Err(CliError::usage(
+fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
+    let runs = args.runs.as_deref().unwrap_or(run_spec::DEFAULT_RUNS);
+    let precision = args.precision.unwrap_or(run_spec::DEFAULT_PRECISION);
+    if runs != "auto" && args.max_time.is_some() {
+        return Err(Failure::input(
             "--max-time applies only to --runs auto — add --runs auto, or drop --max-time",
         ));
     }
-    if args.runs == "auto" {
-        let (min, max) = (args.min_runs, args.max_runs);
+    if runs == "auto" {
+        let min = args.min_runs.unwrap_or(run_spec::DEFAULT_MIN_RUNS);
+        let max = args.max_runs.unwrap_or(run_spec::DEFAULT_MAX_RUNS);
         if min < 2 || max < min {
-            return Err(CliError::usage(format!(
+            return Err(Failure::input(format!(
                 "invalid --min-runs {min} / --max-runs {max} — need 2 <= min-runs <= max-runs"
             )));
         }
-        if !(args.precision > 0.0 && args.precision < 100.0) {
-            return Err(CliError::usage(
+        if !(precision > 0.0 && precision < 100.0) {
+            return Err(Failure::input(
                 "invalid --precision — give a percentage between 0 and 100, e.g. 5",
             ));
         }
@@ -193,7 +200,7 @@ fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
                     .ok()
                     .filter(|&ns| ns > 0)
                     .ok_or_else(|| {
-                        CliError::usage(format!(
+                        Failure::input(format!(
                             "invalid --max-time '{t}' — give a duration above zero, e.g. 2m"
                         ))
                     })?,
@@ -201,41 +208,39 @@ fn parse_runs(args: &RunArgs) -> CliResult<Runs> {
             None => None,
         };
         return Ok(Runs::Auto {
-            precision: args.precision / 100.0,
+            precision: precision / 100.0,
             min,
             max,
             max_time_ns,
         });
     }
-    match args.runs.parse::<u32>() {
+    match runs.parse::<u32>() {
         Ok(n) if n >= 1 => Ok(Runs::Fixed(n)),
-        _ => Err(CliError::usage(format!(
-            "invalid --runs '{}' — give a number of samples (1 or more) or 'auto'",
-            args.runs
+        _ => Err(Failure::input(format!(
+            "invalid --runs '{runs}' — give a number of samples (1 or more) or 'auto'"
         ))),
     }
 }
 
-/// Parses `[LABEL=]DIR` targets (default `.`).
-fn parse_targets(specs: &[String], allow_destroy: Option<&Path>) -> CliResult<Vec<PlanTarget>> {
+/// Resolves the targets (default `.`).
+fn parse_targets(
+    specs: &[TargetSpec],
+    allow_destroy: Option<&Path>,
+) -> EngineResult<Vec<PlanTarget>> {
     let specs = if specs.is_empty() {
-        vec![".".to_string()]
+        vec![TargetSpec::parse(".")]
     } else {
         specs.to_vec()
     };
     let mut out: Vec<PlanTarget> = Vec::new();
     for spec in &specs {
-        let (label, dir) = match spec.split_once('=') {
-            Some((l, d)) if !l.is_empty() && !l.contains('/') => (l.to_string(), d.to_string()),
-            _ => (spec.clone(), spec.clone()),
-        };
         // A label is shown on terminals: control characters become visible escapes.
-        let label = crate::escape_controls(&label);
-        let path = resolve_target(&dir)?;
+        let label = escape_controls(&spec.label());
+        let path = resolve_target(&spec.dir)?;
         check_writable_kind(&path)?;
         let kind = target_kind(&path, allow_destroy)?;
         if out.iter().any(|t| t.label == label) {
-            return Err(CliError::usage(format!(
+            return Err(Failure::input(format!(
                 "target label '{label}' is used twice (--target) — give each target its own LABEL=DIR"
             )));
         }
@@ -244,40 +249,40 @@ fn parse_targets(specs: &[String], allow_destroy: Option<&Path>) -> CliResult<Ve
     Ok(out)
 }
 
-fn resolve_target(dir: &str) -> CliResult<PathBuf> {
-    let p = Path::new(dir);
+fn resolve_target(p: &Path) -> EngineResult<PathBuf> {
+    let dir = p.display();
     let meta = std::fs::metadata(p).map_err(|e| {
-        let why = crate::scratch::explain(&e, p, "cannot use target");
-        CliError::usage(why.message)
+        let why = fsbench_scratch::explain(&e, p, "cannot use target");
+        Failure::input(why.message)
     })?;
     if !meta.is_dir() && !meta.file_type().is_block_device() {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "target is not a directory ({dir}) — give a directory on the filesystem to test, or a block device"
         )));
     }
     std::fs::canonicalize(p).map_err(|e| {
-        CliError::usage(format!(
+        Failure::input(format!(
             "cannot resolve target ({dir}): {e} — check the path"
         ))
     })
 }
 
-fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> CliResult<TargetKind> {
+fn target_kind(path: &Path, allow_destroy: Option<&Path>) -> EngineResult<TargetKind> {
     let meta = std::fs::metadata(path)
-        .map_err(|e| CliError::usage(format!("cannot stat {}: {e}", path.display())))?;
+        .map_err(|e| Failure::input(format!("cannot stat {}: {e}", path.display())))?;
     if !meta.file_type().is_block_device() {
         return Ok(TargetKind::Dir);
     }
-    let size = crate::envinfo::device_size(path).ok_or_else(|| {
-        CliError::usage(format!(
+    let size = fsbench_envinfo::device_size(path).ok_or_else(|| {
+        Failure::input(format!(
             "cannot open block device ({}) for reading — run as a user who may read it",
             path.display()
         ))
     })?;
     let named =
         allow_destroy.is_some_and(|a| std::fs::canonicalize(a).ok().as_deref() == Some(path));
-    if named && crate::envinfo::device_in_use(path) {
-        return Err(CliError::usage(format!(
+    if named && fsbench_envinfo::device_in_use(path) {
+        return Err(Failure::input(format!(
             "refusing --allow-destroy on a device in use ({}) — unmount it and its partitions first",
             path.display()
         )));
@@ -295,13 +300,13 @@ pub fn max_workers() -> u64 {
 }
 
 /// Refuses worker counts that would exhaust threads or processes (`workers=100000`).
-fn check_worker_counts(workloads: &[PlanWorkload]) -> CliResult<()> {
+fn check_worker_counts(workloads: &[PlanWorkload]) -> EngineResult<()> {
     let cap = max_workers();
     for w in workloads {
         for key in ["workers", "threads"] {
             let n = w.params.get(key).and_then(|v| v.parse::<u64>().ok());
             if let Some(n) = n.filter(|&n| n > cap) {
-                return Err(CliError::usage(format!(
+                return Err(Failure::input(format!(
                     "{key}={n} for '{}' is more than {cap} (8 per CPU, at least 64) — use fewer, or pass --force",
                     w.info.name
                 )));
@@ -332,7 +337,7 @@ const PSEUDO_FS: &[(i64, &str)] = &[
 ];
 
 /// Refuses a target directory on a kernel interface (`/proc`, `/sys`...).
-fn check_writable_kind(path: &Path) -> CliResult<()> {
+fn check_writable_kind(path: &Path) -> EngineResult<()> {
     let Ok(st) = rustix::fs::statfs(path) else {
         return Ok(());
     };
@@ -340,7 +345,7 @@ fn check_writable_kind(path: &Path) -> CliResult<()> {
     #[allow(clippy::unnecessary_cast)]
     let ftype = st.f_type as i64;
     if let Some((_, name)) = PSEUDO_FS.iter().find(|(t, _)| *t == ftype) {
-        return Err(CliError::usage(format!(
+        return Err(Failure::input(format!(
             "target {} is on {name}, a kernel interface, not a filesystem fsbench can measure — give a directory on the filesystem to test",
             path.display()
         )));
@@ -351,43 +356,34 @@ fn check_writable_kind(path: &Path) -> CliResult<()> {
 /// Most variants one swept `--workload` may expand to.
 const MAX_VARIANTS: usize = 1000;
 
-/// Keys whose value is a shell command: a bare comma there is almost surely part of the command.
-const COMMAND_KEYS: &[&str] = &["run", "prepare"];
-
-/// Expands `NAME:key=a,b,c,other=x` (a list value sweeps that parameter) into one workload per
+/// Expands a workload request (a list value sweeps that parameter) into one workload per
 /// combination, each validated.
-pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-    fsbench_workload::check_quotes(params)
-        .map_err(|e| CliError::usage(format!("bad {e} (--workload {spec})")))?;
-    let mut keys: Vec<(String, Vec<String>)> = Vec::new();
-    for tok in fsbench_workload::split_top_level(params)
+pub fn expand(req: &WorkloadRequest) -> EngineResult<Vec<PlanWorkload>> {
+    let origin = &req.origin;
+    if let Some((k, _)) = req
+        .params
         .iter()
-        .map(|t| t.trim())
-        .filter(|t| !t.is_empty())
+        .enumerate()
+        .find(|(i, (k, _))| req.params[..*i].iter().any(|(o, _)| o == k))
+        .map(|(_, p)| p)
     {
-        match (tok.split_once('='), keys.last_mut()) {
-            (Some((k, v)), _) => keys.push((k.trim().to_string(), vec![v.trim().to_string()])),
-            (None, Some((_, values))) => values.push(tok.to_string()),
-            (None, None) => {
-                return Err(CliError::usage(format!(
-                    "bad parameter '{tok}' (--workload {spec}) — write key=value, a list as key=a,b,c"
-                )));
-            }
-        }
+        return Err(Failure::input(format!(
+            "bad parameter '{k}': given twice; give each parameter once (a list is key=a,b,c) ({origin}) — 'fsbench workloads {}' lists its parameters",
+            req.name
+        )));
     }
-    check_command_lists(&keys, spec)?;
-    let variants = keys
+    let variants = req
+        .params
         .iter()
         .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
         .filter(|&n| n <= MAX_VARIANTS);
     if variants.is_none() {
-        return Err(CliError::usage(format!(
-            "--workload {spec} expands to more than {MAX_VARIANTS} variants — sweep fewer values"
+        return Err(Failure::input(format!(
+            "{origin} expands to more than {MAX_VARIANTS} variants — sweep fewer values"
         )));
     }
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for (k, values) in &keys {
+    for (k, values) in &req.params {
         combos = combos
             .into_iter()
             .flat_map(|c| {
@@ -397,7 +393,8 @@ pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
             })
             .collect();
     }
-    let swept: Vec<&String> = keys
+    let swept: Vec<&String> = req
+        .params
         .iter()
         .filter(|(_, v)| v.len() > 1)
         .map(|(k, _)| k)
@@ -405,56 +402,49 @@ pub fn expand_sweep(spec: &str) -> CliResult<Vec<PlanWorkload>> {
     combos
         .into_iter()
         .map(|c| {
-            let text = c
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(",");
-            let mut w = parse_workload(&format!("{name}:{text}"))?;
+            let raw: BTreeMap<String, String> = c.iter().cloned().collect();
+            let mut w = build_workload(&req.name, raw, origin)?;
             w.sweep = c.into_iter().filter(|(k, _)| swept.contains(&k)).collect();
             Ok(w)
         })
         .collect()
 }
 
-/// A list of commands must quote each one: `run=echo a,b` would otherwise run `b` as a second
-/// command of a sweep.
-fn check_command_lists(keys: &[(String, Vec<String>)], spec: &str) -> CliResult<()> {
-    for (k, values) in keys {
-        let quoted = |v: &String| {
-            let b = v.as_bytes();
-            b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0]
-        };
-        if COMMAND_KEYS.contains(&k.as_str()) && values.len() > 1 && !values.iter().all(quoted) {
-            return Err(CliError::usage(format!(
-                "{k}= contains a comma outside quotes (--workload {spec}) — quote the command: {k}='{}' (quoted items 'a','b' sweep over commands)",
-                values.join(",")
-            )));
-        }
-    }
-    Ok(())
+/// Expands `NAME:key=a,b,c,other=x` ([`WorkloadRequest::parse`], then [`expand`]).
+pub fn expand_sweep(spec: &str) -> EngineResult<Vec<PlanWorkload>> {
+    expand(&WorkloadRequest::parse(spec)?)
 }
 
-/// Parses `NAME[:key=value,...]` and builds the workload once to validate its parameters.
-pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+/// Parses `NAME[:key=value,...]` (no sweep) and builds the workload once to validate it.
+pub fn parse_workload(spec: &str) -> EngineResult<PlanWorkload> {
+    let req = WorkloadRequest::parse(spec)?;
+    let raw = req
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.join(",")))
+        .collect();
+    build_workload(&req.name, raw, &req.origin)
+}
+
+/// Builds workload `name` with `raw` parameters once, to validate them and learn its facts.
+fn build_workload(
+    name: &str,
+    raw: BTreeMap<String, String>,
+    origin: &str,
+) -> EngineResult<PlanWorkload> {
     let info = fsbench_workload::find(name).ok_or_else(|| {
         let hint = match fsbench_workload::suggest(name) {
             Some(s) => format!("did you mean '{s}'?"),
             None => "'fsbench workloads' lists them".to_string(),
         };
-        CliError::usage(format!(
-            "unknown workload '{name}' (--workload {spec}) — {hint}"
-        ))
+        Failure::input(format!("unknown workload '{name}' ({origin}) — {hint}"))
     })?;
     let bad = |e: fsbench_workload::ParamError| {
-        CliError::usage(format!(
-            "bad {e} (--workload {spec}) — 'fsbench workloads {name}' lists its parameters"
+        Failure::input(format!(
+            "bad {e} ({origin}) — 'fsbench workloads {name}' lists its parameters"
         ))
     };
-    let parsed = Params::parse(params).map_err(bad)?;
-    let raw = parsed.raw().clone();
-    let (built, canonical) = fsbench_workload::build(info, parsed).map_err(bad)?;
+    let (built, canonical) = fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
     Ok(PlanWorkload {
         info,
         raw,
@@ -466,23 +456,23 @@ pub fn parse_workload(spec: &str) -> CliResult<PlanWorkload> {
     })
 }
 
-fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> CliResult<()> {
+fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> EngineResult<()> {
     for t in targets {
         let TargetKind::Device { writable, .. } = t.kind else {
             continue;
         };
         for w in workloads {
             let (built, _) = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
-                .map_err(|e| CliError::usage(e.to_string()))?;
+                .map_err(|e| Failure::input(e.to_string()))?;
             if !built.supports_device() {
-                return Err(CliError::usage(format!(
+                return Err(Failure::input(format!(
                     "workload '{}' cannot run on a block device ({}) — give a directory instead",
                     w.info.name,
                     t.path.display()
                 )));
             }
             if built.writes() && !writable {
-                return Err(CliError::usage(format!(
+                return Err(Failure::input(format!(
                     "workload '{}' writes, and {} is a block device — pass --allow-destroy={} to destroy its data",
                     w.info.name,
                     t.path.display(),

@@ -3,7 +3,7 @@
 //! keeps the spans of keys and values (`toml::de::DeTable`) so that later checks (workload
 //! parameters, targets) can point into the file too. The keys are documented in `docs/suites.md`.
 
-use crate::error::{CliError, CliResult};
+use fsbench_model::{EngineResult, Failure};
 use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -156,13 +156,13 @@ impl Source<'_> {
     }
 
     /// An input error at `span`: `FILE:LINE:COLUMN: MESSAGE`.
-    pub fn err(&self, span: Range<usize>, message: impl std::fmt::Display) -> CliError {
+    pub fn err(&self, span: Range<usize>, message: impl std::fmt::Display) -> Failure {
         self.err_at(self.pos(span.start), message)
     }
 
     /// An input error at `pos`.
-    pub fn err_at(&self, pos: Pos, message: impl std::fmt::Display) -> CliError {
-        CliError::usage(format!("{}:{}:{}: {message}", self.file, pos.line, pos.col))
+    pub fn err_at(&self, pos: Pos, message: impl std::fmt::Display) -> Failure {
+        Failure::input(format!("{}:{}:{}: {message}", self.file, pos.line, pos.col))
     }
 }
 
@@ -181,7 +181,7 @@ impl FloorBoundary for str {
 }
 
 /// Parses suite `text` read from `file` (a path or `builtin:NAME`).
-pub fn parse(file: &str, text: &str) -> CliResult<Suite> {
+pub fn parse(file: &str, text: &str) -> EngineResult<Suite> {
     let src = Source { file, text };
     let root = DeTable::parse(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
@@ -209,7 +209,7 @@ pub fn parse(file: &str, text: &str) -> CliResult<Suite> {
 }
 
 /// Repetition policy and cache states.
-fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
+fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.cache = choice(src, t, "cache", &["cold", "warm", "both"])?;
     s.runs = runs(src, t)?;
     s.precision = number(src, t, "precision")?;
@@ -233,7 +233,7 @@ fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
 }
 
 /// Comparisons and outputs.
-fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> CliResult<()> {
+fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.compare = choice(src, t, "compare", &["targets", "cache", "both", "none"])?;
     s.baseline = string(src, t, "baseline")?;
     s.baseline_pos = find(t, "baseline").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
@@ -266,7 +266,7 @@ fn find<'t, 'i>(t: &'t DeTable<'i>, key: &str) -> Option<Entry<'t, 'i>> {
 }
 
 /// Refuses keys not in `allowed`, the first in file order, with a "did you mean".
-pub fn check_keys(src: &Source, t: &DeTable, allowed: &[&str], place: &str) -> CliResult<()> {
+pub fn check_keys(src: &Source, t: &DeTable, allowed: &[&str], place: &str) -> EngineResult<()> {
     let mut keys: Vec<_> = t.keys().collect();
     keys.sort_by_key(|k| k.span().start);
     let Some(bad) = keys
@@ -311,7 +311,7 @@ fn type_name(v: &DeValue) -> &'static str {
     }
 }
 
-fn wrong_type(src: &Source, key: &str, v: &Spanned<DeValue>, want: &str) -> CliError {
+fn wrong_type(src: &Source, key: &str, v: &Spanned<DeValue>, want: &str) -> Failure {
     src.err(
         v.span(),
         format!(
@@ -336,7 +336,7 @@ fn example(key: &str) -> &'static str {
     }
 }
 
-fn string(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<String>> {
+fn string(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<String>> {
     match find(t, key) {
         None => Ok(None),
         Some((_, v)) => match v.get_ref() {
@@ -346,7 +346,7 @@ fn string(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<String>> {
     }
 }
 
-fn boolean(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<bool>> {
+fn boolean(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<bool>> {
     match find(t, key) {
         None => Ok(None),
         Some((_, v)) => match v.get_ref() {
@@ -356,7 +356,7 @@ fn boolean(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<bool>> {
     }
 }
 
-fn number(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<f64>> {
+fn number(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<f64>> {
     match find(t, key) {
         None => Ok(None),
         Some((_, v)) => match v.get_ref() {
@@ -369,7 +369,7 @@ fn number(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<f64>> {
     }
 }
 
-fn count(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<u32>> {
+fn count(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<u32>> {
     match find(t, key) {
         None => Ok(None),
         Some((_, v)) => match v.get_ref() {
@@ -389,7 +389,7 @@ fn count(src: &Source, t: &DeTable, key: &str) -> CliResult<Option<u32>> {
     }
 }
 
-fn choice(src: &Source, t: &DeTable, key: &str, choices: &[&str]) -> CliResult<Option<String>> {
+fn choice(src: &Source, t: &DeTable, key: &str, choices: &[&str]) -> EngineResult<Option<String>> {
     let Some(value) = string(src, t, key)? else {
         return Ok(None);
     };
@@ -407,7 +407,7 @@ fn choice(src: &Source, t: &DeTable, key: &str, choices: &[&str]) -> CliResult<O
     ))
 }
 
-fn runs(src: &Source, t: &DeTable) -> CliResult<Option<String>> {
+fn runs(src: &Source, t: &DeTable) -> EngineResult<Option<String>> {
     let Some((_, v)) = find(t, "runs") else {
         return Ok(None);
     };
@@ -429,7 +429,7 @@ fn runs(src: &Source, t: &DeTable) -> CliResult<Option<String>> {
     }
 }
 
-fn string_list(src: &Source, t: &DeTable, key: &str) -> CliResult<Vec<String>> {
+fn string_list(src: &Source, t: &DeTable, key: &str) -> EngineResult<Vec<String>> {
     let Some((_, v)) = find(t, key) else {
         return Ok(Vec::new());
     };
@@ -450,7 +450,7 @@ fn tables<'t, 'i>(
     src: &Source,
     t: &'t DeTable<'i>,
     key: &str,
-) -> CliResult<Vec<&'t Spanned<DeValue<'i>>>> {
+) -> EngineResult<Vec<&'t Spanned<DeValue<'i>>>> {
     let Some((_, v)) = find(t, key) else {
         return Ok(Vec::new());
     };
@@ -470,7 +470,7 @@ fn tables<'t, 'i>(
     Ok(items.iter().collect())
 }
 
-fn targets(src: &Source, t: &DeTable) -> CliResult<Vec<TargetSpec>> {
+fn targets(src: &Source, t: &DeTable) -> EngineResult<Vec<TargetSpec>> {
     let mut out = Vec::new();
     for item in tables(src, t, "target")? {
         let DeValue::Table(tt) = item.get_ref() else {
@@ -493,7 +493,7 @@ fn targets(src: &Source, t: &DeTable) -> CliResult<Vec<TargetSpec>> {
     Ok(out)
 }
 
-fn workloads(src: &Source, t: &DeTable) -> CliResult<Vec<WorkloadSpec>> {
+fn workloads(src: &Source, t: &DeTable) -> EngineResult<Vec<WorkloadSpec>> {
     let mut out = Vec::new();
     for item in tables(src, t, "workload")? {
         let DeValue::Table(wt) = item.get_ref() else {
@@ -513,7 +513,7 @@ fn workloads(src: &Source, t: &DeTable) -> CliResult<Vec<WorkloadSpec>> {
         let params = entries
             .into_iter()
             .map(|(k, v)| param(src, k, v))
-            .collect::<CliResult<_>>()?;
+            .collect::<EngineResult<_>>()?;
         out.push(WorkloadSpec {
             name: n.to_string(),
             name_pos: src.pos(name.span().start),
@@ -528,7 +528,7 @@ fn param(
     src: &Source,
     k: &Spanned<std::borrow::Cow<str>>,
     v: &Spanned<DeValue>,
-) -> CliResult<ParamSpec> {
+) -> EngineResult<ParamSpec> {
     let key = k.get_ref().to_string();
     let items: Vec<&Spanned<DeValue>> = match v.get_ref() {
         DeValue::Array(a) if a.is_empty() => {
@@ -543,7 +543,7 @@ fn param(
     let values = items
         .into_iter()
         .map(|item| Ok((scalar(src, &key, item)?, src.pos(item.span().start))))
-        .collect::<CliResult<_>>()?;
+        .collect::<EngineResult<_>>()?;
     Ok(ParamSpec {
         key,
         key_pos: src.pos(k.span().start),
@@ -551,7 +551,7 @@ fn param(
     })
 }
 
-fn scalar(src: &Source, key: &str, v: &Spanned<DeValue>) -> CliResult<String> {
+fn scalar(src: &Source, key: &str, v: &Spanned<DeValue>) -> EngineResult<String> {
     match v.get_ref() {
         DeValue::String(s) => Ok(s.to_string()),
         DeValue::Integer(i) => Ok(i64::from_str_radix(i.as_str(), i.radix()).map_or_else(|_| i.as_str().to_string(), |n| n.to_string())),

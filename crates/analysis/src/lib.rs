@@ -1,0 +1,9 @@
+//! What a run's numbers say: each cell against its baseline within a run ([`cells`]), two runs
+//! cell by cell with the regression gate ([`runs`]), a suite's comparison policy ([`policy`]), and
+//! scaling verdicts of worker sweeps ([`sweeps`]). Pure functions of run records.
+#![warn(missing_docs)]
+
+pub mod cells;
+pub mod policy;
+pub mod runs;
+pub mod sweeps;

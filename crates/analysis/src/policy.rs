@@ -1,0 +1,41 @@
+//! A suite's comparison policy: which cells are compared with which after the run.
+
+use fsbench_model::RunRecord;
+
+/// The comparisons a suite asks for: `targets` (each target against the baseline), `cache` (warm against
+/// cold on each target), `both`, or `none`; default: what `fsbench run` does.
+pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f64) {
+    let Some(policy) = policy else {
+        return;
+    };
+    let mut out = Vec::new();
+    if matches!(policy, "targets" | "both") {
+        let first = record
+            .results
+            .first()
+            .map(|r| r.target.clone())
+            .unwrap_or_default();
+        for o in record.results.iter().filter(|r| r.target != first) {
+            let base = record
+                .results
+                .iter()
+                .find(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
+            out.extend(base.and_then(|b| crate::cells::one(b, o, confidence)));
+        }
+    }
+    if matches!(policy, "cache" | "both") {
+        for o in record.results.iter().filter(|r| r.cache.state == "warm") {
+            let base = record
+                .results
+                .iter()
+                .find(|b| b.target == o.target && b.cache.state == "cold" && same(b, o));
+            out.extend(base.and_then(|b| crate::cells::one(b, o, confidence)));
+        }
+    }
+    record.comparisons = out;
+}
+
+fn same(a: &fsbench_model::ResultEntry, b: &fsbench_model::ResultEntry) -> bool {
+    a.workload == b.workload && a.params == b.params && a.sweep == b.sweep
+}
+

@@ -1,0 +1,251 @@
+//! The plain run specification: everything `fsbench run` was asked to do, from flags or from a
+//! suite file, before validation. A field left `None` was not given, so a suite can fill it
+//! without mistaking an explicit `--runs 3` for the default.
+
+use fsbench_lab::LabSpec;
+use fsbench_model::{EngineResult, Failure};
+use std::path::PathBuf;
+
+/// Samples per cell when neither the command line nor a suite says.
+pub const DEFAULT_RUNS: &str = "3";
+/// `--precision` default, percent.
+pub const DEFAULT_PRECISION: f64 = 5.0;
+/// `--min-runs` default.
+pub const DEFAULT_MIN_RUNS: u32 = 3;
+/// `--max-runs` default.
+pub const DEFAULT_MAX_RUNS: u32 = 30;
+/// `--confidence` default, percent.
+pub const DEFAULT_CONFIDENCE: f64 = 95.0;
+/// `--cold-timeout` default.
+pub const DEFAULT_COLD_TIMEOUT: &str = "60s";
+
+/// Cache states to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheChoice {
+    /// Caches dropped before each sample.
+    Cold,
+    /// Caches as the previous sample left them.
+    Warm,
+    /// Both, cold first.
+    Both,
+}
+
+impl CacheChoice {
+    /// `cold`, `warm` or `both` (the words of `--cache` and of suite files).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "cold" => Some(Self::Cold),
+            "warm" => Some(Self::Warm),
+            "both" => Some(Self::Both),
+            _ => None,
+        }
+    }
+}
+
+/// Order of samples across targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Round by round across targets (A1 B1 A2 B2 ...).
+    Interleaved,
+    /// All samples of one target, then the next.
+    Sequential,
+}
+
+/// One target as asked: a directory (or device) and, if given, its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetSpec {
+    /// Label in results; `None`: the directory as given.
+    pub label: Option<String>,
+    /// Directory or block device.
+    pub dir: PathBuf,
+}
+
+impl TargetSpec {
+    /// `--target [LABEL=]DIR`: text before the first `=` is a label when it is not empty and
+    /// holds no `/` (so `/mnt/a=b` is a directory).
+    pub fn parse(text: &str) -> Self {
+        match text.split_once('=') {
+            Some((l, d)) if !l.is_empty() && !l.contains('/') => Self {
+                label: Some(l.to_string()),
+                dir: PathBuf::from(d),
+            },
+            _ => Self {
+                label: None,
+                dir: PathBuf::from(text),
+            },
+        }
+    }
+
+    /// The label results carry: the given one, else the directory as given.
+    pub fn label(&self) -> String {
+        match &self.label {
+            Some(l) => l.clone(),
+            None => self.dir.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// One workload as asked: its name and parameters, a parameter with several values sweeping it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadRequest {
+    /// Registered workload name (not yet checked).
+    pub name: String,
+    /// Parameters in the order given; values unquoted.
+    pub params: Vec<(String, Vec<String>)>,
+    /// Where it came from, for messages (`--workload seq-read:bs=4k`).
+    pub origin: String,
+}
+
+/// Keys whose value is a shell command: a bare comma there is almost surely part of the command.
+pub const COMMAND_KEYS: &[&str] = &["run", "prepare"];
+
+impl WorkloadRequest {
+    /// Parses `--workload NAME[:key=value,key=a,b,...]`: a list value sweeps that parameter;
+    /// values may be quoted (`run='git status'`).
+    pub fn parse(spec: &str) -> EngineResult<Self> {
+        let origin = format!("--workload {spec}");
+        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+        fsbench_workload::check_quotes(params)
+            .map_err(|e| Failure::input(format!("bad {e} ({origin})")))?;
+        let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+        for tok in fsbench_workload::split_top_level(params)
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+        {
+            match (tok.split_once('='), keys.last_mut()) {
+                (Some((k, v)), _) => keys.push((k.trim().to_string(), vec![v.trim().to_string()])),
+                (None, Some((_, values))) => values.push(tok.to_string()),
+                (None, None) => {
+                    return Err(Failure::input(format!(
+                        "bad parameter '{tok}' ({origin}) — write key=value, a list as key=a,b,c"
+                    )));
+                }
+            }
+        }
+        check_command_lists(&keys, &origin)?;
+        for (_, values) in &mut keys {
+            values.iter_mut().for_each(|v| *v = unquote(v));
+        }
+        Ok(Self {
+            name: name.to_string(),
+            params: keys,
+            origin,
+        })
+    }
+}
+
+/// A list of commands must quote each one: `run=echo a,b` would otherwise run `b` as a second
+/// command of a sweep.
+fn check_command_lists(keys: &[(String, Vec<String>)], origin: &str) -> EngineResult<()> {
+    for (k, values) in keys {
+        let quoted = |v: &String| {
+            let b = v.as_bytes();
+            b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0]
+        };
+        if COMMAND_KEYS.contains(&k.as_str()) && values.len() > 1 && !values.iter().all(quoted) {
+            return Err(Failure::input(format!(
+                "{k}= contains a comma outside quotes ({origin}) — quote the command: {k}='{}' (quoted items 'a','b' sweep over commands)",
+                values.join(",")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Removes one pair of surrounding quotes.
+fn unquote(v: &str) -> String {
+    let b = v.as_bytes();
+    if b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0] {
+        v[1..v.len() - 1].to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+/// Everything `fsbench run` was asked to do. `None`: not given (a suite or the default decides).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSpec {
+    /// Targets in order (empty: the current directory, unless a lab or suite gives some).
+    pub targets: Vec<TargetSpec>,
+    /// `--suite NAME|FILE`.
+    pub suite: Option<String>,
+    /// `--scale F` of a suite.
+    pub scale: Option<f64>,
+    /// Workloads in order (empty: the suite's, `quick` by default).
+    pub workloads: Vec<WorkloadRequest>,
+    /// `--cache`.
+    pub cache: Option<CacheChoice>,
+    /// `--cold-cmd`.
+    pub cold_cmd: Option<String>,
+    /// `--cold-timeout`.
+    pub cold_timeout: Option<String>,
+    /// `--runs N|auto`.
+    pub runs: Option<String>,
+    /// `--warmup N`.
+    pub warmup: Option<u32>,
+    /// `--precision PCT`.
+    pub precision: Option<f64>,
+    /// `--min-runs N`.
+    pub min_runs: Option<u32>,
+    /// `--max-runs N`.
+    pub max_runs: Option<u32>,
+    /// `--max-time DURATION`.
+    pub max_time: Option<String>,
+    /// `--order`.
+    pub order: Option<Order>,
+    /// `--confidence PCT`.
+    pub confidence: Option<f64>,
+    /// `--plot`.
+    pub plot: bool,
+    /// `--lab`, `--lab-size`, `--lab-dir`.
+    pub lab: LabSpec,
+    /// `--force`: allow more workers than 8 per CPU.
+    pub force: bool,
+    /// `--allow-destroy /dev/NAME`.
+    pub allow_destroy: Option<PathBuf>,
+    /// `--export-json FILE`.
+    pub export_json: Option<PathBuf>,
+    /// `--export-csv FILE`.
+    pub export_csv: Option<PathBuf>,
+    /// `--export-markdown FILE`.
+    pub export_markdown: Option<PathBuf>,
+}
+
+impl RunSpec {
+    /// The confidence level of comparisons, percent.
+    pub fn confidence(&self) -> f64 {
+        self.confidence.unwrap_or(DEFAULT_CONFIDENCE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_label_is_text_before_an_equals_sign_without_a_slash() {
+        let t = TargetSpec::parse("a=b=c");
+        assert_eq!(t.label.as_deref(), Some("a"));
+        assert_eq!(t.dir, PathBuf::from("b=c"));
+        let t = TargetSpec::parse("/mnt/a=b");
+        assert_eq!(t.label, None);
+        assert_eq!(t.label(), "/mnt/a=b");
+    }
+
+    #[test]
+    fn workload_text_groups_list_values_and_unquotes() {
+        let w = WorkloadRequest::parse("command:run='a,b',prepare=\"x\"").unwrap();
+        assert_eq!(w.name, "command");
+        assert_eq!(
+            w.params,
+            vec![
+                ("run".to_string(), vec!["a,b".to_string()]),
+                ("prepare".to_string(), vec!["x".to_string()])
+            ]
+        );
+        let w = WorkloadRequest::parse("null:ops=1,2,4").unwrap();
+        assert_eq!(w.params[0].1.len(), 3);
+        assert!(WorkloadRequest::parse("command:run=echo a,b").is_err());
+    }
+}

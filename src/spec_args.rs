@@ -1,0 +1,50 @@
+//! The one conversion from `fsbench run`'s clap arguments into the engine's plain
+//! [`RunSpec`]. A flag not given stays `None`, so a suite can fill it in.
+
+use crate::cli::{CacheArg, OrderArg, RunArgs};
+use crate::error::CliResult;
+use fsbench_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
+
+/// `fsbench run`'s arguments as a run specification; a malformed `--workload` is refused here.
+pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
+    let workloads = args
+        .workloads
+        .iter()
+        .map(|w| WorkloadRequest::parse(w))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RunSpec {
+        targets: args.targets.iter().map(|t| TargetSpec::parse(t)).collect(),
+        suite: args.suite.clone(),
+        scale: args.scale,
+        workloads,
+        cache: args.cache.map(|c| match c {
+            CacheArg::Cold => CacheChoice::Cold,
+            CacheArg::Warm => CacheChoice::Warm,
+            CacheArg::Both => CacheChoice::Both,
+        }),
+        cold_cmd: args.cold_cmd.clone(),
+        cold_timeout: args.cold_timeout.clone(),
+        runs: args.runs.clone(),
+        warmup: args.warmup,
+        precision: args.precision,
+        min_runs: args.min_runs,
+        max_runs: args.max_runs,
+        max_time: args.max_time.clone(),
+        order: args.order.map(|o| match o {
+            OrderArg::Interleaved => Order::Interleaved,
+            OrderArg::Sequential => Order::Sequential,
+        }),
+        confidence: args.confidence,
+        plot: args.plot,
+        lab: fsbench_lab::LabSpec {
+            kinds: args.lab.clone(),
+            size: args.lab_size.clone(),
+            dir: args.lab_dir.clone(),
+        },
+        force: args.force,
+        allow_destroy: args.allow_destroy.clone(),
+        export_json: args.export.export_json.clone(),
+        export_csv: args.export.export_csv.clone(),
+        export_markdown: args.export.export_markdown.clone(),
+    })
+}
