@@ -34,12 +34,12 @@ proptest! {
 
     #[test]
     fn workload_specs_never_panic(spec in spec_like()) {
-        let _ = crate::plan::expand_sweep(&spec);
+        let _ = fsbench_spec::plan::expand_sweep(&spec);
     }
 
     #[test]
     fn arbitrary_workload_text_never_panics(spec in "\\PC{0,40}") {
-        let _ = crate::plan::expand_sweep(&spec);
+        let _ = fsbench_spec::plan::expand_sweep(&spec);
     }
 
     #[test]
@@ -56,9 +56,9 @@ proptest! {
             Just("show"), Just("load "), Just("transactions "), Just("subdirectories "),
             Just("-1 "), Just("99999999999999999999 "), Just("+"), Just("report "), Just("terse"),
         ], 0..6)) {
-        let mut s = crate::cmd::postmark::lang::Settings::default();
-        let _ = crate::cmd::postmark::lang::dispatch(&mut s, &line);
-        let _ = crate::cmd::postmark::lang::dispatch(&mut s, &words.concat());
+        let mut s = fsbench_postmark::lang::Settings::default();
+        let _ = fsbench_postmark::lang::dispatch(&mut s, &line);
+        let _ = fsbench_postmark::lang::dispatch(&mut s, &words.concat());
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! fsbench: the binary. Parses the command line, dispatches to `cmd/*`, and turns every failure
 //! into one line on stderr and the exit code of DESIGN.md.
 
-mod cache;
 mod cli;
 mod cmd;
 mod compare_runs;
@@ -9,19 +8,16 @@ mod error;
 mod exports;
 #[cfg(test)]
 mod fuzz;
-mod metrics;
 mod out;
 mod outfile;
-mod overhead;
 mod progress;
-mod runner;
 mod signals;
 mod spec_args;
 mod storage;
 
 use fsbench_envinfo as envinfo;
 use fsbench_lab as lab;
-use fsbench_spec::plan;
+use fsbench_runner as runner;
 use fsbench_scratch as scratch;
 use fsbench_scratch::guard;
 

@@ -40,7 +40,7 @@ mod tests {
             let raw = if name == "command" { "run=true" } else { "" };
             let params = fsbench_workload::Params::parse(raw).expect("parse");
             let (w, _) = fsbench_workload::build(info, params).expect("defaults build");
-            let metric = crate::metrics::headline_name(w.headline());
+            let metric = fsbench_runner::metrics::headline_name(w.headline());
             let def = lookup(&metric).unwrap_or_else(|| panic!("{name}: {metric} not catalogued"));
             if let Headline::Metric {
                 unit,

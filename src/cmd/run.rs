@@ -101,15 +101,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     check_team(team, &spec, &plan)?;
     let confidence = spec.confidence();
     check_percentages(confidence, &args)?;
-    let export = crate::cli::ExportArgs {
-        export_json: spec.export_json.clone(),
-        export_csv: spec.export_csv.clone(),
-        export_markdown: spec.export_markdown.clone(),
-    };
-    let exports = Exports::check(&export)?;
-    if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
-        crate::outfile::check(p, "--html").map_err(CliError::usage)?;
-    }
+    let exports = check_outputs(&spec, &args)?;
     let baseline = match &args.baseline {
         // Loaded before the run starts, so a wrong id costs nothing.
         Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
@@ -119,23 +111,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
-    let taken: Vec<&str> = plan.targets.iter().map(|t| t.label.as_str()).collect();
-    let hooks = crate::lab::Hooks {
-        interrupted: crate::signals::interrupted,
-        say: |line| crate::errln!("{line}"),
-    };
-    let (lab, built) = crate::lab::build(lab, &taken, hooks)?;
-    plan.targets.extend(built.into_iter().map(|b| PlanTarget {
-        label: b.label,
-        path: b.path,
-        kind: TargetKind::Dir,
-    }));
-    if let Some(note) = suite
-        .as_ref()
-        .and_then(|s| fsbench_spec::suite::order_targets(s, &mut plan.targets))
-    {
-        crate::errln!("{note}");
-    }
+    let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
     let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
@@ -149,13 +125,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
             args.note.as_deref(),
         )?)
     };
-    let total = match plan.runs {
-        Runs::Fixed(n) => {
-            let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
-            Some(cells as u64 * u64::from(n))
-        }
-        Runs::Auto { .. } => None,
-    };
+    let total = planned_samples(&plan);
     let mut sink = RunSink {
         record,
         exports,
@@ -223,10 +193,59 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     gate.map(|()| 0)
 }
 
+/// Every output file checked before any work; the exports of the run.
+fn check_outputs(spec: &RunSpec, args: &RunArgs) -> CliResult<Exports> {
+    let export = crate::cli::ExportArgs {
+        export_json: spec.export_json.clone(),
+        export_csv: spec.export_csv.clone(),
+        export_markdown: spec.export_markdown.clone(),
+    };
+    let exports = Exports::check(&export)?;
+    if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
+        crate::outfile::check(p, "--html").map_err(CliError::usage)?;
+    }
+    Ok(exports)
+}
+
+/// Samples the plan takes in all, when the number per cell is fixed.
+fn planned_samples(plan: &Plan) -> Option<u64> {
+    match plan.runs {
+        Runs::Fixed(n) => {
+            let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
+            Some(cells as u64 * u64::from(n))
+        }
+        Runs::Auto { .. } => None,
+    }
+}
+
+/// Builds the lab targets and adds them to the plan, then puts a suite's baseline first.
+fn build_lab(
+    req: Option<crate::lab::LabRequest>,
+    suite: Option<&fsbench_spec::suite::file::Suite>,
+    plan: &mut Plan,
+) -> CliResult<crate::lab::Lab> {
+    let taken: Vec<&str> = plan.targets.iter().map(|t| t.label.as_str()).collect();
+    let hooks = crate::lab::Hooks {
+        interrupted: crate::signals::interrupted,
+        say: |line| crate::errln!("{line}"),
+    };
+    let (lab, built) = crate::lab::build(req, &taken, hooks)?;
+    plan.targets.extend(built.into_iter().map(|b| PlanTarget {
+        label: b.label,
+        path: b.path,
+        kind: TargetKind::Dir,
+    }));
+    if let Some(note) = suite.and_then(|s| fsbench_spec::suite::order_targets(s, &mut plan.targets))
+    {
+        crate::errln!("{note}");
+    }
+    Ok(lab)
+}
+
 /// Joins the MPI job when mpirun started several ranks. Ranks other than 0 then print, store
 /// and write nothing: rank 0 speaks for the run.
 fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
-    let dist = fsbench_dist::Dist::init().map_err(CliError::usage)?;
+    let dist = fsbench_dist::Dist::init(&|k| std::env::var(k).ok()).map_err(CliError::usage)?;
     let team = runner::Team {
         dist,
         shared: args.layout == crate::cli::LayoutArg::Shared,
@@ -254,11 +273,7 @@ fn check_team(team: &runner::Team, spec: &RunSpec, plan: &Plan) -> CliResult<()>
             "--lab cannot be used under mpirun — build the filesystems first, then give them as --target",
         ));
     }
-    if let Some(t) = plan
-        .targets
-        .iter()
-        .find(|t| t.kind != TargetKind::Dir)
-    {
+    if let Some(t) = plan.targets.iter().find(|t| t.kind != TargetKind::Dir) {
         return Err(CliError::usage(format!(
             "target {} is a device: under mpirun every target must be a directory",
             t.path.display()
@@ -381,7 +396,7 @@ fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
         },
         environment,
         overhead: if measure_overhead {
-            crate::overhead::measure()
+            fsbench_runner::overhead::measure()
         } else {
             Default::default()
         },

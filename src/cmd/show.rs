@@ -21,7 +21,7 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
     }
     for e in &mut r.results {
         if e.summary.is_empty() && !e.samples.is_empty() {
-            e.summary = crate::metrics::summarize(&e.samples);
+            e.summary = fsbench_runner::metrics::summarize(&e.samples);
         }
     }
     Ok(r)

@@ -38,4 +38,3 @@ pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f6
 fn same(a: &fsbench_model::ResultEntry, b: &fsbench_model::ResultEntry) -> bool {
     a.workload == b.workload && a.params == b.params && a.sweep == b.sweep
 }
-

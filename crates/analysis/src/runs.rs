@@ -136,4 +136,3 @@ pub fn merged(a: &RunRecord, b: &RunRecord, comparisons: Vec<Comparison>) -> Run
     m.scaling = Vec::new();
     m
 }
-

@@ -32,14 +32,19 @@ enum Backend {
     Mpi(mpi_backend::Mpi),
 }
 
-/// What the launcher says about this process: (rank, number of ranks), from the variables
-/// Open MPI (`OMPI_COMM_WORLD_*`), MPICH/Hydra and Slurm-PMI (`PMI_*`) set for every rank.
-pub fn launched_ranks() -> Option<(usize, usize)> {
-    let var = |k: &str| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-    };
+/// The environment variables a launcher sets for every rank: Open MPI (`OMPI_COMM_WORLD_*`),
+/// MPICH/Hydra and Slurm-PMI (`PMI_*`). The binary reads them and passes them in.
+pub const LAUNCHER_VARIABLES: &[&str] = &[
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK",
+    "PMI_SIZE",
+];
+
+/// What the launcher says about this process: (rank, number of ranks), from `env` (a lookup of
+/// [`LAUNCHER_VARIABLES`]).
+pub fn launched_ranks(env: &dyn Fn(&str) -> Option<String>) -> Option<(usize, usize)> {
+    let var = |k: &str| env(k).and_then(|v| v.trim().parse::<usize>().ok());
     let pairs = [
         ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
         ("PMI_RANK", "PMI_SIZE"),
@@ -67,8 +72,9 @@ impl Dist {
     /// Joins the MPI job when mpirun started more than one rank; alone otherwise. An error
     /// (one line, with what to do) when mpirun started several ranks of an fsbench built
     /// without MPI: each would run and store the whole plan on its own.
-    pub fn init() -> Result<Self, String> {
-        match launched_ranks() {
+    /// `env` looks up the launcher's variables ([`LAUNCHER_VARIABLES`]).
+    pub fn init(env: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+        match launched_ranks(env) {
             Some((_, size)) if size > 1 => Self::init_mpi(size),
             _ => Ok(Self::solo()),
         }

@@ -26,8 +26,8 @@ pub mod tool;
 pub use request::{DEFAULT_SIZE, LabRequest, LabSpec, request};
 
 use fsbench_model::{EngineResult, Failure};
-use fsbench_scratch::Scratch;
 use fsbench_model::{LabInfo, TargetInfo};
+use fsbench_scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};

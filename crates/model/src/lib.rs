@@ -5,8 +5,8 @@
 
 pub mod catalogue;
 mod failure;
-pub mod text;
 mod record;
+pub mod text;
 mod units;
 
 pub use catalogue::{label_of, unit_of};

@@ -444,7 +444,8 @@ fn build_workload(
             "bad {e} ({origin}) — 'fsbench workloads {name}' lists its parameters"
         ))
     };
-    let (built, canonical) = fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
+    let (built, canonical) =
+        fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
     Ok(PlanWorkload {
         info,
         raw,

@@ -44,4 +44,3 @@ pub fn file_residency(path: &Path) -> Option<(u64, u64)> {
     let file = std::fs::File::open(path).ok()?;
     crate::residency::whole_file(&file)
 }
-

@@ -4,7 +4,7 @@
 //! rest of fsbench changing.
 #![warn(missing_docs)]
 
-pub mod remove;
-pub mod process;
-pub mod residency;
 pub mod cache;
+pub mod process;
+pub mod remove;
+pub mod residency;

@@ -26,4 +26,3 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(19)?.parse().ok()
 }
-

@@ -13,12 +13,9 @@
 //! - fewer than 10 transactions print a dot per transaction (postmark divides by zero);
 //! - line endings: a trailing `\r\n` or `\n` is removed (postmark drops the last character).
 
-mod exec;
-pub(crate) mod lang;
-mod report;
-
 use crate::error::{CliError, CliResult};
-use exec::RunError;
+use fsbench_postmark::exec::{self, RunError};
+use fsbench_postmark::{lang, report};
 use fsbench_workload::CancelToken;
 use lang::{Action, LangError, Settings};
 use std::io::{BufRead, Read, Write};
@@ -241,7 +238,7 @@ impl Session {
                 }
                 Origin::File(..) => Err(fatal(origin, &format!("cannot run: {what}"), &hint)),
             },
-            Err(RunError::Cli(e)) => Err(e),
+            Err(RunError::Failed(e)) => Err(e.into()),
         }
     }
 }

@@ -2,8 +2,8 @@
 //! cold and warm headline, where the page cache matters most, which target is fastest and
 //! slowest, and what could not be measured cold and why. A pure function of the record.
 
-use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
 use crate::format::metric_value;
+use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
 use std::fmt::Write;
 
 fn mean(r: &ResultEntry) -> Option<f64> {

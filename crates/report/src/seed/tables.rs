@@ -2,10 +2,10 @@
 //! per operation and cache state, real/user/sys/%CPU per target) and `overhead` (the encryption
 //! study: each target's headline against the baseline, as an overhead in %).
 
-use comfy_table::{Cell, CellAlignment, Table, presets};
-use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
 use crate::format::metric_value;
 use crate::terminal::label_of;
+use comfy_table::{Cell, CellAlignment, Table, presets};
+use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
 
 /// Targets in the order of the results (the first is the baseline).
 fn targets(record: &RunRecord) -> Vec<String> {

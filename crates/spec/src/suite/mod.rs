@@ -224,7 +224,12 @@ pub fn request(w: &WorkloadSpec) -> WorkloadRequest {
         params: w
             .params
             .iter()
-            .map(|p| (p.key.clone(), p.values.iter().map(|(v, _)| v.clone()).collect()))
+            .map(|p| {
+                (
+                    p.key.clone(),
+                    p.values.iter().map(|(v, _)| v.clone()).collect(),
+                )
+            })
             .collect(),
         origin: format!("workload {}", spec(w)),
     }

@@ -8,8 +8,8 @@
 //! I/O with the reason recorded; `direct=true` on such a target is an error naming the reason.
 
 use super::common::Direct;
-use crate::io::{self, AlignedBuf, DataFile};
 use crate::WorkloadError;
+use crate::io::{self, AlignedBuf, DataFile};
 use fsbench_sys::residency;
 use std::os::unix::fs::FileExt;
 use std::path::Path;

@@ -2,17 +2,22 @@
 //! cells (interleaved across targets round by round, or sequentially), clean up. Results are
 //! handed to a sink as they arrive, so the JSON file is rewritten after every sample.
 
+#![warn(missing_docs)]
+
+pub mod cache;
 mod cell;
 mod daemons;
+pub mod metrics;
+pub mod overhead;
 mod setup;
 mod team;
 
 pub use team::Team;
 
-use crate::error::{CliError, CliResult};
-use crate::plan::{CacheState, Plan};
 use cell::{Cell, Prepared};
 use fsbench_model::{CacheInfo, ResultEntry};
+use fsbench_model::{EngineResult, Failure};
+use fsbench_spec::plan::{CacheState, Plan};
 use fsbench_workload::{CancelToken, WorkloadError};
 
 /// What the runner reports while it works: typed, never preformatted, so that each sink (the
@@ -75,7 +80,7 @@ pub fn execute(
     cancel: &CancelToken,
     sink: &mut dyn Sink,
     team: &Team,
-) -> CliResult<Outcome> {
+) -> EngineResult<Outcome> {
     let scratches = setup::scratches(plan, run_id, sink, team)?;
     let mut out = Outcome {
         results: Vec::new(),
@@ -112,7 +117,7 @@ pub fn execute(
     // Shared layout: rank 0 removes the one scratch once every rank is done with it.
     team.dist.barrier();
     for s in scratches.into_iter().flatten() {
-        s.remove().map_err(|e| CliError::run(e.message))?;
+        s.remove().map_err(|e| Failure::run(e.message))?;
     }
     Ok(out)
 }
@@ -264,8 +269,8 @@ fn step(
             cell.samples.push(sample.clone());
             entry.samples.push(sample);
             let of = match plan.runs {
-                crate::plan::Runs::Fixed(n) => Some(n),
-                crate::plan::Runs::Auto { .. } => None,
+                fsbench_spec::plan::Runs::Fixed(n) => Some(n),
+                fsbench_spec::plan::Runs::Auto { .. } => None,
             };
             sink.event(Event::Sample {
                 entry,

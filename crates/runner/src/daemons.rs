@@ -12,12 +12,12 @@ pub fn lookup(target: &Path, params: &BTreeMap<String, String>) -> Vec<i32> {
     if let Some(tree) = params.get("tree").filter(|t| t.as_str() != "generated") {
         paths.push(PathBuf::from(tree));
     }
-    let all = crate::envinfo::mounts();
+    let all = fsbench_envinfo::mounts();
     let mut pids: Vec<i32> = paths
         .iter()
         .filter_map(|p| std::fs::canonicalize(p).ok())
-        .filter_map(|p| crate::envinfo::mount_of(&p, &all))
-        .flat_map(|m| crate::envinfo::fuse_daemon_pids(Path::new(&m.mount_point)))
+        .filter_map(|p| fsbench_envinfo::mount_of(&p, &all))
+        .flat_map(|m| fsbench_envinfo::fuse_daemon_pids(Path::new(&m.mount_point)))
         .collect();
     pids.sort_unstable();
     pids.dedup();

@@ -4,10 +4,10 @@
 use super::Sink;
 use super::cell::{Cell, Prepared};
 use super::team::Team;
-use crate::error::{CliError, CliResult};
-use crate::plan::{CacheState, Plan, PlanWorkload, TargetKind};
-use crate::scratch::{self, Scratch};
+use fsbench_model::{EngineResult, Failure};
 use fsbench_model::{ResultEntry, Warning, WarningKind};
+use fsbench_scratch::{self as scratch, Scratch};
+use fsbench_spec::plan::{CacheState, Plan, PlanWorkload, TargetKind};
 use fsbench_workload::{CancelToken, Context, Params, Target, WorkloadError};
 use std::path::Path;
 
@@ -19,7 +19,7 @@ pub fn scratches(
     run_id: &str,
     sink: &mut dyn Sink,
     team: &Team,
-) -> CliResult<Vec<Option<Scratch>>> {
+) -> EngineResult<Vec<Option<Scratch>>> {
     let mut out = Vec::new();
     for t in &plan.targets {
         if t.kind != TargetKind::Dir {
@@ -77,8 +77,8 @@ pub fn scratches(
             }
         };
         let s = made.map_err(|m| match errno.and_then(|(e, _)| e) {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => CliError::run(m),
-            _ => CliError::usage(m),
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => Failure::run(m),
+            _ => Failure::input(m),
         })?;
         out.push(s);
     }
@@ -179,8 +179,8 @@ fn check_room(
     if need > free {
         return Err(WorkloadError::Unsupported(format!(
             "needs {} free but only {} is available — use a smaller {knob}= or another target",
-            crate::format::bytes(need),
-            crate::format::bytes(free)
+            fsbench_report::format::bytes(need),
+            fsbench_report::format::bytes(free)
         )));
     }
     // Filesystems without a fixed inode table (btrfs) report no inode counts.

@@ -3,9 +3,9 @@
 
 use crate::cache::{self, ColdMethod};
 use crate::metrics;
-use crate::plan::{CacheState, Runs};
 use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
 use fsbench_model::Sample;
+use fsbench_spec::plan::{CacheState, Runs};
 use fsbench_workload::{Context, Workload, WorkloadError};
 
 /// A workload set up on one target, shared by that target's cache-state cells.

@@ -3,11 +3,11 @@
 //! report computed the way postmark computes it (whole seconds from the wall clock at its four
 //! `time()` calls, derived here from nanosecond readings) and fsbench's precise timings.
 
-use super::lang::Settings;
-use super::report::{self, Precise, ReportData};
-use crate::error::CliError;
-use crate::scratch::Scratch;
+use crate::lang::Settings;
+use crate::report::{self, Precise, ReportData};
 use fsbench_measure::{Clock, CpuTimes, MonotonicClock, Recorder, SampleRecorder};
+use fsbench_model::Failure;
+use fsbench_scratch::Scratch;
 use fsbench_workload::engines::postmark::{self, Location, OpKind, OpLog, Outcome, Progress};
 use fsbench_workload::{CancelToken, WorkloadError};
 use std::io::Write;
@@ -25,7 +25,7 @@ pub enum RunError {
         hint: String,
     },
     /// Scratch, I/O or interruption: ends the program.
-    Cli(CliError),
+    Failed(Failure),
 }
 
 /// The texts a successful run produced: postmark's report (none when out of files) and
@@ -77,12 +77,12 @@ impl OpLog for PrintLog<'_> {
     }
 }
 
-fn scratch_error(e: crate::scratch::ScratchError) -> RunError {
+fn scratch_error(e: fsbench_scratch::ScratchError) -> RunError {
     let err = match e.errno {
-        Some(libc::ENOSPC) | Some(libc::EDQUOT) | Some(libc::EIO) => CliError::run(e.message),
-        _ => CliError::usage(e.message),
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) | Some(libc::EIO) => Failure::run(e.message),
+        _ => Failure::input(e.message),
     };
-    RunError::Cli(err)
+    RunError::Failed(err)
 }
 
 fn make_scratches(s: &Settings, run_no: u32) -> Result<Vec<(Scratch, u32)>, RunError> {
@@ -104,12 +104,12 @@ fn make_scratches(s: &Settings, run_no: u32) -> Result<Vec<(Scratch, u32)>, RunE
 }
 
 fn workload_error(e: WorkloadError) -> RunError {
-    RunError::Cli(match e {
-        WorkloadError::Interrupted => CliError::interrupted(),
-        WorkloadError::NoSpace { .. } => CliError::run(format!(
+    RunError::Failed(match e {
+        WorkloadError::Interrupted => Failure::interrupted(),
+        WorkloadError::NoSpace { .. } => Failure::run(format!(
             "postmark run failed: {e} — free space, or lower `set number` or `set size`"
         )),
-        e => CliError::run(format!(
+        e => Failure::run(format!(
             "postmark run failed: {e} — check the location (permissions, filesystem health)"
         )),
     })
@@ -131,7 +131,7 @@ pub fn run(
         .iter()
         .map(|(sc, _)| std::fs::File::open(sc.path()))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| RunError::Cli(CliError::run(format!("cannot open scratch: {e}"))))?;
+        .map_err(|e| RunError::Failed(Failure::run(format!("cannot open scratch: {e}"))))?;
     let locs: Vec<Location<'_>> = scratches
         .iter()
         .zip(&dirs)
@@ -157,7 +157,7 @@ pub fn run(
     drop(dirs);
     for (sc, _) in scratches {
         sc.remove()
-            .map_err(|e| RunError::Cli(CliError::run(e.message)))?;
+            .map_err(|e| RunError::Failed(Failure::run(e.message)))?;
     }
     let wall0_ns = wall0
         .duration_since(std::time::UNIX_EPOCH)
