@@ -114,7 +114,7 @@ impl Exports {
             return None;
         }
         let mut words = record.clone();
-        words.run.status = "interrupted".into();
+        words.run.status = fsbench_model::RunStatus::Interrupted;
         Some(Box::new(move || {
             let text = JsonExporter.render(&words);
             for f in files {

@@ -4,16 +4,17 @@
 use crate::cli::HistoryArgs;
 use crate::error::{CliError, CliResult};
 use comfy_table::{Table, presets};
+use fsbench_model::RunStatus;
 use fsbench_store::{HistoryFilter, RunRow};
 
 /// The status to show: `incomplete` for a run whose owner is gone before it finished.
-pub fn shown_status(r: &RunRow) -> String {
-    if r.status != "running" {
-        return r.status.clone();
+pub fn shown_status(r: &RunRow) -> RunStatus {
+    if r.status != RunStatus::Running {
+        return r.status;
     }
     match r.owner {
-        Some((pid, ticks)) if crate::scratch::owner_alive(pid, Some(ticks)) => "running".into(),
-        _ => "incomplete".into(),
+        Some((pid, ticks)) if crate::scratch::owner_alive(pid, Some(ticks)) => RunStatus::Running,
+        _ => RunStatus::Incomplete,
     }
 }
 
@@ -51,7 +52,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             r.started_at.clone(),
             crate::escape_controls(&r.targets.join(", ")),
             r.workloads.join(", "),
-            shown_status(r),
+            shown_status(r).to_string(),
             r.samples.to_string(),
         ]);
     }

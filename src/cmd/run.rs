@@ -7,7 +7,7 @@ use crate::exports::Exports;
 use crate::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use crate::storage::RunStore;
-use fsbench_model::{ResultEntry, RunInfo, RunRecord, SCHEMA_VERSION};
+use fsbench_model::{CacheState, ResultEntry, RunInfo, RunRecord, RunStatus, SCHEMA_VERSION};
 use fsbench_spec::RunSpec;
 use fsbench_spec::plan::{Plan, PlanTarget, Runs, TargetKind};
 use fsbench_workload::CancelToken;
@@ -335,11 +335,11 @@ fn finish_record(
 ) {
     sink.record.results = results;
     sink.record.run.status = if outcome.interrupted || crate::signals::interrupted() {
-        "interrupted".into()
+        RunStatus::Interrupted
     } else if outcome.failures.is_empty() {
-        "ok".into()
+        RunStatus::Ok
     } else {
-        "failed".into()
+        RunStatus::Failed
     };
     attach_stack_warnings(&mut sink.record);
     fsbench_analysis::sweeps::attach(&mut sink.record);
@@ -350,7 +350,7 @@ fn finish_record(
 /// direct I/O, tmpfs, FUSE, a network filesystem), added to those cells' warnings.
 fn attach_stack_warnings(record: &mut RunRecord) {
     for entry in &mut record.results {
-        if entry.cache.state != "cold" {
+        if entry.cache.state != CacheState::Cold {
             continue;
         }
         let Some(t) = record
@@ -392,7 +392,7 @@ fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
             started_at: stamp,
             fsbench_version: env!("CARGO_PKG_VERSION").into(),
             argv: std::env::args().collect(),
-            status: "running".into(),
+            status: RunStatus::Running,
         },
         environment,
         overhead: if measure_overhead {

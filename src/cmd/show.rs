@@ -37,7 +37,7 @@ pub fn run(args: ShowArgs) -> CliResult<i32> {
     }
     if !exports.uses_stdout() {
         super::run::print_report(&record, args.plot)?;
-        if record.run.status == "incomplete" {
+        if record.run.status == fsbench_model::RunStatus::Incomplete {
             crate::errln!(
                 "fsbench: note: run {} is incomplete (its process is gone); shown are the samples it finished",
                 record.run.id

@@ -4,7 +4,7 @@
 //! 95, 98, 99) the critical t comes from ministat's table, so the verdict is the one
 //! `ministat -c LEVEL` gives on the same samples; other levels use the exact t.
 
-use fsbench_model::{Comparison, ResultEntry, RunRecord};
+use fsbench_model::{CacheState, Comparison, ResultEntry, RunRecord};
 use fsbench_stats::{Method, compare, compare_ministat, ministat};
 
 use fsbench_report::terminal::label_of as cell_label;
@@ -38,7 +38,9 @@ pub fn attach(record: &mut RunRecord, confidence: f64) {
             })
         } else {
             rs.iter().position(|b| {
-                b.cache.state == "cold" && r.cache.state == "warm" && same_workload(b, r)
+                b.cache.state == CacheState::Cold
+                    && r.cache.state == CacheState::Warm
+                    && same_workload(b, r)
             })
         };
         if let Some(b) = baseline.filter(|&b| b != i) {

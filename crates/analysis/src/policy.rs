@@ -1,6 +1,6 @@
 //! A suite's comparison policy: which cells are compared with which after the run.
 
-use fsbench_model::RunRecord;
+use fsbench_model::{CacheState, RunRecord};
 
 /// The comparisons a suite asks for: `targets` (each target against the baseline), `cache` (warm against
 /// cold on each target), `both`, or `none`; default: what `fsbench run` does.
@@ -24,11 +24,15 @@ pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f6
         }
     }
     if matches!(policy, "cache" | "both") {
-        for o in record.results.iter().filter(|r| r.cache.state == "warm") {
+        for o in record
+            .results
+            .iter()
+            .filter(|r| r.cache.state == CacheState::Warm)
+        {
             let base = record
                 .results
                 .iter()
-                .find(|b| b.target == o.target && b.cache.state == "cold" && same(b, o));
+                .find(|b| b.target == o.target && b.cache.state == CacheState::Cold && same(b, o));
             out.extend(base.and_then(|b| crate::cells::one(b, o, confidence)));
         }
     }

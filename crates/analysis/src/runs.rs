@@ -63,7 +63,13 @@ fn key(
     &std::collections::BTreeMap<String, String>,
     &str,
 ) {
-    (&e.target, &e.workload, &e.params, &e.sweep, &e.cache.state)
+    (
+        &e.target,
+        &e.workload,
+        &e.params,
+        &e.sweep,
+        e.cache.state.name(),
+    )
 }
 
 /// Every shared cell of `a` (baseline) and `b`, compared; cell labels carry `A:`/`B:`.

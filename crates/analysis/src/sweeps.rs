@@ -36,7 +36,7 @@ pub fn attach(record: &mut RunRecord) {
         record.scaling.push(Scaling {
             target: first.target.clone(),
             workload: first.workload.clone(),
-            cache: first.cache.state.clone(),
+            cache: first.cache.state.name().to_string(),
             rows: rows
                 .iter()
                 .map(|r| {

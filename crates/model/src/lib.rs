@@ -8,10 +8,12 @@ mod failure;
 mod record;
 pub mod text;
 mod units;
+mod vocabulary;
 
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use record::*;
+pub use vocabulary::{CacheState, RunStatus};
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;

@@ -82,7 +82,7 @@ pub struct RunInfo {
     /// The command line.
     pub argv: Vec<String>,
     /// `ok`, `failed` (a cell failed) or `interrupted`.
-    pub status: String,
+    pub status: crate::RunStatus,
 }
 
 /// Host facts and one entry per target.
@@ -565,7 +565,7 @@ impl<'de> Deserialize<'de> for Warning {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CacheInfo {
     /// `cold` or `warm`.
-    pub state: String,
+    pub state: crate::CacheState,
     /// How cold was reached: `drop_caches`, `fadvise`, `cold-cmd`; `none` for warm.
     pub method: String,
     /// Mean share of the workload's file pages resident in the page cache right before each

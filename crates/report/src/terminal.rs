@@ -4,7 +4,7 @@
 
 use crate::format::{duration_ns, metric_number};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
-use fsbench_model::{ResultEntry, RunRecord};
+use fsbench_model::{CacheState, ResultEntry, RunRecord};
 use std::fmt::Write;
 
 /// Options of the terminal report.
@@ -278,7 +278,7 @@ pub(crate) fn cache_label(r: &ResultEntry) -> String {
         .resident_pct
         .map(|p| format!(" {p:.0}%"))
         .unwrap_or_default();
-    if r.cache.state == "cold" {
+    if r.cache.state == CacheState::Cold {
         format!("cold ({}){res}", r.cache.method)
     } else {
         format!("warm{res}")

@@ -171,7 +171,7 @@ fn empty_entry(
         params,
         sweep: w.sweep.clone(),
         cache: CacheInfo {
-            state: cache.name().into(),
+            state: cache,
             method: method.into(),
             resident_pct: None,
         },

@@ -10,24 +10,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-/// Cache state of a cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheState {
-    /// Caches dropped before each sample.
-    Cold,
-    /// Caches as the previous sample left them.
-    Warm,
-}
-
-impl CacheState {
-    /// `cold` or `warm`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Cold => "cold",
-            Self::Warm => "warm",
-        }
-    }
-}
+pub use fsbench_model::CacheState;
 
 /// What a target is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! and a whole stored run as the same `RunRecord` that `fsbench run` built.
 
 use crate::{Store, StoreError};
-use fsbench_model::{ResultEntry, RunInfo, RunRecord, Sample};
+use fsbench_model::{ResultEntry, RunInfo, RunRecord, RunStatus, Sample};
 use rusqlite::params;
 
 /// One line of the history.
@@ -15,7 +15,7 @@ pub struct RunRow {
     /// End time, when the run finished.
     pub finished_at: Option<String>,
     /// Status as stored (`running` for a run still going or killed).
-    pub status: String,
+    pub status: RunStatus,
     /// Owner process, to tell a killed run from a live one.
     pub owner: Option<(u32, u64)>,
     /// fsbench version that measured it.
@@ -84,7 +84,8 @@ impl Store {
                     id: r.get(0)?,
                     started_at: r.get(1)?,
                     finished_at: r.get(2)?,
-                    status: r.get(3)?,
+                    status: RunStatus::parse(&r.get::<_, String>(3)?)
+                        .unwrap_or(RunStatus::Incomplete),
                     owner: pid
                         .filter(|&p| p > 0)
                         .map(|p| (p as u32, ticks.unwrap_or(0) as u64)),
@@ -176,7 +177,8 @@ impl Store {
                     started_at,
                     fsbench_version: version,
                     argv,
-                    status: status.clone(),
+                    // A word no version wrote reads as incomplete rather than failing the load.
+                    status: RunStatus::parse(&status).unwrap_or(RunStatus::Incomplete),
                 };
                 Ok((
                     RunRecord {

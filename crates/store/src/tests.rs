@@ -31,7 +31,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         params: BTreeMap::from([("bs".to_string(), "4k".to_string())]),
         sweep: BTreeMap::new(),
         cache: CacheInfo {
-            state: "warm".into(),
+            state: fsbench_model::CacheState::Warm,
             method: "none".into(),
             resident_pct: None,
         },
@@ -53,7 +53,7 @@ fn record(id: &str, started: &str) -> RunRecord {
             started_at: started.into(),
             fsbench_version: "0.1.0".into(),
             argv: vec!["fsbench".into(), "run".into()],
-            status: "running".into(),
+            status: fsbench_model::RunStatus::Running,
         },
         environment: Environment {
             targets: vec![TargetInfo {
@@ -86,7 +86,7 @@ fn a_run_round_trips_sample_by_sample() {
     r.results[0].samples.push(sample(2.0));
     r.results.push(entry("xfs", vec![sample(3.0)]));
     s.sync(&mut cur, &r.results).unwrap();
-    r.run.status = "ok".into();
+    r.run.status = fsbench_model::RunStatus::Ok;
     r.results[0].samples[1].outlier = true; // flagged when the cell finished, after storing
     s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
     let back = Store::open_existing(&path)
@@ -110,7 +110,7 @@ fn a_killed_run_keeps_its_finished_samples() {
     } // dropped without finish_run, as SIGKILL would
     let s = Store::open_existing(&path).unwrap().unwrap();
     let back = s.load(&r.run.id).unwrap();
-    assert_eq!(back.run.status, "running");
+    assert_eq!(back.run.status, fsbench_model::RunStatus::Running);
     assert_eq!(back.results[0].samples.len(), 2);
     let h = s.history(&HistoryFilter::default()).unwrap();
     assert_eq!(h[0].owner, Some((42, 7)));

@@ -58,7 +58,7 @@ impl Store {
             params![
                 r.run.id,
                 r.run.started_at,
-                r.run.status,
+                r.run.status.name(),
                 r.run.fsbench_version,
                 r.schema_version,
                 json(&r.run.argv),
@@ -137,7 +137,7 @@ impl Store {
             "UPDATE runs SET status = ?1, finished_at = ?2, comparisons = ?3, scaling = ?4,
                 environment = ?5 WHERE id = ?6",
             params![
-                r.run.status,
+                r.run.status.name(),
                 finished_at,
                 json(&r.comparisons),
                 json(&r.scaling),
@@ -199,7 +199,7 @@ fn insert_cell(
             e.workload,
             json(&e.params),
             json(&e.sweep),
-            e.cache.state,
+            e.cache.state.name(),
             e.cache.method,
             e.headline,
             entry_json(e),

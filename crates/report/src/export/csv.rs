@@ -60,7 +60,7 @@ impl Exporter for CsvExporter {
                     r.workload.clone(),
                     join(&r.params),
                     join(&r.sweep),
-                    r.cache.state.clone(),
+                    r.cache.state.name().to_string(),
                     r.cache.method.clone(),
                     (i + 1).to_string(),
                     s.outlier.to_string(),

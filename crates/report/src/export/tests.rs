@@ -52,7 +52,7 @@ pub(crate) fn record() -> RunRecord {
         ]),
         sweep: BTreeMap::new(),
         cache: CacheInfo {
-            state: "cold".into(),
+            state: fsbench_model::CacheState::Cold,
             method: "drop_caches".into(),
             resident_pct: Some(0.0),
         },
@@ -71,7 +71,7 @@ pub(crate) fn record() -> RunRecord {
             started_at: "2026-11-23T00:00:00Z".into(),
             fsbench_version: "0.1.0".into(),
             argv: vec!["fsbench".into(), "run".into()],
-            status: "ok".into(),
+            status: fsbench_model::RunStatus::Ok,
         },
         environment: Environment {
             kernel: "6.18".into(),

@@ -10,7 +10,7 @@ mod charts;
 use crate::format::{bytes, metric_number};
 use crate::terminal::{label_of, metric_label, ministat_block};
 use charts::{Curve, StripRow};
-use fsbench_model::{Comparison, ResultEntry, RunRecord};
+use fsbench_model::{CacheState, Comparison, ResultEntry, RunRecord};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -98,7 +98,7 @@ fn run_section(ri: usize, r: &RunRecord, input: &HtmlInput<'_>, out: &mut String
         "<h2>Run {}</h2>\n<p class=\"meta\">{} · status {} · fsbench {} · {}</p>",
         esc(&r.run.id),
         esc(&r.run.started_at),
-        esc(&r.run.status),
+        esc(r.run.status.name()),
         esc(&r.run.fsbench_version),
         esc(&r.run.argv.join(" "))
     );
@@ -204,7 +204,7 @@ fn strip_charts(r: &RunRecord, out: &mut String) {
                     median: s.median,
                     mean: s.mean,
                     ci95: s.ci95,
-                    cold: e.cache.state == "cold",
+                    cold: e.cache.state == CacheState::Cold,
                 })
             })
             .collect();

@@ -3,7 +3,7 @@
 //! slowest, and what could not be measured cold and why. A pure function of the record.
 
 use crate::format::metric_value;
-use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
+use fsbench_model::{Better, CacheState, ResultEntry, RunRecord, unit_of};
 use std::fmt::Write;
 
 fn mean(r: &ResultEntry) -> Option<f64> {
@@ -19,7 +19,12 @@ fn name(r: &ResultEntry) -> String {
     format!("{}{sweep}", r.workload)
 }
 
-fn find<'a>(record: &'a RunRecord, target: &str, w: &str, cache: &str) -> Option<&'a ResultEntry> {
+fn find<'a>(
+    record: &'a RunRecord,
+    target: &str,
+    w: &str,
+    cache: CacheState,
+) -> Option<&'a ResultEntry> {
     record
         .results
         .iter()
@@ -54,7 +59,10 @@ fn per_target(record: &RunRecord, t: &str, workloads: &[String], out: &mut Strin
     let _ = writeln!(out, "- {t}:");
     let mut biggest: Option<(f64, &str)> = None;
     for w in workloads {
-        let (cold, warm) = (find(record, t, w, "cold"), find(record, t, w, "warm"));
+        let (cold, warm) = (
+            find(record, t, w, CacheState::Cold),
+            find(record, t, w, CacheState::Warm),
+        );
         let Some(any) = cold.or(warm) else { continue };
         let show =
             |c: Option<&ResultEntry>| c.and_then(mean).map(|v| metric_value(&any.headline, v));
@@ -103,7 +111,10 @@ fn per_target(record: &RunRecord, t: &str, workloads: &[String], out: &mut Strin
 fn cold_verdicts(record: &RunRecord, t: &str, workloads: &[String]) -> (Vec<String>, Vec<String>) {
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     for w in workloads {
-        let (Some(c), Some(h)) = (find(record, t, w, "cold"), find(record, t, w, "warm")) else {
+        let (Some(c), Some(h)) = (
+            find(record, t, w, CacheState::Cold),
+            find(record, t, w, CacheState::Warm),
+        ) else {
             continue;
         };
         let (Some(cv), Some(hv)) = (mean(c), mean(h)) else {
@@ -129,7 +140,7 @@ fn speedup(metric: &str, a: f64, b: f64) -> f64 {
 fn ranking(record: &RunRecord, targets: &[&str], workloads: &[String], out: &mut String) {
     let _ = writeln!(out, "- fastest and slowest target:");
     for w in workloads {
-        for cache in ["cold", "warm"] {
+        for cache in [CacheState::Cold, CacheState::Warm] {
             let cells: Vec<(&str, f64, &str)> = targets
                 .iter()
                 .filter_map(|t| {
@@ -169,7 +180,10 @@ fn ranking(record: &RunRecord, targets: &[&str], workloads: &[String], out: &mut
 
 /// What could not be measured cold, and why: one line per target and reason.
 fn not_cold(record: &RunRecord, targets: &[&str], workloads: &[String], out: &mut String) {
-    let planned_cold = record.results.iter().any(|r| r.cache.state == "cold");
+    let planned_cold = record
+        .results
+        .iter()
+        .any(|r| r.cache.state == CacheState::Cold);
     if !planned_cold {
         let _ = writeln!(out, "- nothing was measured cold (--cache warm)");
         return;
@@ -177,7 +191,7 @@ fn not_cold(record: &RunRecord, targets: &[&str], workloads: &[String], out: &mu
     for t in targets {
         let mut by_reason: Vec<(String, Vec<&str>)> = Vec::new();
         for w in workloads {
-            let Some(reason) = why_not_cold(find(record, t, w, "cold")) else {
+            let Some(reason) = why_not_cold(find(record, t, w, CacheState::Cold)) else {
                 continue;
             };
             match by_reason.iter_mut().find(|(r, _)| *r == reason) {

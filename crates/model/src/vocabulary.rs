@@ -1,0 +1,109 @@
+//! The typed vocabulary of results: cache states and run statuses. They travel as the same
+//! lower-case words as before (`cold`, `ok`...) in JSON and SQLite, so old files still load.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Cache state of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheState {
+    /// Caches dropped before each sample by a recorded method.
+    Cold,
+    /// Caches as the previous sample left them.
+    Warm,
+}
+
+impl CacheState {
+    /// `cold` or `warm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cold => "cold",
+            Self::Warm => "warm",
+        }
+    }
+
+    /// The state named `text` (`cold`, `warm`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "cold" => Some(Self::Cold),
+            "warm" => Some(Self::Warm),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CacheState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a run ended (or that it has not yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Under way (or its process was killed: the store says `incomplete` then).
+    #[default]
+    Running,
+    /// Every cell measured.
+    Ok,
+    /// A cell failed; the others were measured.
+    Failed,
+    /// A signal stopped it.
+    Interrupted,
+    /// Its process is gone without finishing it (SIGKILL, a crash): found by the store.
+    Incomplete,
+}
+
+impl RunStatus {
+    /// The word stored and shown: `running`, `ok`, `failed`, `interrupted`, `incomplete`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+            Self::Incomplete => "incomplete",
+        }
+    }
+
+    /// The status named `text`; `None` for a word no version wrote.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Running,
+            Self::Ok,
+            Self::Failed,
+            Self::Interrupted,
+            Self::Incomplete,
+        ]
+        .into_iter()
+        .find(|s| s.name() == text)
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip_through_json_as_before() {
+        assert_eq!(
+            serde_json::to_string(&CacheState::Cold).unwrap(),
+            "\"cold\""
+        );
+        let s: RunStatus = serde_json::from_str("\"interrupted\"").unwrap();
+        assert_eq!(s, RunStatus::Interrupted);
+        for s in ["running", "ok", "failed", "interrupted", "incomplete"] {
+            assert_eq!(RunStatus::parse(s).map(RunStatus::name), Some(s));
+        }
+        assert_eq!(CacheState::parse("warm"), Some(CacheState::Warm));
+        assert_eq!(CacheState::parse("tepid"), None);
+    }
+}
