@@ -249,6 +249,7 @@ fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
     let team = runner::Team {
         dist,
         shared: args.layout == crate::cli::LayoutArg::Shared,
+        clock: runner::ClockChoice::Real,
     };
     if team.parallel() && !team.root() {
         crate::out::silence();

@@ -396,7 +396,7 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         t.add_row(vec![
             Cell::new(&r.target),
             Cell::new(workload_label(r)),
-            Cell::new(&r.cache.state),
+            Cell::new(r.cache.state),
             right(duration_ns(mean_of(r, "wall_ns"))),
             right(duration_ns(mean_of(r, "user_ns"))),
             right(duration_ns(mean_of(r, "sys_ns"))),

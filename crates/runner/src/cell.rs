@@ -1,6 +1,7 @@
 //! One cell of a plan (target × workload × cache state): its built workload, its samples, and
 //! taking one sample with the cache prepared as the state demands.
 
+use crate::ClockChoice;
 use crate::cache::{self, ColdMethod};
 use crate::metrics;
 use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
@@ -20,6 +21,8 @@ pub struct Prepared {
     pub error: Option<String>,
     /// FUSE daemons serving the target or the walked tree, whose CPU each sample records.
     pub daemon_pids: Vec<i32>,
+    /// The clock samples are timed with.
+    pub clock: ClockChoice,
 }
 
 /// Sampling state of one cell.
@@ -140,7 +143,7 @@ pub fn measure(
     if let Some(e) = err {
         return Err(e);
     }
-    let mut rec = SampleRecorder::new();
+    let mut rec = SampleRecorder::with_clock(p.clock.sample_clock(p.target, cell.samples.len()));
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;

@@ -57,6 +57,37 @@ pub enum Event<'a> {
     Results(&'a [ResultEntry]),
 }
 
+/// Which clock samples are timed with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ClockChoice {
+    /// The real monotonic clock.
+    #[default]
+    Real,
+    /// A fake clock for deterministic tests: target `i` advances `step_ns[i % len]` per reading,
+    /// plus the sample's number modulo 3, so samples differ from one another reproducibly.
+    Fake {
+        /// Step per reading, ns, per target index.
+        step_ns: Vec<u64>,
+    },
+}
+
+impl ClockChoice {
+    /// The clock for sample `sample` (0-based) of target `target`.
+    pub fn sample_clock(&self, target: usize, sample: usize) -> fsbench_measure::SampleClock {
+        use fsbench_measure::{FakeClock, MonotonicClock, SampleClock};
+        match self {
+            Self::Real => SampleClock::Monotonic(MonotonicClock::new()),
+            Self::Fake { step_ns } => {
+                let base = step_ns
+                    .get(target % step_ns.len().max(1))
+                    .copied()
+                    .unwrap_or(1);
+                SampleClock::Fake(FakeClock::new(base + (sample % 3) as u64))
+            }
+        }
+    }
+}
+
 /// A receiver of the runner's events.
 pub trait Sink {
     /// Handles one event.

@@ -123,6 +123,7 @@ pub fn prepare_all(
             ctx,
             error: None,
             daemon_pids: super::daemons::lookup(&t.path, &w.params),
+            clock: team.clock.clone(),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,

@@ -16,6 +16,8 @@ pub struct Team {
     pub dist: Dist,
     /// `--layout shared`: the ranks work in one directory.
     pub shared: bool,
+    /// The clock samples are timed with (the real one, except in deterministic tests).
+    pub clock: crate::ClockChoice,
 }
 
 /// Why a sample gave no result.
