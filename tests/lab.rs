@@ -486,17 +486,14 @@ fn unknown_kinds_and_lab_options_without_lab_are_refused() {
 
 #[test]
 fn non_root_is_refused_with_one_line() {
-    use std::os::unix::process::CommandExt;
     if !root_or_skip("lab non-root") {
         return;
     }
     let dir = temp_dir();
-    let out = crate::util::command()
+    let (_bin, mut cmd) = crate::util::command_as_nobody();
+    let out = cmd
         .args(["run", "--lab", "tmpfs", "-w", "null", "--lab-dir"])
         .arg(dir.path())
-        .current_dir("/")
-        .uid(65534)
-        .gid(65534)
         .output()
         .expect("run fsbench as nobody");
     assert_eq!(out.status.code(), Some(2));

@@ -79,3 +79,27 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(rel)
 }
+
+/// A `fsbench` command that runs as user nobody (uid/gid 65534) from a copy of the binary in a
+/// fresh world-readable directory, so it works wherever the checkout lives (a clone under a
+/// mode-700 home cannot be reached by nobody). Keep the returned directory alive while running.
+pub fn command_as_nobody() -> (tempfile::TempDir, std::process::Command) {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::Builder::new()
+        .prefix("fsbench-nobody")
+        .tempdir_in("/tmp")
+        .expect("create a directory for the binary");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("make it traversable");
+    let exe = dir.path().join("fsbench");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("fsbench"), &exe).expect("copy the binary");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.env("NO_COLOR", "1")
+        .env("XDG_DATA_HOME", dir.path())
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534);
+    (dir, cmd)
+}
