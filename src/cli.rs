@@ -66,7 +66,6 @@ pub enum Command {
         #[command(flatten)]
         db: DbArg,
     },
-    /// Render stored runs as HTML (not yet available).
     /// Write stored runs as one self-contained HTML report with charts (offline, no scripts).
     Report {
         /// Run ids, prefixes, `last`, `last~N` [default: last]; several runs are compared.
@@ -125,7 +124,7 @@ pub struct DbArg {
 /// Exports, with hyperfine's flag names; `-` writes to standard output.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExportArgs {
-    /// Write the results as JSON to FILE (rewritten after every sample during a run).
+    /// Write the results as JSON to FILE (by `fsbench run`: rewritten after every sample).
     #[arg(long, visible_alias = "json", value_name = "FILE")]
     pub export_json: Option<PathBuf>,
     /// Write one CSV row per sample (the cell's keys, then every metric) to FILE.

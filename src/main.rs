@@ -132,11 +132,9 @@ fn install_panic_hook() {
             "fsbench: internal error: {}{at} — this is a bug in fsbench; please report it with the command line",
             escape_controls(&what)
         );
-        fsbench_workload::child::kill_all_groups();
-        for line in lab::teardown_all_live() {
+        for line in fsbench_runner::lifecycle::release_all(|| ()) {
             errln!("{line}");
         }
-        scratch::remove_all_live();
         std::process::exit(ExitKind::Internal.code());
     }));
 }

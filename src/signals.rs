@@ -53,15 +53,15 @@ pub fn install(cancel: CancelToken) -> std::io::Result<()> {
 }
 
 fn force_exit() -> ! {
-    fsbench_workload::child::kill_all_groups();
-    let words = LAST_WORDS.lock().ok().and_then(|mut w| w.take());
-    if let Some(f) = words {
-        f();
-    }
-    for line in crate::lab::teardown_all_live() {
+    let lines = fsbench_runner::lifecycle::release_all(|| {
+        let words = LAST_WORDS.lock().ok().and_then(|mut w| w.take());
+        if let Some(f) = words {
+            f();
+        }
+    });
+    for line in lines {
         crate::errln!("{line}");
     }
-    crate::scratch::remove_all_live();
     crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);
 }

@@ -39,14 +39,16 @@ mod tests {
             let info = fsbench_workload::find(name).expect("listed");
             let raw = if name == "command" { "run=true" } else { "" };
             let params = fsbench_workload::Params::parse(raw).expect("parse");
-            let (w, _) = fsbench_workload::build(info, params).expect("defaults build");
-            let metric = fsbench_runner::metrics::headline_name(w.headline());
+            let caps = fsbench_workload::build(info, params)
+                .expect("defaults build")
+                .caps;
+            let metric = fsbench_runner::metrics::headline_name(caps.headline);
             let def = lookup(&metric).unwrap_or_else(|| panic!("{name}: {metric} not catalogued"));
             if let Headline::Metric {
                 unit,
                 higher_is_better,
                 ..
-            } = w.headline()
+            } = caps.headline
             {
                 let unit_ok = match def.unit {
                     Unit::Ns => unit == "ns",
@@ -60,7 +62,7 @@ mod tests {
                 let higher = def.better == fsbench_model::Better::Higher;
                 assert_eq!(higher, higher_is_better, "{name}: direction of {metric}");
             }
-            for extra in w.also_shown() {
+            for extra in caps.also_shown {
                 assert!(lookup(extra).is_some(), "{name}: {extra} not catalogued");
             }
         }

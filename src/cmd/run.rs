@@ -281,7 +281,7 @@ fn check_team(team: &runner::Team, spec: &RunSpec, plan: &Plan) -> CliResult<()>
         )));
     }
     if team.sharing() {
-        if let Some(w) = plan.workloads.iter().find(|w| !w.supports_shared) {
+        if let Some(w) = plan.workloads.iter().find(|w| !w.caps.supports_shared) {
             let able = shared_able();
             return Err(CliError::usage(format!(
                 "workload {} cannot run with --layout shared (it cannot split one file or directory among ranks) — use --layout per-rank, or one of: {}",
@@ -300,7 +300,7 @@ fn shared_able() -> Vec<&'static str> {
         .filter(|n| {
             fsbench_workload::find(n)
                 .and_then(|info| fsbench_workload::build(info, Default::default()).ok())
-                .is_some_and(|(w, _)| w.supports_shared())
+                .is_some_and(|b| b.caps.supports_shared)
         })
         .collect()
 }

@@ -111,7 +111,10 @@ pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
     if a.workload != b.workload || a.params != b.params || a.sweep != b.sweep {
         why.push("different workloads or parameters".to_string());
     }
-    let (da, db) = (mean_of(a, "direct_used"), mean_of(b, "direct_used"));
+    let (da, db) = (
+        mean_of(a, fsbench_model::metric::DIRECT_USED),
+        mean_of(b, fsbench_model::metric::DIRECT_USED),
+    );
     if da != db {
         let show = |d: Option<f64>| match d {
             Some(1.0) => "direct I/O".to_string(),

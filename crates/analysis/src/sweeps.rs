@@ -76,12 +76,15 @@ fn point(r: &ResultEntry) -> Option<Point> {
     let mean = |k: &str| r.summary.get(k).map(|s| s.mean);
     Some(Point {
         workers: r.sweep.get("workers")?.parse().ok()?,
-        work: mean("entries")
-            .or_else(|| mean("iops").zip(mean("wall_ns")).map(|(i, w)| i * w / 1e9))?,
-        wall_ns: mean("wall_ns")?,
-        user_ns: mean("user_ns")?,
-        sys_ns: mean("sys_ns")?,
-        machine_sys_pct: mean("machine_sys_pct"),
-        daemon_cpu_pct: mean("daemon_cpu_pct"),
+        work: mean("entries").or_else(|| {
+            mean(fsbench_model::metric::IOPS)
+                .zip(mean(fsbench_model::metric::WALL_NS))
+                .map(|(i, w)| i * w / 1e9)
+        })?,
+        wall_ns: mean(fsbench_model::metric::WALL_NS)?,
+        user_ns: mean(fsbench_model::metric::USER_NS)?,
+        sys_ns: mean(fsbench_model::metric::SYS_NS)?,
+        machine_sys_pct: mean(fsbench_model::metric::MACHINE_SYS_PCT),
+        daemon_cpu_pct: mean(fsbench_model::metric::DAEMON_CPU_PCT),
     })
 }

@@ -24,9 +24,9 @@ pub struct Merged {
 /// Workload rates that are a count over a phase: over all ranks they are the summed count over
 /// the slowest rank's phase (mdtest's rate: items of all ranks over the phase's time).
 const PHASE_RATES: &[(&str, &str, &str)] = &[
-    ("files_per_s", "files", "create"),
-    ("delete_files_per_s", "files", "delete"),
-    ("stat_files_per_s", "files", "stat"),
+    (fsbench_model::metric::FILES_PER_S, "files", "create"),
+    (fsbench_model::metric::DELETE_FILES_PER_S, "files", "delete"),
+    (fsbench_model::metric::STAT_FILES_PER_S, "files", "stat"),
 ];
 
 /// How a workload metric is combined over ranks, by its catalogued unit.
@@ -123,8 +123,11 @@ mod tests {
             phases: vec![("create".into(), create_ns)],
             metrics: vec![
                 ("files".into(), files),
-                ("files_per_s".into(), files / (create_ns as f64 / 1e9)),
-                ("direct_used".into(), 1.0),
+                (
+                    fsbench_model::metric::FILES_PER_S.into(),
+                    files / (create_ns as f64 / 1e9),
+                ),
+                (fsbench_model::metric::DIRECT_USED.into(), 1.0),
             ],
             progress: Vec::new(),
             hist: fsbench_measure::histo::encode(&h),
@@ -151,22 +154,31 @@ mod tests {
         );
         assert_eq!(get(&m.data, "files"), 2000.0);
         // 2000 files over the slowest create phase (1 s), not 2000 + 1000 per-rank rates.
-        assert_eq!(get(&m.data, "files_per_s"), 2000.0);
-        assert_eq!(get(&m.data, "direct_used"), 1.0);
+        assert_eq!(get(&m.data, fsbench_model::metric::FILES_PER_S), 2000.0);
+        assert_eq!(get(&m.data, fsbench_model::metric::DIRECT_USED), 1.0);
         assert_eq!(get(&m.data, "ranks"), 2.0);
-        assert_eq!(get(&m.data, "rank_mib_s_min"), 50.0);
-        assert_eq!(get(&m.data, "rank_mib_s_max"), 100.0);
+        assert_eq!(get(&m.data, fsbench_model::metric::RANK_MIB_S_MIN), 50.0);
+        assert_eq!(get(&m.data, fsbench_model::metric::RANK_MIB_S_MAX), 100.0);
         // Linear progress: at 1 s, b had done half: (100 + 50) MiB over 1 s.
-        assert_eq!(get(&m.data, "stonewall_mib_s"), 150.0);
+        assert_eq!(get(&m.data, fsbench_model::metric::STONEWALL_MIB_S), 150.0);
         assert_eq!(m.resident_pct, Some(10.0));
     }
 
     #[test]
     fn combine_rules_follow_the_catalogue() {
-        assert_eq!(combine_rule("direct_used"), Combine::Min);
+        assert_eq!(
+            combine_rule(fsbench_model::metric::DIRECT_USED),
+            Combine::Min
+        );
         assert_eq!(combine_rule("files"), Combine::Sum);
-        assert_eq!(combine_rule("resident_pct"), Combine::Mean);
-        assert_eq!(combine_rule("shell_overhead_ns"), Combine::Max);
+        assert_eq!(
+            combine_rule(fsbench_model::metric::RESIDENT_PCT),
+            Combine::Mean
+        );
+        assert_eq!(
+            combine_rule(fsbench_model::metric::SHELL_OVERHEAD_NS),
+            Combine::Max
+        );
         assert!(merge(&[]).is_none());
     }
 }

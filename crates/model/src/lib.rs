@@ -5,6 +5,7 @@
 
 pub mod catalogue;
 mod failure;
+pub mod metric;
 mod record;
 pub mod text;
 mod units;

@@ -103,8 +103,17 @@ mod tests {
         assert_eq!(duration_ns(12_345.0), "12.3 µs");
         assert_eq!(duration_ns(4_560_000.0), "4.56 ms");
         assert_eq!(count(12_345.0), "12.3k");
-        assert_eq!(metric_value("throughput_mib_s", 812.34), "812.3 MiB/s");
-        assert_eq!(metric_value("iops", 250_000.0), "250.0k IOPS");
-        assert_eq!(metric_value("lat_p50_ns", f64::NAN), "-");
+        assert_eq!(
+            metric_value(fsbench_model::metric::THROUGHPUT_MIB_S, 812.34),
+            "812.3 MiB/s"
+        );
+        assert_eq!(
+            metric_value(fsbench_model::metric::IOPS, 250_000.0),
+            "250.0k IOPS"
+        );
+        assert_eq!(
+            metric_value(fsbench_model::metric::LAT_P50_NS, f64::NAN),
+            "-"
+        );
     }
 }

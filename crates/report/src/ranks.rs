@@ -29,44 +29,64 @@ pub fn rows(results: &[ResultEntry]) -> Vec<[String; 9]> {
         .collect()
 }
 
+/// A number, or `-` when the cell has no such metric.
+fn number_or_dash(name: &str, v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| metric_number(name, v))
+}
+
 fn row(r: &ResultEntry) -> [String; 9] {
-    let med = |name: &str| r.summary.get(name).map(|s| s.median).unwrap_or(f64::NAN);
-    let (agg, wall) = if r.headline == "iops" {
-        ("iops", "stonewall_iops")
+    // A metric the cell lacks shows as `-`, never as NaN.
+    let med = |name: &str| r.summary.get(name).map(|s| s.median);
+    let (agg, wall) = if r.headline == fsbench_model::metric::IOPS {
+        (
+            fsbench_model::metric::IOPS,
+            fsbench_model::metric::STONEWALL_IOPS,
+        )
     } else {
-        ("throughput_mib_s", "stonewall_mib_s")
+        (
+            fsbench_model::metric::THROUGHPUT_MIB_S,
+            fsbench_model::metric::STONEWALL_MIB_S,
+        )
     };
-    let headline = if r.headline == "iops" || r.headline == "throughput_mib_s" {
+    let headline = if r.headline == fsbench_model::metric::IOPS
+        || r.headline == fsbench_model::metric::THROUGHPUT_MIB_S
+    {
         agg
     } else {
         r.headline.as_str()
     };
     let unit = fsbench_model::unit_of(headline).0;
     let stonewall = if headline == agg {
-        format!("{} {unit}", metric_number(wall, med(wall)))
+        format!("{} {unit}", number_or_dash(wall, med(wall)))
     } else {
         "-".into()
     };
     let span = |lo: &str, hi: &str| {
         format!(
             "{} – {}",
-            metric_number(lo, med(lo)),
-            metric_number(hi, med(hi))
+            number_or_dash(lo, med(lo)),
+            number_or_dash(hi, med(hi))
         )
     };
     [
         r.target.clone(),
         workload_label(r),
         cache_label(r),
-        metric_number("ranks", med("ranks")),
+        number_or_dash("ranks", med("ranks")),
         r.params
             .get("layout")
             .cloned()
             .unwrap_or_else(|| "-".into()),
-        format!("{} {unit}", metric_number(headline, med(headline))),
+        format!("{} {unit}", number_or_dash(headline, med(headline))),
         stonewall,
-        span("rank_mib_s_min", "rank_mib_s_max"),
-        span("rank_iops_min", "rank_iops_max"),
+        span(
+            fsbench_model::metric::RANK_MIB_S_MIN,
+            fsbench_model::metric::RANK_MIB_S_MAX,
+        ),
+        span(
+            fsbench_model::metric::RANK_IOPS_MIN,
+            fsbench_model::metric::RANK_IOPS_MAX,
+        ),
     ]
 }
 
@@ -130,11 +150,11 @@ mod tests {
         e.params.insert("layout".into(), "shared".into());
         for (name, v) in [
             ("ranks", 4.0),
-            ("stonewall_iops", 5000.0),
-            ("rank_iops_min", 900.0),
-            ("rank_iops_max", 1100.0),
-            ("rank_mib_s_min", 3.5),
-            ("rank_mib_s_max", 4.3),
+            (fsbench_model::metric::STONEWALL_IOPS, 5000.0),
+            (fsbench_model::metric::RANK_IOPS_MIN, 900.0),
+            (fsbench_model::metric::RANK_IOPS_MAX, 1100.0),
+            (fsbench_model::metric::RANK_MIB_S_MIN, 3.5),
+            (fsbench_model::metric::RANK_MIB_S_MAX, 4.3),
         ] {
             e.summary.insert(name.into(), summary(v));
         }

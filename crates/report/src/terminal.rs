@@ -337,21 +337,31 @@ pub fn metric_label(name: &str) -> String {
     fsbench_model::label_of(name)
 }
 
-fn mean_of(r: &ResultEntry, name: &str) -> f64 {
-    r.summary.get(name).map(|s| s.mean).unwrap_or(f64::NAN)
+/// The mean of metric `name` in `r`; `None` when the cell has no such metric.
+fn mean_of(r: &ResultEntry, name: &str) -> Option<f64> {
+    r.summary
+        .get(name)
+        .map(|s| s.mean)
+        .filter(|v| v.is_finite())
 }
 
-fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f64) -> f64 {
+/// A time, or `-` when there is none.
+fn duration_or_dash(ns: Option<f64>) -> String {
+    ns.map_or_else(|| "-".into(), duration_ns)
+}
+
+/// The median over the samples of one latency figure; `None` without latencies.
+fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f64) -> Option<f64> {
     let mut v: Vec<f64> = r
         .samples
         .iter()
         .filter_map(|s| s.latency.as_ref().map(pick))
         .collect();
     if v.is_empty() {
-        return f64::NAN;
+        return None;
     }
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    Some(v[v.len() / 2])
 }
 
 /// Below this much CPU capacity (wall × CPUs, summed over a cell's samples) the machine's
@@ -387,7 +397,11 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
     ];
     let mut t = table(opts, &head);
     for r in results.iter().filter(|r| !r.samples.is_empty()) {
-        let machine_sys = pct_or_dash(r.summary.get("machine_sys_pct").map(|s| s.mean));
+        let machine_sys = pct_or_dash(
+            r.summary
+                .get(fsbench_model::metric::MACHINE_SYS_PCT)
+                .map(|s| s.mean),
+        );
         let machine_sys = if coarse_machine_shares(r) {
             format!("~{machine_sys}")
         } else {
@@ -397,15 +411,15 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
             Cell::new(&r.target),
             Cell::new(workload_label(r)),
             Cell::new(r.cache.state),
-            right(duration_ns(mean_of(r, "wall_ns"))),
-            right(duration_ns(mean_of(r, "user_ns"))),
-            right(duration_ns(mean_of(r, "sys_ns"))),
-            right(format!("{:.0}%", mean_of(r, "cpu_pct"))),
+            right(duration_or_dash(mean_of(r, fsbench_model::metric::WALL_NS))),
+            right(duration_or_dash(mean_of(r, fsbench_model::metric::USER_NS))),
+            right(duration_or_dash(mean_of(r, fsbench_model::metric::SYS_NS))),
+            right(pct_or_dash(mean_of(r, fsbench_model::metric::CPU_PCT))),
             right(machine_sys),
-            right(duration_ns(median_latency(r, |l| l.p50_ns as f64))),
-            right(duration_ns(median_latency(r, |l| l.p99_ns as f64))),
-            right(duration_ns(median_latency(r, |l| l.p999_ns as f64))),
-            right(duration_ns(median_latency(r, |l| l.max_ns as f64))),
+            right(duration_or_dash(median_latency(r, |l| l.p50_ns as f64))),
+            right(duration_or_dash(median_latency(r, |l| l.p99_ns as f64))),
+            right(duration_or_dash(median_latency(r, |l| l.p999_ns as f64))),
+            right(duration_or_dash(median_latency(r, |l| l.max_ns as f64))),
         ]);
     }
     t

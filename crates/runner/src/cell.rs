@@ -23,6 +23,8 @@ pub struct Prepared {
     pub daemon_pids: Vec<i32>,
     /// The clock samples are timed with.
     pub clock: ClockChoice,
+    /// The workload's fixed facts, from the plan's one build.
+    pub caps: fsbench_workload::Caps,
 }
 
 /// Sampling state of one cell.
@@ -170,7 +172,9 @@ fn verify_direct(
     files: &[std::path::PathBuf],
     before: Option<f64>,
 ) {
-    let direct = metrics.iter_mut().find(|(n, _)| n == "direct_used");
+    let direct = metrics
+        .iter_mut()
+        .find(|(n, _)| n == fsbench_model::metric::DIRECT_USED);
     let Some((_, used)) = direct.filter(|(_, v)| *v == 1.0) else {
         return;
     };
@@ -179,6 +183,9 @@ fn verify_direct(
     };
     if before < 50.0 && after - before > DIRECT_LEAK_PCT {
         *used = 0.0;
-        metrics.push(("direct_cache_growth_pct".into(), after - before));
+        metrics.push((
+            fsbench_model::metric::DIRECT_CACHE_GROWTH_PCT.into(),
+            after - before,
+        ));
     }
 }

@@ -7,6 +7,7 @@
 pub mod cache;
 mod cell;
 mod daemons;
+pub mod lifecycle;
 pub mod metrics;
 pub mod overhead;
 mod setup;
@@ -206,13 +207,8 @@ fn empty_entry(
             method: method.into(),
             resident_pct: None,
         },
-        headline: crate::metrics::headline_name(p.workload.headline()),
-        also_shown: p
-            .workload
-            .also_shown()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        headline: crate::metrics::headline_name(p.caps.headline),
+        also_shown: p.caps.also_shown.iter().map(|s| s.to_string()).collect(),
         samples: Vec::new(),
         summary: Default::default(),
         precision_reached: None,
@@ -279,7 +275,7 @@ fn step(
         return false;
     }
     let t = &plan.targets[p.target];
-    let knob = p.workload.size_knob();
+    let knob = p.caps.size_knob;
     let explain =
         |e: &WorkloadError| setup::explain_failure(e, &entry.workload, knob, &t.label, &t.path);
     let taken = if team.parallel() {

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 /// The metric name that carries `headline`.
 pub fn headline_name(headline: Headline) -> String {
     match headline {
-        Headline::Throughput => "throughput_mib_s".into(),
-        Headline::Iops => "iops".into(),
-        Headline::Latency => "lat_p50_ns".into(),
-        Headline::Wall => "wall_ns".into(),
+        Headline::Throughput => fsbench_model::metric::THROUGHPUT_MIB_S.into(),
+        Headline::Iops => fsbench_model::metric::IOPS.into(),
+        Headline::Latency => fsbench_model::metric::LAT_P50_NS.into(),
+        Headline::Wall => fsbench_model::metric::WALL_NS.into(),
         Headline::Metric { name, .. } => name.into(),
     }
 }
@@ -26,22 +26,22 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     let secs = d.wall_ns as f64 / 1e9;
     let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
     let mut m = BTreeMap::new();
-    m.insert("wall_ns".into(), d.wall_ns as f64);
-    m.insert("user_ns".into(), d.user_ns as f64);
-    m.insert("sys_ns".into(), d.sys_ns as f64);
+    m.insert(fsbench_model::metric::WALL_NS.into(), d.wall_ns as f64);
+    m.insert(fsbench_model::metric::USER_NS.into(), d.user_ns as f64);
+    m.insert(fsbench_model::metric::SYS_NS.into(), d.sys_ns as f64);
     m.insert(
-        "cpu_pct".into(),
+        fsbench_model::metric::CPU_PCT.into(),
         rate((d.user_ns + d.sys_ns) as f64 / 1e9) * 100.0,
     );
     m.insert(
-        "throughput_mib_s".into(),
+        fsbench_model::metric::THROUGHPUT_MIB_S.into(),
         rate(d.bytes as f64 / 1_048_576.0),
     );
-    m.insert("iops".into(), rate(d.ops as f64));
+    m.insert(fsbench_model::metric::IOPS.into(), rate(d.ops as f64));
     let latency = d.latency.map(|l| {
-        m.insert("lat_p50_ns".into(), l.p50_ns as f64);
-        m.insert("lat_mean_ns".into(), l.mean_ns);
-        m.insert("lat_p99_ns".into(), l.p99_ns as f64);
+        m.insert(fsbench_model::metric::LAT_P50_NS.into(), l.p50_ns as f64);
+        m.insert(fsbench_model::metric::LAT_MEAN_NS.into(), l.mean_ns);
+        m.insert(fsbench_model::metric::LAT_P99_NS.into(), l.p99_ns as f64);
         LatencySummary {
             count: l.count,
             min_ns: l.min_ns,
@@ -58,14 +58,20 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         m.insert(name, v);
     }
     if let Some(&entries) = m.get("entries") {
-        m.insert("entries_per_s".into(), rate(entries));
+        m.insert(fsbench_model::metric::ENTRIES_PER_S.into(), rate(entries));
         if entries > 0.0 {
-            m.insert("sys_ns_per_entry".into(), d.sys_ns as f64 / entries);
-            m.insert("user_ns_per_entry".into(), d.user_ns as f64 / entries);
+            m.insert(
+                fsbench_model::metric::SYS_NS_PER_ENTRY.into(),
+                d.sys_ns as f64 / entries,
+            );
+            m.insert(
+                fsbench_model::metric::USER_NS_PER_ENTRY.into(),
+                d.user_ns as f64 / entries,
+            );
         }
     }
     if let Some(r) = resident_pct {
-        m.insert("resident_pct".into(), r);
+        m.insert(fsbench_model::metric::RESIDENT_PCT.into(), r);
     }
     let (machine, daemon, process) = cpu_parts(cpu);
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
@@ -124,29 +130,56 @@ fn cpu_metrics(
     let wall = wall_ns as f64;
     if let Some(c) = machine.filter(|c| c.cpus > 0 && wall_ns > 0) {
         let pct = |ns: u64| ns as f64 / (wall * f64::from(c.cpus)) * 100.0;
-        m.insert("machine_user_pct".into(), pct(c.user_ns));
-        m.insert("machine_sys_pct".into(), pct(c.sys_ns));
-        m.insert("machine_iowait_pct".into(), pct(c.iowait_ns));
-        m.insert("machine_irq_pct".into(), pct(c.irq_ns));
-        m.insert("machine_idle_pct".into(), pct(c.idle_ns));
-        m.insert("machine_steal_pct".into(), pct(c.steal_ns));
+        m.insert(
+            fsbench_model::metric::MACHINE_USER_PCT.into(),
+            pct(c.user_ns),
+        );
+        m.insert(fsbench_model::metric::MACHINE_SYS_PCT.into(), pct(c.sys_ns));
+        m.insert(
+            fsbench_model::metric::MACHINE_IOWAIT_PCT.into(),
+            pct(c.iowait_ns),
+        );
+        m.insert(fsbench_model::metric::MACHINE_IRQ_PCT.into(), pct(c.irq_ns));
+        m.insert(
+            fsbench_model::metric::MACHINE_IDLE_PCT.into(),
+            pct(c.idle_ns),
+        );
+        m.insert(
+            fsbench_model::metric::MACHINE_STEAL_PCT.into(),
+            pct(c.steal_ns),
+        );
     }
     if let Some(c) = machine.filter(|_| wall_ns > 0) {
         let ctxt = c.context_switches as f64 / (wall / 1e9);
-        m.insert("machine_context_switches_per_s".into(), ctxt);
+        m.insert(
+            fsbench_model::metric::MACHINE_CONTEXT_SWITCHES_PER_S.into(),
+            ctxt,
+        );
     }
     if let Some(d) = daemon {
-        m.insert("daemon_user_ns".into(), d.user_ns as f64);
-        m.insert("daemon_sys_ns".into(), d.sys_ns as f64);
+        m.insert(
+            fsbench_model::metric::DAEMON_USER_NS.into(),
+            d.user_ns as f64,
+        );
+        m.insert(fsbench_model::metric::DAEMON_SYS_NS.into(), d.sys_ns as f64);
         if wall_ns > 0 {
             let pct = (d.user_ns + d.sys_ns) as f64 / wall * 100.0;
-            m.insert("daemon_cpu_pct".into(), pct);
+            m.insert(fsbench_model::metric::DAEMON_CPU_PCT.into(), pct);
         }
     }
     if let Some(p) = process {
-        m.insert("major_faults".into(), p.major_faults as f64);
-        m.insert("voluntary_switches".into(), p.voluntary_switches as f64);
-        m.insert("involuntary_switches".into(), p.involuntary_switches as f64);
+        m.insert(
+            fsbench_model::metric::MAJOR_FAULTS.into(),
+            p.major_faults as f64,
+        );
+        m.insert(
+            fsbench_model::metric::VOLUNTARY_SWITCHES.into(),
+            p.voluntary_switches as f64,
+        );
+        m.insert(
+            fsbench_model::metric::INVOLUNTARY_SWITCHES.into(),
+            p.involuntary_switches as f64,
+        );
     }
 }
 
@@ -233,16 +266,19 @@ mod tests {
     fn machine_parts_are_shares_of_wall_times_cpus() {
         let s = to_sample(data(1_000_000_000), None, &delta());
         let m = &s.metrics;
-        assert_eq!(m["machine_sys_pct"], 50.0);
-        assert_eq!(m["machine_user_pct"], 25.0);
-        assert_eq!(m["machine_iowait_pct"], 5.0);
+        assert_eq!(m[fsbench_model::metric::MACHINE_SYS_PCT], 50.0);
+        assert_eq!(m[fsbench_model::metric::MACHINE_USER_PCT], 25.0);
+        assert_eq!(m[fsbench_model::metric::MACHINE_IOWAIT_PCT], 5.0);
         let parts = ["user", "sys", "iowait", "irq", "idle", "steal"];
         let sum: f64 = parts.iter().map(|p| m[&format!("machine_{p}_pct")]).sum();
         assert!((sum - 100.0).abs() < 1e-9, "{sum}");
-        assert_eq!(m["machine_context_switches_per_s"], 5000.0);
-        assert_eq!(m["daemon_cpu_pct"], 90.0, "of one CPU");
-        assert_eq!(m["daemon_sys_ns"], 6e8);
-        assert_eq!(m["major_faults"], 3.0);
+        assert_eq!(
+            m[fsbench_model::metric::MACHINE_CONTEXT_SWITCHES_PER_S],
+            5000.0
+        );
+        assert_eq!(m[fsbench_model::metric::DAEMON_CPU_PCT], 90.0, "of one CPU");
+        assert_eq!(m[fsbench_model::metric::DAEMON_SYS_NS], 6e8);
+        assert_eq!(m[fsbench_model::metric::MAJOR_FAULTS], 3.0);
         assert_eq!(s.machine.map(|c| c.cpus), Some(2));
         assert_eq!(s.daemon.map(|d| d.user_ns), Some(300_000_000));
     }
@@ -250,9 +286,18 @@ mod tests {
     #[test]
     fn a_zero_wall_time_gives_counts_but_no_shares() {
         let s = to_sample(data(0), None, &delta());
-        assert!(!s.metrics.contains_key("machine_sys_pct"));
-        assert!(!s.metrics.contains_key("daemon_cpu_pct"));
-        assert!(s.metrics.contains_key("daemon_user_ns"));
+        assert!(
+            !s.metrics
+                .contains_key(fsbench_model::metric::MACHINE_SYS_PCT)
+        );
+        assert!(
+            !s.metrics
+                .contains_key(fsbench_model::metric::DAEMON_CPU_PCT)
+        );
+        assert!(
+            s.metrics
+                .contains_key(fsbench_model::metric::DAEMON_USER_NS)
+        );
         assert_eq!(s.machine.map(|c| c.sys_ns), Some(1_000_000_000));
     }
 
@@ -266,7 +311,7 @@ mod tests {
                 .any(|k| k.starts_with("machine_") || k.starts_with("daemon_"))
         );
         let old: Sample = serde_json::from_value(serde_json::json!({
-            "wall_ns": 1, "user_ns": 0, "sys_ns": 0, "ops": 0, "bytes": 0, "metrics": {}
+            fsbench_model::metric::WALL_NS: 1, fsbench_model::metric::USER_NS: 0, fsbench_model::metric::SYS_NS: 0, "ops": 0, "bytes": 0, "metrics": {}
         }))
         .expect("a sample written before these fields reads");
         assert!(old.machine.is_none() && old.daemon.is_none() && old.process.is_none());

@@ -97,8 +97,10 @@ pub fn prepare_all(
 ) -> Vec<Prepared> {
     let mut out = Vec::new();
     for (ti, t) in plan.targets.iter().enumerate() {
-        let (workload, _) = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
-            .expect("invariant: parameters were validated by the plan");
+        // The one build of this cell's workload: its instance; its fixed facts came with the plan.
+        let workload = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
+            .expect("invariant: parameters were validated by the plan")
+            .workload;
         let target = match (&t.kind, &scratches[ti]) {
             (TargetKind::Device { size, writable }, _) => Target::Device {
                 path: t.path.clone(),
@@ -124,12 +126,13 @@ pub fn prepare_all(
             error: None,
             daemon_pids: super::daemons::lookup(&t.path, &w.params),
             clock: team.clock.clone(),
+            caps: w.caps,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
             target: &t.label,
         });
-        let knob = p.workload.size_knob();
+        let knob = p.caps.size_knob;
         let explain = |e: WorkloadError| explain_failure(&e, w.info.name, knob, &t.label, &t.path);
         // The workload's directory first (rank 0's alone with the shared layout), then the
         // workload's own preparation; each step agreed by every rank.
@@ -161,22 +164,18 @@ fn make_dir(p: &Prepared, team: &Team) -> Result<(), WorkloadError> {
         return Ok(());
     }
     std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
-    check_room(p.workload.as_ref(), dir, team.copies_per_filesystem())
+    check_room(&p.caps, dir, team.copies_per_filesystem())
 }
 
 /// Refuses a workload that needs more free bytes or inodes than the target has (for `copies`
 /// ranks' files on one filesystem), naming the parameter that makes it smaller.
-fn check_room(
-    w: &dyn fsbench_workload::Workload,
-    dir: &Path,
-    copies: u64,
-) -> Result<(), WorkloadError> {
-    let knob = w.size_knob();
+fn check_room(w: &fsbench_workload::Caps, dir: &Path, copies: u64) -> Result<(), WorkloadError> {
+    let knob = w.size_knob;
     let Ok(st) = rustix::fs::statvfs(dir) else {
         return Ok(());
     };
     let free = st.f_bavail * st.f_frsize;
-    let need = w.space_needed().saturating_mul(copies);
+    let need = w.space_needed.saturating_mul(copies);
     if need > free {
         return Err(WorkloadError::Unsupported(format!(
             "needs {} free but only {} is available — use a smaller {knob}= or another target",
@@ -185,7 +184,7 @@ fn check_room(
         )));
     }
     // Filesystems without a fixed inode table (btrfs) report no inode counts.
-    let inodes = w.inodes_needed().saturating_mul(copies);
+    let inodes = w.inodes_needed.saturating_mul(copies);
     if st.f_files > 0 && inodes > st.f_favail {
         return Err(WorkloadError::Unsupported(format!(
             "needs {inodes} free inodes but only {} are available — use a smaller {knob}= or another target",
@@ -236,11 +235,15 @@ pub fn explain_failure(
 /// Flags outlier samples of the headline (never dropping them) and warns when the first sample
 /// stands apart from the rest, the usual sign of a cache or device still warming up.
 fn flag_outliers(entry: &mut ResultEntry) {
-    let values: Vec<f64> = entry
+    // A sample without the headline (never NaN in its place) leaves the cell unflagged.
+    let Some(values) = entry
         .samples
         .iter()
-        .map(|s| s.metrics.get(&entry.headline).copied().unwrap_or(f64::NAN))
-        .collect();
+        .map(|s| s.metrics.get(&entry.headline).copied())
+        .collect::<Option<Vec<f64>>>()
+    else {
+        return;
+    };
     let flags = fsbench_stats::modified_z_outliers(&values);
     for (s, f) in entry.samples.iter_mut().zip(&flags) {
         s.outlier = *f;
@@ -289,7 +292,7 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
         let direct = entry
             .samples
             .iter()
-            .all(|s| s.metrics.get("direct_used") == Some(&1.0));
+            .all(|s| s.metrics.get(fsbench_model::metric::DIRECT_USED) == Some(&1.0));
         if cell.cache == CacheState::Warm && mean < 50.0 && !direct {
             entry.warnings.push(Warning::new(
                 WarningKind::WarmNotCached,
@@ -306,7 +309,11 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     let leaked: Vec<f64> = entry
         .samples
         .iter()
-        .filter_map(|s| s.metrics.get("direct_cache_growth_pct").copied())
+        .filter_map(|s| {
+            s.metrics
+                .get(fsbench_model::metric::DIRECT_CACHE_GROWTH_PCT)
+                .copied()
+        })
         .collect();
     if let Some(max) = leaked.iter().copied().reduce(f64::max) {
         entry.warnings.push(Warning::new(WarningKind::DirectNotHonoured, format!(

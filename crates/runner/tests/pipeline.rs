@@ -153,7 +153,7 @@ fn two_targets_cold_and_warm_interleaved_auto_runs_are_exact() {
             c.baseline.contains("fast") && c.other.contains("slow"),
             "{c:?}"
         );
-        assert_eq!(c.metric, "iops");
+        assert_eq!(c.metric, fsbench_model::metric::IOPS);
         // Steps of 300-302 ns against 100-102 ns: a third of the IOPS, -66.4%.
         assert!((c.difference_pct + 66.45).abs() < 0.05, "{c:?}");
     }

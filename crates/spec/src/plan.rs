@@ -48,12 +48,10 @@ pub struct PlanWorkload {
     pub params: BTreeMap<String, String>,
     /// Parameters swept by a list value, with this variant's value.
     pub sweep: BTreeMap<String, String>,
-    /// A cold sample needs a system-wide drop (metadata workloads).
-    pub cold_needs_global: bool,
+    /// Its fixed facts (headline, capabilities, needs), from the one build that validated it.
+    pub caps: fsbench_workload::Caps,
     /// Measured warm only: a suite asked for cold, which this workload cannot be made here.
     pub warm_only: bool,
-    /// It can run with `--layout shared` under MPI.
-    pub supports_shared: bool,
 }
 
 /// How many samples a cell takes.
@@ -136,9 +134,9 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         if args.suite.is_some() && caches.contains(&CacheState::Warm) {
             workloads
                 .iter_mut()
-                .filter(|w| w.cold_needs_global)
+                .filter(|w| w.caps.cold_needs_global)
                 .for_each(|w| w.warm_only = true);
-        } else if let Some(w) = workloads.iter().find(|w| w.cold_needs_global) {
+        } else if let Some(w) = workloads.iter().find(|w| w.caps.cold_needs_global) {
             return Err(Failure::input(format!(
                 "cannot make '{}' cold: it reads metadata (dentries, inodes) that only drop_caches drops — run as root, give --cold-cmd, or use --cache warm",
                 w.info.name
@@ -427,16 +425,14 @@ fn build_workload(
             "bad {e} ({origin}) — 'fsbench workloads {name}' lists its parameters"
         ))
     };
-    let (built, canonical) =
-        fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
+    let built = fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
     Ok(PlanWorkload {
         info,
         raw,
-        params: canonical,
+        params: built.params,
         sweep: BTreeMap::new(),
-        cold_needs_global: built.cold_needs_global(),
+        caps: built.caps,
         warm_only: false,
-        supports_shared: built.supports_shared(),
     })
 }
 
@@ -446,16 +442,14 @@ fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> Engin
             continue;
         };
         for w in workloads {
-            let (built, _) = fsbench_workload::build(w.info, Params::new(w.raw.clone()))
-                .map_err(|e| Failure::input(e.to_string()))?;
-            if !built.supports_device() {
+            if !w.caps.supports_device {
                 return Err(Failure::input(format!(
                     "workload '{}' cannot run on a block device ({}) — give a directory instead",
                     w.info.name,
                     t.path.display()
                 )));
             }
-            if built.writes() && !writable {
+            if w.caps.writes && !writable {
                 return Err(Failure::input(format!(
                     "workload '{}' writes, and {} is a block device — pass --allow-destroy={} to destroy its data",
                     w.info.name,

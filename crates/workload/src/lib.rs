@@ -28,7 +28,7 @@ pub use context::{Context, RankSync, Ranks, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
-pub use registry::{Built, WorkloadInfo, build, find, names, suggest};
+pub use registry::{Built, Caps, WorkloadInfo, build, find, names, suggest};
 
 use std::path::PathBuf;
 

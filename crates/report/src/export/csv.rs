@@ -20,9 +20,9 @@ const KEYS: &[&str] = &[
     "cache_method",
     "sample",
     "outlier",
-    "wall_ns",
-    "user_ns",
-    "sys_ns",
+    fsbench_model::metric::WALL_NS,
+    fsbench_model::metric::USER_NS,
+    fsbench_model::metric::SYS_NS,
     "ops",
     "bytes",
 ];

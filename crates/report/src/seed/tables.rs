@@ -51,6 +51,11 @@ fn mean(r: Option<&ResultEntry>, metric: &str) -> Option<f64> {
     r.and_then(|r| r.summary.get(metric)).map(|s| s.mean)
 }
 
+/// A metric's value with its unit, or `-` when the cell has none.
+fn value_or_dash(metric: &str, v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| metric_value(metric, v))
+}
+
 fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
 }
@@ -79,11 +84,12 @@ pub fn times(record: &RunRecord) -> String {
         let mut row = vec![Cell::new(label)];
         for c in cells {
             let secs = |m: &str| mean(c, m).map_or("-".into(), |ns| format!("{:.3}", ns / 1e9));
-            let cpu = mean(c, "cpu_pct").map_or("-".into(), |p| format!("{p:.0}%"));
+            let cpu =
+                mean(c, fsbench_model::metric::CPU_PCT).map_or("-".into(), |p| format!("{p:.0}%"));
             row.extend([
-                right(secs("wall_ns")),
-                right(secs("user_ns")),
-                right(secs("sys_ns")),
+                right(secs(fsbench_model::metric::WALL_NS)),
+                right(secs(fsbench_model::metric::USER_NS)),
+                right(secs(fsbench_model::metric::SYS_NS)),
                 right(cpu),
             ]);
         }
@@ -111,15 +117,12 @@ pub fn overhead(record: &RunRecord) -> String {
         let metric = &b.headline;
         let mut row = vec![
             Cell::new(format!("{label}: {}", fsbench_model::label_of(metric))),
-            right(metric_value(
-                metric,
-                mean(Some(b), metric).unwrap_or(f64::NAN),
-            )),
+            right(value_or_dash(metric, mean(Some(b), metric))),
         ];
         for o in &cells[1..] {
-            let v = mean(*o, metric).unwrap_or(f64::NAN);
+            let v = mean(*o, metric);
             row.extend([
-                right(metric_value(metric, v)),
+                right(value_or_dash(metric, v)),
                 right(overhead_cell(record, b, *o, v)),
             ]);
         }
@@ -134,13 +137,11 @@ fn overhead_cell(
     record: &RunRecord,
     base: &ResultEntry,
     other: Option<&ResultEntry>,
-    v: f64,
+    v: Option<f64>,
 ) -> String {
-    let Some(o) = other else { return "-".into() };
-    let bv = base
-        .summary
-        .get(&base.headline)
-        .map_or(f64::NAN, |s| s.mean);
+    let (Some(o), Some(v), Some(bv)) = (other, v, mean(Some(base), &base.headline)) else {
+        return "-".into();
+    };
     let comparable = record
         .comparisons
         .iter()

@@ -74,7 +74,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "file",
         default: "",
-        help: "rand-read: read this existing file instead of one fsbench writes (never modified)",
+        help: "rand-read only: read this existing file instead of one fsbench writes (never modified); rand-write always writes a file of its own",
     },
     ParamDoc {
         key: "bs",
