@@ -88,7 +88,7 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 /// The stack of `t`; `prefix` names the loop device a backing file hangs under.
 fn target_rows(t: &TargetInfo, prefix: &str, out: &mut Vec<Row>) {
     let layer = format!("{prefix}filesystem");
-    if t.kind != "device" {
+    if t.kind != fsbench_model::TargetKind::Device {
         let mut push = |fact: &str, value: String| out.push(row(&layer, fact, value));
         push("type", t.fs_type.clone());
         push("source", t.source.clone());
@@ -292,7 +292,7 @@ mod tests {
             ..TargetInfo::default()
         };
         let t = TargetInfo {
-            kind: "dir".into(),
+            kind: fsbench_model::TargetKind::Dir,
             fs_type: "ext4".into(),
             encryption: "none".into(),
             stack: Stack {
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn nfs_and_fuse_facts_say_unknown_rather_than_nothing() {
         let t = TargetInfo {
-            kind: "dir".into(),
+            kind: fsbench_model::TargetKind::Dir,
             fs_type: "nfs4".into(),
             stack: Stack {
                 nfs: Some(fsbench_model::NfsInfo {

@@ -6,4 +6,5 @@
 pub mod cells;
 pub mod policy;
 pub mod runs;
+pub mod scaling;
 pub mod sweeps;

@@ -2,8 +2,8 @@
 //! efficiency, sys time per entry, the machine's kernel share, a FUSE daemon's CPU, verdict) to
 //! the record.
 
-use fsbench_model::{ResultEntry, RunRecord, Scaling, ScalingRow};
-use fsbench_report::scaling::{Point, Verdict, analyse};
+use crate::scaling::{Point, Verdict, analyse};
+use fsbench_model::{ResultEntry, RunRecord, Scaling, ScalingRow, ScalingVerdict};
 
 /// Adds one `Scaling` per (target, workload, cache, other parameters) swept over `workers`.
 pub fn attach(record: &mut RunRecord) {
@@ -60,13 +60,12 @@ pub fn attach(record: &mut RunRecord) {
                 })
                 .collect(),
             verdict: match verdict {
-                Verdict::Scales { .. } => "scales",
-                Verdict::Saturates { .. } => "saturates",
-                Verdict::LockContention { .. } => "lock-contention",
-                Verdict::DaemonBound { .. } => "daemon-bound",
-                Verdict::LatencyBound { .. } => "latency-bound",
-            }
-            .into(),
+                Verdict::Scales { .. } => ScalingVerdict::Scales,
+                Verdict::Saturates { .. } => ScalingVerdict::Saturates,
+                Verdict::LockContention { .. } => ScalingVerdict::LockContention,
+                Verdict::DaemonBound { .. } => ScalingVerdict::DaemonBound,
+                Verdict::LatencyBound { .. } => ScalingVerdict::LatencyBound,
+            },
             explanation: verdict.to_string(),
         });
     }

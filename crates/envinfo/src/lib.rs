@@ -24,7 +24,7 @@ pub use mountinfo::{Mount, mount_of, mounts};
 pub use warnings::StackWarning;
 pub use warnings::stack_warnings;
 
-use fsbench_model::{Environment, Stack, TargetInfo};
+use fsbench_model::{Environment, Stack, TargetInfo, TargetKind};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
@@ -84,14 +84,14 @@ fn describe(label: &str, path: &Path, depth: usize) -> TargetInfo {
     let probe = fscrypt::probe(path);
     stack.fscrypt_status = probe.status();
     let kind = if meta.as_ref().is_some_and(|m| m.is_file()) {
-        "file"
+        TargetKind::File
     } else {
-        "dir"
+        TargetKind::Dir
     };
     let mut t = TargetInfo {
         label: label.to_string(),
         path: path.display().to_string(),
-        kind: kind.into(),
+        kind,
         mount_options: format!("{},{}", m.options, m.super_options)
             .trim_matches(',')
             .to_string(),
@@ -143,7 +143,7 @@ fn device_target(label: &str, path: &Path, rdev: u64, depth: usize) -> TargetInf
     let mut t = TargetInfo {
         label: label.to_string(),
         path: path.display().to_string(),
-        kind: "device".into(),
+        kind: TargetKind::Device,
         fs_type: "none".into(),
         source: "none".into(),
         mount_point: "none".into(),

@@ -14,7 +14,7 @@ mod vocabulary;
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use record::*;
-pub use vocabulary::{CacheState, RunStatus};
+pub use vocabulary::{CacheState, RunStatus, ScalingVerdict, TargetKind};
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;

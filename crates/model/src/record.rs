@@ -37,7 +37,7 @@ pub struct Scaling {
     pub rows: Vec<ScalingRow>,
     /// `scales`, `saturates`, `lock-contention` (in the kernel) or `daemon-bound` (a FUSE daemon
     /// serialises the work).
-    pub verdict: String,
+    pub verdict: crate::ScalingVerdict,
     /// The verdict in words, with the numbers that led to it.
     pub explanation: String,
 }
@@ -115,7 +115,7 @@ pub struct TargetInfo {
     /// Absolute path given.
     pub path: String,
     /// `dir` or `device`.
-    pub kind: String,
+    pub kind: crate::TargetKind,
     /// Filesystem type (`ext4`, `tmpfs`, `fuse.sshfs`...); `none` for a raw device.
     pub fs_type: String,
     /// Mount source (device or server path); `none` for a raw device.

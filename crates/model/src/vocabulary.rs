@@ -107,3 +107,68 @@ mod tests {
         assert_eq!(CacheState::parse("tepid"), None);
     }
 }
+
+/// What limited a sweep over worker counts (`Scaling::verdict`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScalingVerdict {
+    /// Efficiency stays high up to the largest worker count.
+    Scales,
+    /// Throughput stops growing without sys time per unit exploding.
+    Saturates,
+    /// Sys time per unit grows with workers while efficiency falls: a kernel lock.
+    LockContention,
+    /// A FUSE daemon serialises the work.
+    DaemonBound,
+    /// One worker left the CPUs idle (waiting on the device or network): more than linear.
+    LatencyBound,
+}
+
+impl ScalingVerdict {
+    /// The word stored and shown (`lock-contention`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Scales => "scales",
+            Self::Saturates => "saturates",
+            Self::LockContention => "lock-contention",
+            Self::DaemonBound => "daemon-bound",
+            Self::LatencyBound => "latency-bound",
+        }
+    }
+}
+
+impl fmt::Display for ScalingVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a target is (`TargetInfo::kind`): `dir`, `device` or `file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// A directory: workloads run in a scratch directory inside it.
+    #[default]
+    Dir,
+    /// A block device.
+    Device,
+    /// A regular file (`fsbench env FILE`: the stack under a file).
+    File,
+}
+
+impl TargetKind {
+    /// `dir` or `device`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dir => "dir",
+            Self::Device => "device",
+            Self::File => "file",
+        }
+    }
+}
+
+impl fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -7,6 +7,5 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod ranks;
-pub mod scaling;
 pub mod seed;
 pub mod terminal;

@@ -207,7 +207,7 @@ fn header(r: &RunRecord, out: &mut String) {
         crate::format::bytes(e.memory_bytes)
     );
     for t in &e.targets {
-        let what = if t.kind == "device" {
+        let what = if t.kind == fsbench_model::TargetKind::Device {
             format!("block device, {}", crate::format::bytes(t.total_bytes))
         } else {
             let enc = match t.encryption.as_str() {
