@@ -4,7 +4,7 @@
 //! `include/uapi/linux/fscrypt.h`.
 
 use fsbench_model::FscryptPolicy;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 use std::path::Path;
 
 /// What the kernel says about encryption of one directory.
@@ -32,38 +32,15 @@ impl Probe {
     }
 }
 
-/// `_IOC(dir, 'f', nr, size)` of asm-generic/ioctl.h (x86, arm, riscv; not mips/ppc/sparc).
-const fn ioc(dir: u64, nr: u64, size: u64) -> u64 {
-    (dir << 30) | (size << 16) | ((b'f' as u64) << 8) | nr
-}
-const IOC_WRITE: u64 = 1;
-const IOC_RW: u64 = 3;
-/// `_IOW('f', 21, struct fscrypt_policy_v1)`.
-const GET_POLICY_V1: u64 = ioc(IOC_WRITE, 21, 12);
-/// `_IOWR('f', 22, __u8[9])`; the kernel writes `8 + policy_size` bytes.
-const GET_POLICY_EX: u64 = ioc(IOC_RW, 22, 9);
-/// `_IOWR('f', 26, struct fscrypt_get_key_status_arg)`.
-const GET_KEY_STATUS: u64 = ioc(IOC_RW, 26, 128);
+use fsbench_sys::fscrypt::{GET_KEY_STATUS, GET_POLICY_EX, GET_POLICY_V1};
+
 /// Size of the policy union (`struct fscrypt_policy_v2`).
 const POLICY_MAX: usize = 24;
 
-/// Runs an fscrypt ioctl whose argument is `buf`.
+/// Runs an fscrypt ioctl whose argument is `buf` (at least 8 + POLICY_MAX bytes, the most
+/// any request of this module touches: GET_POLICY_EX writes 8 + policy_size).
 fn ioctl_buf(fd: BorrowedFd<'_>, request: u64, buf: &mut [u8]) -> std::io::Result<()> {
-    let encoded = ((request >> 16) & 0x3fff) as usize;
-    if buf.len() < encoded.max(8 + POLICY_MAX) {
-        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
-    }
-    // SAFETY: `fd` is a valid open descriptor for the call's duration, and `buf` is a live,
-    // exclusively borrowed buffer of at least the size encoded in `request` and at least
-    // 8 + POLICY_MAX bytes, which covers the most any request of this module touches
-    // (GET_POLICY_EX writes 8 + policy_size, and policy_size is set to POLICY_MAX).
-    #[allow(unsafe_code)]
-    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), request as _, buf.as_mut_ptr()) };
-    if rc < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    fsbench_sys::fscrypt::ioctl(fd, request, buf, 8 + POLICY_MAX)
 }
 
 /// The fscrypt policy of directory `dir`.
@@ -193,13 +170,6 @@ pub fn summary(p: &FscryptPolicy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn request_numbers_match_the_uapi_header() {
-        assert_eq!(GET_POLICY_V1, 0x400c_6615);
-        assert_eq!(GET_POLICY_EX, 0xc009_6616);
-        assert_eq!(GET_KEY_STATUS, 0xc080_661a);
-    }
 
     #[test]
     fn v2_policy_is_decoded() {

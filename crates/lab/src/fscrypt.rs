@@ -7,19 +7,11 @@
 use super::teardown::Undo;
 use super::{Building, loopfs, text};
 use std::io::Read;
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
-/// `_IOC(dir, 'f', nr, size)` of asm-generic/ioctl.h (x86, arm, riscv; not mips/ppc/sparc).
-const fn ioc(dir: u64, nr: u64, size: u64) -> u64 {
-    (dir << 30) | (size << 16) | ((b'f' as u64) << 8) | nr
-}
-/// `_IOR('f', 19, struct fscrypt_policy_v1)`; the v2 policy is passed through the same number.
-const SET_POLICY: u64 = ioc(2, 19, 12);
-/// `_IOWR('f', 23, struct fscrypt_add_key_arg)`, 80 bytes, followed by the raw key.
-const ADD_KEY: u64 = ioc(3, 23, 80);
-/// `_IOWR('f', 24, struct fscrypt_remove_key_arg)`, 64 bytes.
-const REMOVE_KEY: u64 = ioc(3, 24, 64);
+use fsbench_sys::fscrypt::{ADD_KEY, REMOVE_KEY, SET_POLICY};
+
 /// `FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER` (v2 policies).
 const SPEC_IDENTIFIER: u32 = 2;
 /// Raw key length, bytes.
@@ -55,23 +47,13 @@ pub fn build(b: &mut Building) -> Result<PathBuf, String> {
     Ok(enc)
 }
 
-/// Runs an fscrypt ioctl on `path` with `buf` as its argument.
+/// Runs an fscrypt ioctl on `path` with `buf` as its argument; the kernel touches at most
+/// `buf` (ADD_KEY reads `raw_size` bytes after its 80-byte header: its caller sizes `buf` as
+/// header + raw_size).
 fn ioctl(path: &Path, request: u64, buf: &mut [u8]) -> std::io::Result<()> {
-    let encoded = ((request >> 16) & 0x3fff) as usize;
-    if buf.len() < encoded {
-        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
-    }
     let f = std::fs::File::open(path)?;
-    // SAFETY: `f` is open for the call's duration; `buf` is a live, exclusively borrowed buffer
-    // of at least the size encoded in `request`. ADD_KEY also reads `raw_size` bytes after its
-    // 80-byte header: its caller sizes `buf` as header + raw_size.
-    #[allow(unsafe_code)]
-    let rc = unsafe { libc::ioctl(f.as_raw_fd(), request as _, buf.as_mut_ptr()) };
-    if rc < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    let touched = buf.len();
+    fsbench_sys::fscrypt::ioctl(f.as_fd(), request, buf, touched)
 }
 
 /// Adds a random v2 key to the filesystem mounted at `root`; returns its identifier.

@@ -75,12 +75,9 @@ pub fn parse_pid_stat(text: &str) -> Option<(u64, u64)> {
     Some((utime, stime))
 }
 
-/// Clock ticks per second of `/proc` (`sysconf(_SC_CLK_TCK)`), 100 when it cannot be read.
+/// Clock ticks per second of `/proc` ([`fsbench_sys::proc::clock_ticks_per_s`]).
 pub fn clock_ticks_per_s() -> u64 {
-    // SAFETY: sysconf only reads a constant of the C library; it has no memory arguments.
-    #[allow(unsafe_code)]
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100)
+    fsbench_sys::proc::clock_ticks_per_s()
 }
 
 /// One reading of every counter a sample's CPU report needs. Take one right before the timed
@@ -99,13 +96,11 @@ impl CpuSnapshot {
     /// Reads `/proc/stat`, `/proc/PID/stat` of each of `pids`, and fsbench's own rusage.
     /// Costs a few tens of microseconds; never fails (unreadable parts are left out).
     pub fn take(pids: &[i32]) -> Self {
-        let machine = std::fs::read_to_string("/proc/stat")
-            .ok()
-            .and_then(|t| parse_proc_stat(&t));
+        let machine = fsbench_sys::proc::machine_stat().and_then(|t| parse_proc_stat(&t));
         let processes = pids
             .iter()
             .filter_map(|&pid| {
-                let t = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let t = fsbench_sys::proc::process_stat(pid)?;
                 parse_pid_stat(&t).map(|(u, s)| (pid, u, s))
             })
             .collect();

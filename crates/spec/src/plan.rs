@@ -297,35 +297,9 @@ fn check_worker_counts(workloads: &[PlanWorkload]) -> EngineResult<()> {
     Ok(())
 }
 
-/// Filesystem types that are kernel interfaces, not storage: a target there measures nothing.
-const PSEUDO_FS: &[(i64, &str)] = &[
-    (0x9fa0, "proc"),
-    (0x6265_6572, "sysfs"),
-    (0x1cd1, "devpts"),
-    (0x0027_e0eb, "cgroup"),
-    (0x6367_7270, "cgroup2"),
-    (0x6462_6720, "debugfs"),
-    (0x7472_6163, "tracefs"),
-    (0x7365_6373, "securityfs"),
-    (0x6265_6570, "configfs"),
-    (0xcafe_4a11, "bpf"),
-    (0x6165_676c, "pstore"),
-    (0x1980_0202, "mqueue"),
-    (0xf97c_ff8c, "selinuxfs"),
-    (0x6e73_6673, "nsfs"),
-    (0x4249_4e4d, "binfmt_misc"),
-    (0xde5e_81e4, "efivarfs"),
-];
-
 /// Refuses a target directory on a kernel interface (`/proc`, `/sys`...).
 fn check_writable_kind(path: &Path) -> EngineResult<()> {
-    let Ok(st) = rustix::fs::statfs(path) else {
-        return Ok(());
-    };
-    // f_type is a different integer type on other architectures.
-    #[allow(clippy::unnecessary_cast)]
-    let ftype = st.f_type as i64;
-    if let Some((_, name)) = PSEUDO_FS.iter().find(|(t, _)| *t == ftype) {
+    if let Some(name) = fsbench_sys::fskind::kernel_interface(path) {
         return Err(Failure::input(format!(
             "target {} is on {name}, a kernel interface, not a filesystem fsbench can measure — give a directory on the filesystem to test",
             path.display()

@@ -5,6 +5,9 @@
 #![warn(missing_docs)]
 
 pub mod cache;
+pub mod fscrypt;
+pub mod fskind;
+pub mod proc;
 pub mod process;
 pub mod remove;
 pub mod residency;
