@@ -1,7 +1,7 @@
 //! CPU beyond fsbench's own: the machine's time by kind per sample (`/proc/stat`), and the CPU of
 //! a FUSE daemon serving the walked tree (`/proc/PID/stat`), in the JSON and the scaling table.
 
-use crate::util::{fsbench, root_or_skip, temp_dir, tool_or_skip};
+use crate::util::{fsbench, temp_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -125,15 +125,11 @@ fn make_tree(root: &Path, dirs: usize, files: usize) {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_bindfs, fsbench_dev_fuse)),
+    ignore = "needs root, bindfs and /dev/fuse"
+)]
 fn a_bindfs_walk_records_the_daemons_cpu() {
-    let name = "a_bindfs_walk_records_the_daemons_cpu";
-    if !root_or_skip(name) || !tool_or_skip("bindfs", name) {
-        return;
-    }
-    if !Path::new("/dev/fuse").exists() {
-        eprintln!("SKIP {name}: /dev/fuse is missing (no FUSE in this kernel or container)");
-        return;
-    }
     let (src, mnt, target) = (temp_dir(), temp_dir(), temp_dir());
     make_tree(src.path(), 60, 50);
     let guard = Bindfs::mount(src.path(), mnt.path());

@@ -106,11 +106,8 @@ fn every_workload_runs_with_its_defaults() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn too_few_free_inodes_is_reported_before_writing_and_names_scale() {
-    if !crate::util::root_or_skip("too_few_free_inodes_is_reported_before_writing_and_names_scale")
-    {
-        return;
-    }
     let m = crate::safety::TmpfsMount::new("size=64m,nr_inodes=200");
     let out = fsbench()
         .args(["run", "--cache", "warm", "--runs", "1", "-q", "-w"])

@@ -3,7 +3,7 @@
 //! when not root or a tool is missing, and tears down every mount and loop device it made, even
 //! when it fails (guards with `Drop`).
 
-use crate::util::{fsbench, root_or_skip, temp_dir, tool_or_skip};
+use crate::util::{fsbench, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -130,10 +130,8 @@ fn env_table(dir: &Path) -> String {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn tmpfs_is_named_with_its_size_and_warned_about() {
-    if !root_or_skip("tmpfs_is_named_with_its_size_and_warned_about") {
-        return;
-    }
     let tmp = temp_dir();
     let mnt = tmp.path().join("t");
     std::fs::create_dir(&mnt).expect("mkdir");
@@ -185,18 +183,20 @@ fn loop_case(direct_io: bool) {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_losetup)),
+    ignore = "needs root and losetup"
+)]
 fn loop_ext4_without_direct_io_names_backing_file_and_warns() {
-    if !root_or_skip("loop_ext4_without_direct_io") || !tool_or_skip("losetup", "loop") {
-        return;
-    }
     loop_case(false);
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_losetup)),
+    ignore = "needs root and losetup"
+)]
 fn loop_ext4_with_direct_io_names_backing_file_without_warning() {
-    if !root_or_skip("loop_ext4_with_direct_io") || !tool_or_skip("losetup", "loop") {
-        return;
-    }
     loop_case(true);
 }
 
@@ -238,19 +238,17 @@ fn set_v2_policy(root: &Path, dir: &Path) -> std::io::Result<()> {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4, fsbench_ext4_encryption)),
+    ignore = "needs root, mkfs.ext4 and ext4 with fscrypt"
+)]
 fn fscrypt_directory_names_its_policy_and_a_plain_sibling_says_none() {
-    if !root_or_skip("fscrypt") || !tool_or_skip("mkfs.ext4", "fscrypt") {
-        return;
-    }
     let tmp = temp_dir();
     let fs = Ext4::new(tmp.path(), &["-O", "encrypt"], false);
     let (enc, plain) = (fs.mount.0.join("enc"), fs.mount.0.join("plain"));
     std::fs::create_dir(&enc).expect("mkdir enc");
     std::fs::create_dir(&plain).expect("mkdir plain");
-    if let Err(e) = set_v2_policy(&fs.mount.0, &enc) {
-        eprintln!("skipped: this kernel cannot set an fscrypt v2 policy: {e}");
-        return;
-    }
+    set_v2_policy(&fs.mount.0, &enc).expect("set an fscrypt v2 policy (ext4 has encryption)");
     let t = env_json(&enc);
     let summary = t["encryption"].as_str().expect("string");
     assert!(
@@ -271,19 +269,17 @@ fn fscrypt_directory_names_its_policy_and_a_plain_sibling_says_none() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_bindfs, fsbench_dev_fuse)),
+    ignore = "needs root, bindfs and /dev/fuse"
+)]
 fn bindfs_names_the_subtype_and_finds_the_daemon() {
-    if !root_or_skip("bindfs") || !tool_or_skip("bindfs", "bindfs") {
-        return;
-    }
     let tmp = temp_dir();
     let (src, mnt) = (tmp.path().join("src"), tmp.path().join("mnt"));
     std::fs::create_dir(&src).expect("mkdir src");
     std::fs::create_dir(&mnt).expect("mkdir mnt");
     let (s, m) = (src.to_str().expect("utf-8"), mnt.to_str().expect("utf-8"));
-    if let Err(e) = sh("bindfs", &[s, m]) {
-        eprintln!("skipped: bindfs could not mount: {e}");
-        return;
-    }
+    sh("bindfs", &[s, m]).expect("bindfs mounts (root, /dev/fuse)");
     let _guard = Mounted(mnt.clone());
     let t = env_json(&mnt);
     let fuse = &t["stack"]["fuse"];
@@ -324,19 +320,17 @@ fn bad_input_is_one_line_and_exit_2() {
 /// kernel serves the encrypted side from the page cache. fsbench must either run both truly
 /// direct or say the two are not comparable — never a proven 55x.
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4, fsbench_ext4_encryption)),
+    ignore = "needs root, mkfs.ext4 and ext4 with fscrypt"
+)]
 fn fscrypt_vs_plain_is_direct_on_both_or_not_comparable() {
-    if !root_or_skip("fscrypt_vs_plain") || !tool_or_skip("mkfs.ext4", "fscrypt_vs_plain") {
-        return;
-    }
     let tmp = temp_dir();
     let fs = Ext4::new(tmp.path(), &["-O", "encrypt"], true);
     let (enc, plain) = (fs.mount.0.join("enc"), fs.mount.0.join("plain"));
     std::fs::create_dir(&enc).expect("mkdir enc");
     std::fs::create_dir(&plain).expect("mkdir plain");
-    if let Err(e) = set_v2_policy(&fs.mount.0, &enc) {
-        eprintln!("skipped: this kernel cannot set an fscrypt v2 policy: {e}");
-        return;
-    }
+    set_v2_policy(&fs.mount.0, &enc).expect("set an fscrypt v2 policy (ext4 has encryption)");
     let json = tmp.path().join("out.json");
     let out = fsbench()
         .args(["run", "--cache", "both", "--runs", "3", "-q"])
@@ -391,10 +385,11 @@ fn fscrypt_vs_plain_is_direct_on_both_or_not_comparable() {
 /// A loop device without direct I/O: cold reads may come from the backing file's page cache, and
 /// the run says so on its cold cells (issue 11, item 5).
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
 fn a_run_on_a_loop_device_without_direct_io_warns_its_cold_cells() {
-    if !root_or_skip("loop_run_warning") || !tool_or_skip("mkfs.ext4", "loop_run_warning") {
-        return;
-    }
     let tmp = temp_dir();
     let fs = Ext4::new(tmp.path(), &[], false);
     let out = fsbench()

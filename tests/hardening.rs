@@ -2,7 +2,7 @@
 //! Nothing outside the scratch is touched, nothing panics, bad input is refused before any work.
 
 use crate::safety::{start_long_run, wait_exit};
-use crate::util::{entries, fsbench, root_or_skip, temp_dir};
+use crate::util::{entries, fsbench, temp_dir};
 use predicates::prelude::*;
 use std::path::Path;
 use std::process::Command;
@@ -40,10 +40,8 @@ fn stale_scratch(target: &Path) -> std::path::PathBuf {
 // Class 1: removal never enters a mount point, bind mounts of the same filesystem included.
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn clean_never_deletes_through_a_bind_mount() {
-    if !root_or_skip("clean_never_deletes_through_a_bind_mount") {
-        return;
-    }
     let target = temp_dir();
     let precious = tempfile::tempdir_in(target.path().parent().unwrap()).unwrap();
     std::fs::create_dir(precious.path().join("sub")).unwrap();
@@ -65,10 +63,8 @@ fn clean_never_deletes_through_a_bind_mount() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn a_run_never_deletes_through_a_bind_mount_in_its_scratch() {
-    if !root_or_skip("a_run_never_deletes_through_a_bind_mount_in_its_scratch") {
-        return;
-    }
     let target = temp_dir();
     let precious = tempfile::tempdir_in(target.path().parent().unwrap()).unwrap();
     std::fs::write(precious.path().join("keep"), b"precious").unwrap();
@@ -90,10 +86,8 @@ fn a_run_never_deletes_through_a_bind_mount_in_its_scratch() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn a_scratch_that_is_itself_a_mount_point_is_not_emptied() {
-    if !root_or_skip("a_scratch_that_is_itself_a_mount_point_is_not_emptied") {
-        return;
-    }
     let target = temp_dir();
     let precious = tempfile::tempdir_in(target.path().parent().unwrap()).unwrap();
     std::fs::write(precious.path().join("keep"), b"precious").unwrap();
@@ -269,11 +263,8 @@ fn closed_stdout_exits_quietly() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_dev_full), ignore = "needs /dev/full")]
 fn full_stdout_is_one_error_line_and_exit_3() {
-    if !Path::new("/dev/full").exists() {
-        eprintln!("SKIP full_stdout_is_one_error_line_and_exit_3: no /dev/full");
-        return;
-    }
     for args in [&["workloads"][..], &["ministat", "-n"][..]] {
         let full = std::fs::OpenOptions::new()
             .write(true)

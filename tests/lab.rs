@@ -6,7 +6,7 @@
 //! and a guard unmounts and detaches whatever a failing test leaves.
 
 use crate::safety::wait_exit;
-use crate::util::{entries, fsbench, root_or_skip, temp_dir, tool_or_skip};
+use crate::util::{entries, fsbench, temp_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -166,10 +166,11 @@ fn assert_loop_target(t: &Value, fs: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
 fn tmpfs_and_ext4_are_built_measured_and_leave_nothing() {
-    if !root_or_skip("lab tmpfs,ext4") || !tool_or_skip("mkfs.ext4", "lab tmpfs,ext4") {
-        return;
-    }
     let v = lab_run("tmpfs,ext4", &["-w", "seq-read:size=1m"]);
     let tmpfs = target(&v, "tmpfs");
     assert_eq!(tmpfs["fs_type"], "tmpfs");
@@ -181,28 +182,31 @@ fn tmpfs_and_ext4_are_built_measured_and_leave_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_xfs)),
+    ignore = "needs root and mkfs.xfs"
+)]
 fn xfs_is_built_on_a_direct_io_loop_device() {
-    if !root_or_skip("lab xfs") || !tool_or_skip("mkfs.xfs", "lab xfs") {
-        return;
-    }
     let v = lab_run("xfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
     assert_loop_target(target(&v, "xfs"), "xfs");
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs"
+)]
 fn btrfs_is_built_on_a_direct_io_loop_device() {
-    if !root_or_skip("lab btrfs") || !tool_or_skip("mkfs.btrfs", "lab btrfs") {
-        return;
-    }
     let v = lab_run("btrfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
     assert_loop_target(target(&v, "btrfs"), "btrfs");
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4, fsbench_ext4_encryption)),
+    ignore = "needs root, mkfs.ext4 and ext4 with fscrypt"
+)]
 fn ext4_fscrypt_is_named_as_fscrypt_and_its_key_is_removed() {
-    if !root_or_skip("lab ext4-fscrypt") || !tool_or_skip("mkfs.ext4", "lab ext4-fscrypt") {
-        return;
-    }
     let v = lab_run(
         "ext4-fscrypt",
         &["-w", "seq-read:size=1m", "--cache", "warm"],
@@ -246,26 +250,32 @@ fn assert_fuse_target(v: &Value, kind: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_bindfs,
+        fsbench_tool_fusermount3,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, bindfs, fusermount3 and /dev/fuse"
+)]
 fn bindfs_names_its_fuse_daemon_and_stops_it() {
-    if !root_or_skip("lab bindfs") || !tool_or_skip("bindfs", "lab bindfs") {
-        return;
-    }
-    if !tool_or_skip("fusermount3", "lab bindfs") {
-        return;
-    }
     let v = lab_run("bindfs", &["-w", "seq-read:size=1m", "--cache", "warm"]);
     assert_fuse_target(&v, "bindfs");
     assert_eq!(target(&v, "bindfs")["lab"]["options"], "-s,no-allow-other");
 }
 
 #[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_gocryptfs,
+        fsbench_tool_fusermount3,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, gocryptfs, fusermount3 and /dev/fuse"
+)]
 fn gocryptfs_and_overlay_are_named() {
-    if !root_or_skip("lab gocryptfs,overlay") || !tool_or_skip("gocryptfs", "lab gocryptfs") {
-        return;
-    }
-    if !tool_or_skip("fusermount3", "lab gocryptfs") {
-        return;
-    }
     let v = lab_run(
         "gocryptfs,overlay",
         &["-w", "seq-read:size=1m", "--cache", "warm"],
@@ -278,10 +288,8 @@ fn gocryptfs_and_overlay_are_named() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn a_failed_cell_after_building_still_tears_down() {
-    if !root_or_skip("lab failed cell") {
-        return;
-    }
     let lab = LabDir::new();
     let out = fsbench()
         .args([
@@ -351,10 +359,11 @@ fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
 fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
-    if !root_or_skip("lab SIGINT") || !tool_or_skip("mkfs.ext4", "lab SIGINT") {
-        return;
-    }
     let lab = LabDir::new();
     let mut child = start_long_lab_run(&lab.path(), "tmpfs,ext4", "ext4");
     let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
@@ -364,13 +373,16 @@ fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_mkfs_ext4,
+        fsbench_tool_bindfs,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, mkfs.ext4, bindfs and /dev/fuse"
+)]
 fn sigkill_mid_run_then_clean_tears_the_lab_down() {
-    if !root_or_skip("lab SIGKILL") || !tool_or_skip("mkfs.ext4", "lab SIGKILL") {
-        return;
-    }
-    if !tool_or_skip("bindfs", "lab SIGKILL") {
-        return;
-    }
     let lab = LabDir::new();
     let mut child = start_long_lab_run(&lab.path(), "ext4,bindfs", "bindfs");
     child.kill().expect("SIGKILL");
@@ -486,11 +498,14 @@ fn unknown_kinds_and_lab_options_without_lab_are_refused() {
 
 #[test]
 fn non_root_is_refused_with_one_line() {
-    if !root_or_skip("lab non-root") {
-        return;
-    }
     let dir = temp_dir();
-    let (_bin, mut cmd) = crate::util::command_as_nobody();
+    // Traversable by nobody, so the refusal is about root, not the directory.
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let (_bin, mut cmd) = crate::util::command_without_root();
     let out = cmd
         .args(["run", "--lab", "tmpfs", "-w", "null", "--lab-dir"])
         .arg(dir.path())

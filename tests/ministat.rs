@@ -2,7 +2,7 @@
 //! ministat 20150715 (tests/fixtures/ministat/generate.sh) compared byte for byte, and a
 //! differential test on random inputs when the real tool is installed.
 
-use crate::util::{fixture, fsbench, tool_or_skip};
+use crate::util::{fixture, fsbench};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -69,13 +69,8 @@ impl Lcg {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_tool_ministat), ignore = "needs ministat")]
 fn random_inputs_agree_with_the_installed_ministat() {
-    if !tool_or_skip(
-        "ministat",
-        "random_inputs_agree_with_the_installed_ministat",
-    ) {
-        return;
-    }
     let dir = crate::util::temp_dir();
     let mut rng = Lcg(42);
     let flag_sets: [&[&str]; 6] = [

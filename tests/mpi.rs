@@ -1,7 +1,7 @@
 //! MPI runs (`mpirun -n 4 fsbench run ...`): ranks add up into one table and one stored run,
 //! in both layouts; a failing rank ends the sample everywhere; Ctrl-C on mpirun leaves no
 //! scratch and no process. They need an fsbench built with `--features mpi`, which is built
-//! here (into `target/mpi`) when `mpirun` and `mpicc` are installed, and skipped otherwise.
+//! here (into `target/mpi`); without `mpirun` and `mpicc` they are reported as ignored.
 
 use crate::util;
 use std::path::{Path, PathBuf};
@@ -9,14 +9,11 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The fsbench binary with MPI support, built once per test process; `None` (after printing
-/// why) when MPI is not installed.
-fn mpi_fsbench(test: &str) -> Option<&'static Path> {
-    if !util::tool_or_skip("mpirun", test) || !util::tool_or_skip("mpicc", test) {
-        return None;
-    }
+/// The fsbench binary with MPI support, built once per test process (the tests that call it
+/// are ignored where `mpirun` and `mpicc` are missing).
+fn mpi_fsbench() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    Some(BIN.get_or_init(|| {
+    BIN.get_or_init(|| {
         if cfg!(feature = "mpi") {
             return assert_cmd::cargo::cargo_bin("fsbench");
         }
@@ -35,7 +32,7 @@ fn mpi_fsbench(test: &str) -> Option<&'static Path> {
             String::from_utf8_lossy(&out.stderr)
         );
         target.join("debug/fsbench")
-    }))
+    })
 }
 
 /// `mpirun -n N BIN args...` as root on this machine (loopback only).
@@ -76,11 +73,11 @@ fn stored_runs() -> usize {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "mpi",
+    ignore = "tests a build without MPI; this build has it"
+)]
 fn mpirun_ranks_without_mpi_support_are_refused() {
-    if cfg!(feature = "mpi") {
-        eprintln!("SKIP mpirun_ranks_without_mpi_support_are_refused: this build has MPI");
-        return;
-    }
     let t = util::temp_dir();
     let out = util::fsbench()
         .env("OMPI_COMM_WORLD_SIZE", "4")
@@ -96,10 +93,12 @@ fn mpirun_ranks_without_mpi_support_are_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mpirun, fsbench_tool_mpicc)),
+    ignore = "needs mpirun and mpicc (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+)]
 fn four_ranks_add_up_data_and_metadata_in_both_layouts() {
-    let Some(bin) = mpi_fsbench("four_ranks_add_up_data_and_metadata_in_both_layouts") else {
-        return;
-    };
+    let bin = mpi_fsbench();
     for layout in ["per-rank", "shared"] {
         let t = util::temp_dir();
         let j = util::temp_dir();
@@ -159,10 +158,12 @@ fn four_ranks_add_up_data_and_metadata_in_both_layouts() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mpirun, fsbench_tool_mpicc)),
+    ignore = "needs mpirun and mpicc (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+)]
 fn shared_layout_refuses_a_workload_that_cannot_split() {
-    let Some(bin) = mpi_fsbench("shared_layout_refuses_a_workload_that_cannot_split") else {
-        return;
-    };
+    let bin = mpi_fsbench();
     let t = util::temp_dir();
     let out = mpirun(bin, 2)
         .args([
@@ -193,10 +194,12 @@ fn shared_layout_refuses_a_workload_that_cannot_split() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mpirun, fsbench_tool_mpicc)),
+    ignore = "needs mpirun and mpicc (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+)]
 fn a_failing_rank_ends_the_sample_on_every_rank() {
-    let Some(bin) = mpi_fsbench("a_failing_rank_ends_the_sample_on_every_rank") else {
-        return;
-    };
+    let bin = mpi_fsbench();
     let t = util::temp_dir();
     // The other ranks' command would sleep, then leave a mark: a mark means it was not ended.
     let marks = util::temp_dir();
@@ -299,10 +302,12 @@ fn signal(pid: u32, sig: rustix::process::Signal) {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mpirun, fsbench_tool_mpicc)),
+    ignore = "needs mpirun and mpicc (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+)]
 fn sigkill_of_one_rank_leaves_no_scratch_on_any_rank() {
-    let Some(bin) = mpi_fsbench("sigkill_of_one_rank_leaves_no_scratch_on_any_rank") else {
-        return;
-    };
+    let bin = mpi_fsbench();
     let t = util::temp_dir();
     let child = long_mpi_run(bin, "per-rank", t.path(), 4);
     let ranks: Vec<u32> = processes_mentioning(&t.path().to_string_lossy())
@@ -316,10 +321,12 @@ fn sigkill_of_one_rank_leaves_no_scratch_on_any_rank() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mpirun, fsbench_tool_mpicc)),
+    ignore = "needs mpirun and mpicc (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+)]
 fn ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank() {
-    let Some(bin) = mpi_fsbench("ctrl_c_on_mpirun_leaves_no_scratch_and_no_rank") else {
-        return;
-    };
+    let bin = mpi_fsbench();
     for layout in ["per-rank", "shared"] {
         let t = util::temp_dir();
         // Every rank works in the target: 4 scratches, or rank 0's shared one.

@@ -3,7 +3,7 @@
 //! dumps the DOM, which must hold the charts. Skips with a printed reason without Chromium (CI
 //! installs it).
 
-use crate::util::{fsbench, temp_dir, tool_or_skip};
+use crate::util::{fsbench, temp_dir};
 use std::path::Path;
 
 /// A small real run with latency, a sweep and two targets, written as HTML by `run --html` and
@@ -76,10 +76,8 @@ fn ink(png_file: &Path) -> f64 {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
 fn chromium_renders_the_report_with_charts_and_no_console_errors() {
-    if !tool_or_skip("chromium", "chromium_renders_the_report") {
-        return;
-    }
     let d = temp_dir();
     let (_, report) = make_report(d.path());
     let url = format!("file://{}", report.display());
@@ -141,10 +139,8 @@ fn chromium_renders_the_report_with_charts_and_no_console_errors() {
 /// Live progress under a real pseudo-terminal (tmux): the bar appears while the run works and is
 /// gone from the final screen; without a terminal there is no bar, only lines.
 #[test]
+#[cfg_attr(not(fsbench_tool_tmux), ignore = "needs tmux")]
 fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
-    if !tool_or_skip("tmux", "the_progress_bar_shows_on_a_terminal") {
-        return;
-    }
     let d = temp_dir();
     let socket = d.path().join("tmux.sock");
     let tmux = |args: &[&str]| {

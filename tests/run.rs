@@ -1,6 +1,6 @@
 //! `fsbench run` end to end: the JSON contract, cache states, plans and input errors.
 
-use crate::util::{fsbench, root_or_skip, temp_dir};
+use crate::util::{fsbench, temp_dir};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -171,10 +171,8 @@ fn every_data_path_workload_runs_on_a_tiny_file() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn cold_as_root_uses_drop_caches_and_is_not_resident() {
-    if !root_or_skip("cold_as_root_uses_drop_caches_and_is_not_resident") {
-        return;
-    }
     let v = run_json(&[
         "--workload",
         "seq-read:bs=64k,size=4m",

@@ -2,7 +2,7 @@
 //! scratch, removal never follows symlinks, signals and errors clean up, `clean` removes only
 //! dead runs' scratches, full disks, read-only mounts and raw devices are handled.
 
-use crate::util::{entries, fsbench, root_or_skip, temp_dir};
+use crate::util::{entries, fsbench, temp_dir};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -238,10 +238,8 @@ impl Drop for TmpfsMount {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn full_disk_mid_run_fails_that_cell_with_exit_3_and_cleans_up() {
-    if !root_or_skip("full_disk_mid_run_fails_that_cell_with_exit_3_and_cleans_up") {
-        return;
-    }
     let m = TmpfsMount::new("size=16m");
     for d in ["a", "b"] {
         std::fs::create_dir(m.path().join(d)).unwrap();
@@ -279,10 +277,8 @@ fn full_disk_mid_run_fails_that_cell_with_exit_3_and_cleans_up() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn too_little_free_space_is_reported_before_writing() {
-    if !root_or_skip("too_little_free_space_is_reported_before_writing") {
-        return;
-    }
     let m = TmpfsMount::new("size=16m");
     fsbench()
         .args([
@@ -304,10 +300,8 @@ fn too_little_free_space_is_reported_before_writing() {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn read_only_target_is_refused_with_exit_2() {
-    if !root_or_skip("read_only_target_is_refused_with_exit_2") {
-        return;
-    }
     let m = TmpfsMount::new("size=1m,ro");
     fsbench()
         .args([
@@ -344,18 +338,8 @@ fn unwritable_target_is_refused_for_non_root() {
         "-q",
         "--no-store",
     ];
-    if !rustix::process::geteuid().is_root() {
-        fsbench()
-            .args(args)
-            .arg("--target")
-            .arg(t.path())
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("permission denied"));
-        return;
-    }
-    // Root may write anywhere: the refusal is shown as nobody, from a copy of the binary.
-    let (_bin, mut cmd) = crate::util::command_as_nobody();
+    // Root may write anywhere: as root the refusal is shown as nobody.
+    let (_bin, mut cmd) = crate::util::command_without_root();
     let out = cmd
         .args(args)
         .arg("--target")
@@ -395,14 +379,10 @@ impl Drop for Loop {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
 fn raw_device_is_read_only_unless_named_by_allow_destroy() {
-    if !root_or_skip("raw_device_is_read_only_unless_named_by_allow_destroy") {
-        return;
-    }
-    let Some(lo) = Loop::new() else {
-        eprintln!("SKIP raw_device_is_read_only_unless_named_by_allow_destroy: losetup failed");
-        return;
-    };
+    // As root with loop devices, losetup must work: a failure here is a failure, not a skip.
+    let lo = Loop::new().expect("attach an 8 MiB loop device (losetup) as root");
     let run = |w: &str, extra: &[&str]| {
         let mut c = fsbench();
         c.args([

@@ -2,7 +2,7 @@
 //! a suggestion; `suite list`/`suite show`; `fsbench run` alone runs `quick`; a lab suite leaves
 //! nothing behind.
 
-use crate::util::{entries, fsbench, root_or_skip, temp_dir, tool_or_skip};
+use crate::util::{entries, fsbench, temp_dir};
 
 /// Writes `text` as `bad.toml` in a fresh temp dir, runs it, and returns (exit code, stderr,
 /// the dir's entries after the run).
@@ -194,12 +194,11 @@ fn scale_without_a_suite_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
 fn lab_suite_runs_and_leaves_nothing() {
-    if !root_or_skip("lab_suite_runs_and_leaves_nothing")
-        || !tool_or_skip("mkfs.ext4", "lab_suite_runs_and_leaves_nothing")
-    {
-        return;
-    }
     let dir = temp_dir();
     let file = dir.path().join("lab.toml");
     let text = "name = \"lab-test\"\nlab = [\"tmpfs\", \"ext4\"]\nbaseline = \"ext4\"\ncache = \"warm\"\nruns = 2\ncompare = \"targets\"\nreport = \"overhead\"\n\n[[workload]]\nname = \"seq-read\"\nsize = \"1m\"\n";

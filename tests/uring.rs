@@ -4,17 +4,6 @@
 use crate::util::{fsbench, temp_dir};
 use serde_json::Value;
 
-/// True when this kernel lets fsbench use io_uring; otherwise prints why `test` is skipped.
-fn uring_or_skip(test: &str) -> bool {
-    match fsbench_workload::engines::uring::available() {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("SKIP {test}: io_uring is unavailable here: {why}");
-            false
-        }
-    }
-}
-
 /// Runs one warm sample of `spec` on a fresh target; returns the JSON result.
 fn run_one(spec: &str) -> Value {
     let target = temp_dir();
@@ -40,10 +29,8 @@ fn run_one(spec: &str) -> Value {
 }
 
 #[test]
+#[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
 fn rand_read_at_depth_32_records_percentiles_and_the_engine() {
-    if !uring_or_skip("rand_read_at_depth_32_records_percentiles_and_the_engine") {
-        return;
-    }
     let v = run_one("rand-read:iodepth=32,engine=io_uring,direct=auto,size=4m");
     let r = &v["results"][0];
     assert_eq!(r["params"]["iodepth"], "32");

@@ -1,4 +1,7 @@
-//! Helpers for integration tests: temp dirs, running the binary, root-only skips.
+//! Helpers for integration tests: temp dirs, running the binary, running it as a non-root
+//! user. What a test needs (root, a tool, a device) is said on the test itself with
+//! `#[cfg_attr(not(...), ignore = "needs ...")]` on flags from `fsbench-testenv` (the build
+//! script), so a test that cannot run here shows as ignored in the summary.
 
 #![allow(dead_code)]
 
@@ -37,27 +40,6 @@ pub fn temp_dir() -> tempfile::TempDir {
         .prefix("fsbench-test")
         .tempdir()
         .expect("create temp dir")
-}
-
-/// True when running as root; otherwise prints why `test` is skipped.
-pub fn root_or_skip(test: &str) -> bool {
-    if rustix::process::geteuid().is_root() {
-        true
-    } else {
-        eprintln!("SKIP {test}: needs root (CI runs as root)");
-        false
-    }
-}
-
-/// True when `tool` is on PATH; otherwise prints why `test` is skipped.
-pub fn tool_or_skip(tool: &str, test: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-        .unwrap_or(false);
-    if !found {
-        eprintln!("SKIP {test}: '{tool}' is not installed (apt-get install {tool})");
-    }
-    found
 }
 
 /// The entries of `dir` (names only), sorted.
@@ -102,4 +84,17 @@ pub fn command_as_nobody() -> (tempfile::TempDir, std::process::Command) {
         .uid(65534)
         .gid(65534);
     (dir, cmd)
+}
+
+/// A `fsbench` command that runs without root: as nobody ([`command_as_nobody`]) when the tests
+/// run as root, else as the current user. Keep the returned directory alive while running.
+pub fn command_without_root() -> (Option<tempfile::TempDir>, std::process::Command) {
+    if rustix::process::geteuid().is_root() {
+        let (dir, cmd) = command_as_nobody();
+        (Some(dir), cmd)
+    } else {
+        let mut cmd = command();
+        cmd.current_dir("/");
+        (None, cmd)
+    }
 }

@@ -248,11 +248,8 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn io_uring_sends_the_same_lone_requests() {
-        if super::super::uring::available().is_err() {
-            eprintln!("SKIP io_uring_sends_the_same_lone_requests: io_uring unavailable");
-            return;
-        }
         let d = Harness::new(build, "count=5,interval=1ms,direct=false,engine=io_uring").sample();
         assert_eq!((d.ops, d.bytes), (5, 5 * 4096));
         assert_eq!(d.latency.unwrap().count, 5);

@@ -524,22 +524,19 @@ mod tests {
         assert!(build_read(&mut p).is_err());
     }
 
-    fn uring() -> bool {
-        let ok = crate::engines::uring::available().is_ok();
-        if !ok {
-            eprintln!("SKIP: io_uring unavailable here");
-        }
-        ok
+    #[test]
+    fn psync_does_the_requested_ops() {
+        engines_do_the_requested_ops(vec!["engine=psync".to_string()]);
     }
 
     #[test]
-    fn every_engine_and_depth_does_the_requested_ops() {
-        let mut cases = vec!["engine=psync".to_string()];
-        if uring() {
-            for depth in [1, 2, 8, 32] {
-                cases.push(format!("engine=io_uring,iodepth={depth}"));
-            }
-        }
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
+    fn io_uring_at_every_depth_does_the_requested_ops() {
+        let cases = [1, 2, 8, 32].map(|d| format!("engine=io_uring,iodepth={d}"));
+        engines_do_the_requested_ops(cases.to_vec());
+    }
+
+    fn engines_do_the_requested_ops(cases: Vec<String>) {
         for engine in cases {
             for build_fn in [build_read, build_write] {
                 let params = format!("bs=4k,size=64k,ops=100,fsync=none,{engine}");
@@ -562,10 +559,8 @@ mod tests {
     /// Each write is stamped with its request number, so the file shows which request went to
     /// which block: the same for psync and io_uring at depth means the same offsets, in order.
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn io_uring_draws_the_offsets_psync_draws() {
-        if !uring() {
-            return;
-        }
         let params = "bs=4k,size=16m,ops=32,fsync=end,seed=7";
         let file = |h: &Harness| std::fs::read(h.dir.path().join("rand-io.dat")).unwrap();
         let mut psync = Harness::new(build_write, params);
@@ -607,10 +602,19 @@ mod tests {
 
     #[test]
     fn jobs_add_up_and_report_their_spread() {
-        let mut cases = vec!["jobs=3".to_string(), "jobs=3,file-per-job=false".into()];
-        if uring() {
-            cases.push("jobs=2,engine=io_uring,iodepth=8".into());
-        }
+        jobs_add_up(vec![
+            "jobs=3".to_string(),
+            "jobs=3,file-per-job=false".into(),
+        ]);
+    }
+
+    #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
+    fn io_uring_jobs_add_up_and_report_their_spread() {
+        jobs_add_up(vec!["jobs=2,engine=io_uring,iodepth=8".into()]);
+    }
+
+    fn jobs_add_up(cases: Vec<String>) {
         for extra in cases {
             let params = format!("bs=4k,size=64k,ops=50,fsync=none,{extra}");
             let jobs: u64 = if extra.starts_with("jobs=3") { 3 } else { 2 };

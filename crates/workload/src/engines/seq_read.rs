@@ -214,11 +214,8 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn io_uring_reads_every_block_once_at_each_depth() {
-        if super::super::uring::available().is_err() {
-            eprintln!("SKIP io_uring_reads_every_block_once_at_each_depth: io_uring unavailable");
-            return;
-        }
         for depth in [1, 4, 32] {
             let params = format!("bs=64k,size=200k,engine=io_uring,iodepth={depth}");
             let d = Harness::new(build, &params).sample();

@@ -392,14 +392,6 @@ mod tests {
         }
     }
 
-    fn skip() -> bool {
-        if let Err(why) = available() {
-            eprintln!("SKIP: io_uring unavailable: {why}");
-            return true;
-        }
-        false
-    }
-
     /// A temporary directory holding a file of four 4 KiB blocks, opened for reading.
     fn four_block_file() -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
         let d = tempfile::tempdir().unwrap();
@@ -421,10 +413,8 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn every_request_is_reaped_and_timed_at_each_depth() {
-        if skip() {
-            return;
-        }
         let (d, path, f) = four_block_file();
         let ctx = Context::dir(d.path(), CancelToken::new());
         for depth in [1, 2, 8, 32] {
@@ -510,10 +500,8 @@ mod tests {
     /// Recording the completions of one batch is fsbench's work: the requests queued after it
     /// are stamped when they are queued, not when the batch was reaped.
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn a_request_is_not_charged_for_reaping_the_ones_before_it() {
-        if skip() {
-            return;
-        }
         // Depth 1: one completion per wait; stamp and completion are consecutive readings.
         assert_eq!(virtual_latencies(1, 5, 0, 1_000_000), vec![1; 5]);
     }
@@ -521,10 +509,8 @@ mod tests {
     /// Each request runs from its own stamp, taken as its SQE is built: in a batch, the first
     /// queued waits for the others to be built (it is in the queue meanwhile), the last does not.
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn each_request_of_a_batch_has_its_own_stamp() {
-        if skip() {
-            return;
-        }
         let ms = 1_000_000;
         let lat = virtual_latencies(4, 4, ms, 0);
         assert_eq!(lat.len(), 4);
@@ -538,10 +524,8 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(fsbench_io_uring), ignore = "needs io_uring")]
     fn a_failed_request_is_an_error_naming_the_file() {
-        if skip() {
-            return;
-        }
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("f");
         std::fs::write(&path, b"x").unwrap();

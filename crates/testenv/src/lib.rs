@@ -1,0 +1,123 @@
+//! What the machine that builds and runs the tests has, said to the compiler as cfg flags by
+//! a build script, so that a test needing root, a tool, a device or io_uring is marked
+//! `#[cfg_attr(not(...), ignore = "needs ...")]` and shows as *ignored* in the test runner's own
+//! summary where it cannot run — never as a silent pass. As root with every tool installed
+//! (CI), nothing is ignored.
+//!
+//! The flags (each declared with `rustc-check-cfg`):
+//! - `fsbench_root`: the build runs as root (`cargo test` builds and runs as the same user);
+//! - `fsbench_tool_NAME`: `NAME` is on `PATH` (`.` and `-` in NAME become `_`: `mkfs_ext4`);
+//! - `fsbench_dev_fuse`, `fsbench_dev_full`, `fsbench_dev_shm`: those exist;
+//! - `fsbench_io_uring`: the kernel lets this user set up an io_uring;
+//! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`).
+//!
+//! A build script re-runs when `PATH` changes or a tool directory changes (a package was
+//! installed), so a tool installed after a build is seen by the next `cargo test`.
+#![warn(missing_docs)]
+
+use std::path::Path;
+
+/// Every tool a test may need, by its command name.
+pub const TOOLS: &[&str] = &[
+    "bindfs",
+    "btrfs",
+    "chromium",
+    "fio",
+    "fusermount3",
+    "gocryptfs",
+    "ioping",
+    "losetup",
+    "ministat",
+    "mkfs.btrfs",
+    "mkfs.ext4",
+    "mkfs.xfs",
+    "mount",
+    "mpicc",
+    "mpirun",
+    "postmark",
+    "tmux",
+];
+
+/// The cfg name of tool `name`.
+pub fn tool_cfg(name: &str) -> String {
+    format!("fsbench_tool_{}", name.replace(['.', '-'], "_"))
+}
+
+/// True when `tool` is an executable file in a `PATH` directory.
+pub fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        .unwrap_or(false)
+}
+
+/// True when this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    #[allow(unsafe_code)]
+    let uid = unsafe { libc::geteuid() };
+    uid == 0
+}
+
+/// True when the kernel lets this process set up an io_uring (a 1-entry ring, closed at once).
+pub fn io_uring_available() -> bool {
+    // struct io_uring_params is 120 bytes; zeroed means no flags.
+    let mut params = [0u8; 120];
+    // SAFETY: io_uring_setup reads and writes the 120-byte params buffer we own for the call.
+    #[allow(unsafe_code)]
+    let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: `fd` is the ring descriptor the call just returned, closed once.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::close(fd as i32);
+    }
+    true
+}
+
+/// Prints the cargo instructions of every flag (for a build script's `main`).
+pub fn emit() {
+    let mut cfgs = vec![
+        ("fsbench_root".to_string(), is_root()),
+        (
+            "fsbench_dev_fuse".to_string(),
+            Path::new("/dev/fuse").exists(),
+        ),
+        (
+            "fsbench_dev_full".to_string(),
+            Path::new("/dev/full").exists(),
+        ),
+        (
+            "fsbench_dev_shm".to_string(),
+            Path::new("/dev/shm").is_dir(),
+        ),
+        ("fsbench_io_uring".to_string(), io_uring_available()),
+        (
+            "fsbench_ext4_encryption".to_string(),
+            Path::new("/sys/fs/ext4/features/encryption").exists(),
+        ),
+    ];
+    cfgs.extend(TOOLS.iter().map(|t| (tool_cfg(t), on_path(t))));
+    for (name, present) in cfgs {
+        println!("cargo::rustc-check-cfg=cfg({name})");
+        if present {
+            println!("cargo::rustc-cfg={name}");
+        }
+    }
+    println!("cargo::rerun-if-env-changed=PATH");
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tool_names_become_cfg_identifiers() {
+        assert_eq!(super::tool_cfg("mkfs.ext4"), "fsbench_tool_mkfs_ext4");
+        assert_eq!(super::tool_cfg("fusermount3"), "fsbench_tool_fusermount3");
+    }
+}
