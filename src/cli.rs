@@ -83,6 +83,14 @@ pub enum Command {
         #[command(subcommand)]
         command: LabCommand,
     },
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `fsbench man > fsbench.1 && man ./fsbench.1`).
+    Man,
     /// Panics on purpose: proves the panic hook (one line, exit 101, no backtrace).
     #[command(name = "__internal-panic", hide = true)]
     InternalPanic,

@@ -103,3 +103,46 @@ fn env_describes_a_directory() {
     );
     fsbench().args(["env", "/nonexistent/x"]).assert().code(2);
 }
+
+#[test]
+fn completions_are_generated_for_the_shells_clap_knows() {
+    let out = fsbench()
+        .args(["completions", "bash"])
+        .output()
+        .expect("run fsbench");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("_fsbench()") && text.contains("--workload"),
+        "{text}"
+    );
+    let zsh = fsbench().args(["completions", "zsh"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&zsh.stdout).starts_with("#compdef fsbench"));
+}
+
+#[test]
+fn an_unknown_shell_is_one_line_and_exit_2() {
+    let out = fsbench().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("possible values: bash"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn the_manual_page_is_roff_naming_every_subcommand() {
+    let out = fsbench().arg("man").output().expect("run fsbench");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(".TH fsbench 1"), "{text}");
+    for sub in [
+        "run",
+        "ministat",
+        "postmark",
+        "env",
+        "report",
+        "completions",
+    ] {
+        assert!(text.contains(&format!("fsbench\\-{sub}")), "{sub}: {text}");
+    }
+}

@@ -3,6 +3,7 @@
 pub mod clean;
 pub mod compare;
 pub mod env;
+pub mod generate;
 pub mod history;
 pub mod import;
 pub mod lab;
@@ -31,6 +32,8 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Suite { command } => suite::run(command),
         Command::Run(args) => run::run(args),
         Command::Metrics => metrics::run(),
+        Command::Completions { shell } => generate::completions(shell),
+        Command::Man => generate::man(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
         Command::Env { dir, json } => env::run(&dir, json),
         Command::Lab { command } => lab::run(command),
