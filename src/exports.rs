@@ -7,7 +7,7 @@ use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult};
 use crate::outfile::OutputKind;
 use fsbench_model::RunRecord;
-use fsbench_report::export::{CsvExporter, Exporter, JsonExporter, MarkdownExporter};
+use fsbench_report::export::{Csv, Json, Markdown, Renderer};
 use std::path::PathBuf;
 
 /// Where one export goes.
@@ -20,7 +20,7 @@ enum Dest {
 
 /// The exports asked for, validated.
 pub struct Exports {
-    outputs: Vec<(Box<dyn Exporter + Send>, Dest, &'static str)>,
+    outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)>,
     /// The first write error, reported at the end.
     pub error: Option<String>,
 }
@@ -28,21 +28,13 @@ pub struct Exports {
 impl Exports {
     /// Validates every export path (one line per problem, exit 2) before anything runs.
     pub fn check(args: &ExportArgs) -> CliResult<Self> {
-        let mut outputs: Vec<(Box<dyn Exporter + Send>, Dest, &'static str)> = Vec::new();
-        let asked: [(Option<&PathBuf>, Box<dyn Exporter + Send>, &'static str); 3] = [
-            (
-                args.export_json.as_ref(),
-                Box::new(JsonExporter),
-                "--export-json",
-            ),
-            (
-                args.export_csv.as_ref(),
-                Box::new(CsvExporter),
-                "--export-csv",
-            ),
+        let mut outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)> = Vec::new();
+        let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 3] = [
+            (args.export_json.as_ref(), Box::new(Json), "--export-json"),
+            (args.export_csv.as_ref(), Box::new(Csv), "--export-csv"),
             (
                 args.export_markdown.as_ref(),
-                Box::new(MarkdownExporter),
+                Box::new(Markdown),
                 "--export-markdown",
             ),
         ];
@@ -87,7 +79,7 @@ impl Exports {
             if !due {
                 continue;
             }
-            let text = exporter.render(record);
+            let text = exporter.text(record);
             let result = match dest {
                 Dest::Stdout => crate::out::stdout(&text).map_err(|e| e.message),
                 Dest::File(p, _) => crate::outfile::write(p, text.as_bytes()).map_err(|e| {
@@ -116,7 +108,7 @@ impl Exports {
         let mut words = record.clone();
         words.run.status = fsbench_model::RunStatus::Interrupted;
         Some(Box::new(move || {
-            let text = JsonExporter.render(&words);
+            let text = Json.text(&words);
             for f in files {
                 let _ = crate::outfile::write(&f, text.as_bytes());
             }

@@ -1,72 +1,15 @@
 //! `fsbench report RUN... -o report.html` and `fsbench run --html FILE`: stored runs as one
-//! self-contained HTML file. The binary prepares what the pure renderer cannot compute itself:
-//! latency percentile curves from the samples' HdrHistograms (merged exactly per cell), and the
-//! comparison of every later run with the first.
+//! self-contained HTML file (prepared by `fsbench_analysis::html`, rendered by the report
+//! crate's `Html`).
 
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
-use fsbench_report::html::{CrossRun, HtmlInput};
-use std::collections::BTreeMap;
+use fsbench_report::export::Renderer;
 use std::path::Path;
 
-/// Percentiles of the latency curves.
-const PERCENTILES: &[f64] = &[
-    0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
-];
-
-/// The latency curve of one cell: its samples' histograms merged, read at [`PERCENTILES`].
-fn latency_curve(e: &fsbench_model::ResultEntry) -> Option<Vec<(f64, f64)>> {
-    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
-    for s in &e.samples {
-        let Some(h) = s
-            .latency_hdr
-            .as_deref()
-            .and_then(fsbench_measure::histo::decode)
-        else {
-            continue;
-        };
-        match &mut merged {
-            Some(m) => m.add(&h).ok()?,
-            None => merged = Some(h),
-        }
-    }
-    let h = merged.filter(|h| !h.is_empty())?;
-    Some(
-        PERCENTILES
-            .iter()
-            .map(|&p| (p, h.value_at_quantile(p / 100.0) as f64))
-            .collect(),
-    )
-}
-
-/// The report of `runs` (oldest first) as HTML.
-pub fn html(runs: &[RunRecord]) -> String {
-    let mut latency = BTreeMap::new();
-    for (ri, r) in runs.iter().enumerate() {
-        for (ci, e) in r.results.iter().enumerate() {
-            if let Some(c) = latency_curve(e) {
-                latency.insert((ri, ci), c);
-            }
-        }
-    }
-    let cross = runs
-        .iter()
-        .skip(1)
-        .map(|b| {
-            let a = &runs[0];
-            let comps = fsbench_analysis::runs::compare_records(a, b, 95.0);
-            CrossRun {
-                heading: format!("A = run {} vs B = run {}", a.run.id, b.run.id),
-                environment: fsbench_analysis::runs::environment_differences(a, b),
-                merged: fsbench_analysis::runs::merged(a, b, comps),
-            }
-        })
-        .collect();
-    fsbench_report::html::render(&HtmlInput {
-        runs,
-        cross,
-        latency,
-    })
+/// The report of `last` after the `earlier` runs (oldest first) as HTML.
+pub fn html(earlier: Vec<RunRecord>, last: &RunRecord) -> String {
+    fsbench_analysis::html::renderer(earlier, last).text(last)
 }
 
 /// Writes the report to `output` (`-`: standard output) through the careful output writer.
@@ -97,7 +40,8 @@ pub fn run(specs: &[String], output: &Path, db: Option<&Path>) -> CliResult<i32>
         runs.push(super::show::load(db, s)?);
     }
     runs.sort_by(|a, b| a.run.started_at.cmp(&b.run.started_at));
-    write(output, &html(&runs))?;
+    let last = runs.pop().expect("invariant: at least one run was loaded");
+    write(output, &html(runs, &last))?;
     if output.as_os_str() != "-" {
         crate::errln!("fsbench: report written to {}", output.display());
     }

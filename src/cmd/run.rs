@@ -149,9 +149,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     }
     sink.save(true);
     let html = match &args.html {
-        Some(p) => {
-            super::report::write(p, &super::report::html(std::slice::from_ref(&sink.record)))
-        }
+        Some(p) => super::report::write(p, &super::report::html(Vec::new(), &sink.record)),
         None => Ok(()),
     };
     let printed = if sink.exports.uses_stdout() {
@@ -417,11 +415,10 @@ pub fn print_report(record: &RunRecord, plot: bool) -> CliResult<()> {
     } else {
         None
     };
-    let mut text = String::new();
-    fsbench_report::terminal::render(
-        record,
-        fsbench_report::terminal::TerminalOptions { width, plot },
-        &mut text,
-    );
-    crate::out::stdout(&text)
+    use fsbench_report::export::Renderer;
+    let terminal = fsbench_report::terminal::Terminal(fsbench_report::terminal::TerminalOptions {
+        width,
+        plot,
+    });
+    crate::out::stdout(&terminal.text(record))
 }

@@ -1,10 +1,19 @@
 //! The JSON document of `--json`: the run record as specified in docs/formats.md.
 
+use crate::export::Renderer;
 use fsbench_model::RunRecord;
 
-/// Serialises `record` as pretty JSON followed by a newline.
-pub fn render(record: &RunRecord) -> String {
-    let mut s = serde_json::to_string_pretty(record).expect("invariant: run records serialise");
-    s.push('\n');
-    s
+/// The run record as pretty JSON followed by a newline.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json;
+
+impl Renderer for Json {
+    fn format(&self) -> &'static str {
+        "json"
+    }
+
+    fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, record).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    }
 }

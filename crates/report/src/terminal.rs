@@ -16,8 +16,24 @@ pub struct TerminalOptions {
     pub plot: bool,
 }
 
+/// The tables `fsbench run` prints, with these options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terminal(pub TerminalOptions);
+
+impl crate::export::Renderer for Terminal {
+    fn format(&self) -> &'static str {
+        "terminal"
+    }
+
+    fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut text = String::new();
+        render(record, self.0, &mut text);
+        out.write_all(text.as_bytes())
+    }
+}
+
 /// Renders `record` as text.
-pub fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
+fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     header(record, out);
     if record.results.iter().any(|r| !r.samples.is_empty()) {
         let _ = writeln!(out, "{}", headline_table(&record.results, opts));

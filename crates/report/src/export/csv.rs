@@ -1,13 +1,13 @@
 //! CSV: one row per sample, tidy (each sample an observation, each metric a column), with the
 //! cell's keys first so a spreadsheet or pandas can group by them.
 
-use super::Exporter;
+use super::Renderer;
 use fsbench_model::RunRecord;
 use std::collections::BTreeSet;
 
 /// One row per sample.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CsvExporter;
+pub struct Csv;
 
 /// The cell's key columns, before the metrics.
 const KEYS: &[&str] = &[
@@ -34,24 +34,24 @@ fn join(m: &std::collections::BTreeMap<String, String>) -> String {
         .join(";")
 }
 
-impl Exporter for CsvExporter {
+impl Renderer for Csv {
     fn format(&self) -> &'static str {
         "csv"
     }
 
-    fn render(&self, record: &RunRecord) -> String {
+    fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let metrics: BTreeSet<&String> = record
             .results
             .iter()
             .flat_map(|r| r.samples.iter().flat_map(|s| s.metrics.keys()))
             .filter(|m| !KEYS.contains(&m.as_str()))
             .collect();
-        let mut w = ::csv::Writer::from_writer(Vec::new());
+        let mut w = ::csv::Writer::from_writer(out);
         let header = KEYS
             .iter()
             .map(|k| k.to_string())
             .chain(metrics.iter().map(|m| m.to_string()));
-        let _ = w.write_record(header.collect::<Vec<_>>());
+        w.write_record(header.collect::<Vec<_>>())?;
         for r in &record.results {
             for (i, s) in r.samples.iter().enumerate() {
                 let mut row = vec![
@@ -75,10 +75,9 @@ impl Exporter for CsvExporter {
                         .iter()
                         .map(|m| s.metrics.get(*m).map(|v| v.to_string()).unwrap_or_default()),
                 );
-                let _ = w.write_record(&row);
+                w.write_record(&row)?;
             }
         }
-        let bytes = w.into_inner().unwrap_or_default();
-        String::from_utf8(bytes).unwrap_or_default()
+        w.flush()
     }
 }

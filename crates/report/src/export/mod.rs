@@ -1,34 +1,34 @@
-//! Exports: one file per format behind one trait (as hyperfine's `export/`), each a pure function
-//! from the record a run built (or the store gave back) to text. `fsbench run`, `show` and
-//! `compare` write them with the same flags.
+//! One renderer trait for every format (as hyperfine's `export/` and ripgrep's sinks): terminal,
+//! JSON, CSV, Markdown and HTML each implement [`Renderer`] in a file of their own and write to
+//! the caller's `Write`. They are pure: a run record in, text out, so each is snapshot-tested
+//! (`tests.rs`). `fsbench run`, `show`, `compare` and `report` all go through it.
 
 mod csv;
 mod markdown;
 
-pub use self::csv::CsvExporter;
-pub use self::markdown::MarkdownExporter;
+pub use self::csv::Csv;
+pub use self::markdown::Markdown;
+pub use crate::html::Html;
+pub use crate::json::Json;
+pub use crate::terminal::Terminal;
 
 use fsbench_model::RunRecord;
+use std::io::{self, Write};
 
-/// A way of writing a run record as text.
-pub trait Exporter {
-    /// Format name for messages (`json`, `csv`, `markdown`).
+/// A way of writing a run record as a document.
+pub trait Renderer {
+    /// Format name for messages (`terminal`, `json`, `csv`, `markdown`, `html`).
     fn format(&self) -> &'static str;
-    /// The whole document.
-    fn render(&self, record: &RunRecord) -> String;
-}
 
-/// The JSON document of docs/formats.md.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct JsonExporter;
+    /// Writes the whole document of `record` to `out`.
+    fn render(&self, record: &RunRecord, out: &mut dyn Write) -> io::Result<()>;
 
-impl Exporter for JsonExporter {
-    fn format(&self) -> &'static str {
-        "json"
-    }
-
-    fn render(&self, record: &RunRecord) -> String {
-        crate::json::render(record)
+    /// The document as text (for callers that still need a string).
+    fn text(&self, record: &RunRecord) -> String {
+        let mut bytes = Vec::new();
+        self.render(record, &mut bytes)
+            .expect("invariant: writing to a Vec cannot fail");
+        String::from_utf8(bytes).expect("invariant: renderers write UTF-8")
     }
 }
 

@@ -99,39 +99,55 @@ pub(crate) fn record() -> RunRecord {
     }
 }
 
+/// Every format goes through the one trait into any `Write`, with the same bytes as its text.
+#[test]
+fn every_format_writes_through_the_one_trait() {
+    let formats: [Box<dyn Renderer>; 5] = [
+        Box::new(Terminal::default()),
+        Box::new(Json),
+        Box::new(Csv),
+        Box::new(Markdown),
+        Box::new(Html::default()),
+    ];
+    let names: Vec<&str> = formats.iter().map(|f| f.format()).collect();
+    assert_eq!(names, ["terminal", "json", "csv", "markdown", "html"]);
+    for f in &formats {
+        let mut out: Vec<u8> = Vec::new();
+        f.render(&record(), &mut out).unwrap();
+        assert!(!out.is_empty(), "{}", f.format());
+        assert_eq!(String::from_utf8(out).unwrap(), f.text(&record()));
+    }
+}
+
 #[test]
 fn csv_is_one_row_per_sample() {
-    insta::assert_snapshot!("csv", CsvExporter.render(&record()));
+    insta::assert_snapshot!("csv", Csv.text(&record()));
 }
 
 #[test]
 fn markdown_has_the_table_and_the_verdicts() {
-    insta::assert_snapshot!("markdown", MarkdownExporter.render(&record()));
+    insta::assert_snapshot!("markdown", Markdown.text(&record()));
 }
 
 #[test]
 fn json_snapshot() {
-    insta::assert_snapshot!("json", JsonExporter.render(&record()));
+    insta::assert_snapshot!("json", Json.text(&record()));
 }
 
 #[test]
 fn json_round_trips() {
-    let text = JsonExporter.render(&record());
+    let text = Json.text(&record());
     let back: RunRecord = serde_json::from_str(&text).unwrap();
     assert_eq!(back, record());
 }
 
 #[test]
 fn terminal_report_snapshot() {
-    let mut text = String::new();
-    crate::terminal::render(
-        &record(),
-        crate::terminal::TerminalOptions {
-            width: None,
-            plot: false,
-        },
-        &mut text,
-    );
+    let text = Terminal(crate::terminal::TerminalOptions {
+        width: None,
+        plot: false,
+    })
+    .text(&record());
     insta::assert_snapshot!("terminal", text);
 }
 
@@ -139,12 +155,7 @@ fn terminal_report_snapshot() {
 /// the SVG drawing itself (whose coordinates are plotters' business).
 #[test]
 fn html_structure_snapshot() {
-    let runs = [record()];
-    let html = crate::html::render(&crate::html::HtmlInput {
-        runs: &runs,
-        cross: Vec::new(),
-        latency: std::collections::BTreeMap::new(),
-    });
+    let html = Html::default().text(&record());
     let outline: Vec<String> = html
         .split('<')
         .filter(|t| {

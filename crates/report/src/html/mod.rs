@@ -15,14 +15,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Everything the report shows.
-pub struct HtmlInput<'a> {
+pub(crate) struct HtmlInput<'a> {
     /// The runs, oldest first (the first is the baseline of cross-run comparisons).
-    pub runs: &'a [RunRecord],
+    pub runs: Vec<&'a RunRecord>,
     /// Cross-run comparisons: a heading, the environment differences, and a record holding both
     /// runs' cells (targets prefixed `A:`/`B:`) with the comparisons.
-    pub cross: Vec<CrossRun>,
+    pub cross: &'a [CrossRun],
     /// Latency percentile curves (percentile, ns) by run index and cell index.
-    pub latency: BTreeMap<(usize, usize), Vec<(f64, f64)>>,
+    pub latency: &'a BTreeMap<(usize, usize), Vec<(f64, f64)>>,
 }
 
 /// One comparison of two runs.
@@ -55,10 +55,39 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The HTML report of a record, after the earlier runs it is compared with.
+#[derive(Default)]
+pub struct Html {
+    /// Runs before the rendered one, oldest first (the first is the baseline of cross-run
+    /// comparisons); empty for the report of one run.
+    pub earlier: Vec<RunRecord>,
+    /// Cross-run comparisons (see [`HtmlInput::cross`]).
+    pub cross: Vec<CrossRun>,
+    /// Latency percentile curves by run index (the rendered run last) and cell index.
+    pub latency: BTreeMap<(usize, usize), Vec<(f64, f64)>>,
+}
+
+impl crate::export::Renderer for Html {
+    fn format(&self) -> &'static str {
+        "html"
+    }
+
+    fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut runs: Vec<&RunRecord> = self.earlier.iter().collect();
+        runs.push(record);
+        let text = render(&HtmlInput {
+            runs,
+            cross: &self.cross,
+            latency: &self.latency,
+        });
+        out.write_all(text.as_bytes())
+    }
+}
+
 /// The whole report.
-pub fn render(input: &HtmlInput<'_>) -> String {
+fn render(input: &HtmlInput<'_>) -> String {
     let mut out = String::with_capacity(64 * 1024);
-    let title = match input.runs {
+    let title = match input.runs.as_slice() {
         [one] => format!("fsbench run {}", one.run.id),
         many => format!("fsbench: {} runs compared", many.len()),
     };
@@ -68,7 +97,7 @@ pub fn render(input: &HtmlInput<'_>) -> String {
         esc(&title),
         esc(&title)
     );
-    for cross in &input.cross {
+    for cross in input.cross {
         cross_section(cross, &mut out);
     }
     for (ri, r) in input.runs.iter().enumerate() {
