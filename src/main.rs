@@ -132,9 +132,7 @@ fn install_panic_hook() {
             "fsbench: internal error: {}{at} — this is a bug in fsbench; please report it with the command line",
             escape_controls(&what)
         );
-        for line in fsbench_runner::lifecycle::release_all(|| ()) {
-            errln!("{line}");
-        }
+        signals::release_all();
         std::process::exit(ExitKind::Internal.code());
     }));
 }

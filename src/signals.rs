@@ -1,13 +1,15 @@
 //! SIGINT, SIGTERM and SIGHUP: the first one asks the running workload to stop (it returns
 //! `Interrupted`, the scratch is removed as the stack unwinds, exit 130). If the workload does not
-//! stop within a grace period, or a second signal arrives, the watcher kills every child process
-//! group, writes the run's last words (the JSON with status `interrupted`), removes every live
-//! scratch itself and exits 130.
+//! stop within a grace period, or a second signal arrives, the watcher releases the process's
+//! cleanup registry ([`cleanup`]: child process groups killed, the run's last words written —
+//! the JSON with status `interrupted`, the store's mark —, labs torn down, scratches removed)
+//! and exits 130.
 
+use fsbench_sys::cleanup::Cleanup;
 use fsbench_workload::CancelToken;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
-use std::sync::Mutex;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -16,14 +18,17 @@ const GRACE: Duration = Duration::from_secs(10);
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// What to write before a forced exit (the run's JSON marked `interrupted`), set by the run.
-type LastWords = Box<dyn FnOnce() + Send>;
-static LAST_WORDS: Mutex<Option<LastWords>> = Mutex::new(None);
+/// The process's one cleanup registry. The engine gets clones of it; it is process-wide only
+/// because the signal watcher and the panic hook, which release it, have no other way to it.
+pub fn cleanup() -> &'static Cleanup {
+    static CLEANUP: OnceLock<Cleanup> = OnceLock::new();
+    CLEANUP.get_or_init(Cleanup::new)
+}
 
-/// Replaces what the watcher writes before a forced exit.
-pub fn set_last_words(f: LastWords) {
-    if let Ok(mut w) = LAST_WORDS.lock() {
-        *w = Some(f);
+/// Releases the registry (see [`Cleanup::release_all`]) and shows its lines.
+pub fn release_all() {
+    for line in cleanup().release_all() {
+        crate::errln!("{line}");
     }
 }
 
@@ -53,15 +58,7 @@ pub fn install(cancel: CancelToken) -> std::io::Result<()> {
 }
 
 fn force_exit() -> ! {
-    let lines = fsbench_runner::lifecycle::release_all(|| {
-        let words = LAST_WORDS.lock().ok().and_then(|mut w| w.take());
-        if let Some(f) = words {
-            f();
-        }
-    });
-    for line in lines {
-        crate::errln!("{line}");
-    }
+    release_all();
     crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);
 }

@@ -18,6 +18,8 @@ struct RunSink {
     exports: Exports,
     store: Option<RunStore>,
     progress: Progress,
+    /// What a forced exit writes (the exports so far, the store's mark), in the cleanup registry.
+    last_words: Option<fsbench_sys::cleanup::Registration>,
 }
 
 impl Sink for RunSink {
@@ -52,13 +54,16 @@ impl RunSink {
         let files = self.exports.last_words(&self.record);
         let db = self.store.as_ref().map(|s| s.path());
         let id = self.record.run.id.clone();
-        crate::signals::set_last_words(Box::new(move || {
+        let stage = fsbench_sys::cleanup::Stage::Outputs;
+        // The new words replace the old: the previous registration is dropped (forgotten).
+        self.last_words = Some(crate::signals::cleanup().register(stage, move || {
             if let Some(f) = files {
                 f();
             }
             if let Some(path) = db {
                 crate::storage::mark_interrupted(&path, &id);
             }
+            Vec::new()
         }));
     }
 
@@ -131,6 +136,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         exports,
         store,
         progress: Progress::new(args.quiet, total),
+        last_words: None,
     };
     sink.save(false);
     if let Some(e) = sink.exports.error.take() {
@@ -227,7 +233,7 @@ fn build_lab(
         interrupted: crate::signals::interrupted,
         say: |line| crate::errln!("{line}"),
     };
-    let (lab, built) = crate::lab::build(req, &taken, hooks)?;
+    let (lab, built) = crate::lab::build(req, &taken, hooks, crate::signals::cleanup())?;
     plan.targets.extend(built.into_iter().map(|b| PlanTarget {
         label: b.label,
         path: b.path,
@@ -248,6 +254,7 @@ fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
         dist,
         shared: args.layout == crate::cli::LayoutArg::Shared,
         clock: runner::ClockChoice::Real,
+        cleanup: crate::signals::cleanup().clone(),
     };
     if team.parallel() && !team.root() {
         crate::out::silence();

@@ -4,9 +4,9 @@
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
 //! the current directory's filesystem or `--lab-dir`.
 //!
-//! Teardown is driven by a registry of undo steps (`LIVE`), filled while building, so a signal,
-//! a panic or an error at any point undoes exactly what exists: the guard [`Lab`] on normal
-//! paths, [`teardown_all_live`] from the signal watcher and the panic hook. A run killed with
+//! Teardown is driven by undo steps recorded while building, so a signal, a panic or an error
+//! at any point undoes exactly what exists: the guard [`Lab`] on normal paths, the process's
+//! cleanup registry ([`fsbench_sys::cleanup`]) from the signal watcher and the panic hook. A run killed with
 //! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
 //! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
 //! `SCRATCH/KIND/disk.img`.
@@ -28,9 +28,9 @@ pub use request::{DEFAULT_SIZE, LabRequest, LabSpec, request};
 use fsbench_model::{EngineResult, Failure};
 use fsbench_model::{LabInfo, TargetInfo};
 use fsbench_scratch::Scratch;
+use fsbench_sys::cleanup::{Cleanup, Registration, Stage};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 use teardown::Undo;
 
@@ -160,7 +160,8 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// One target being built: its directory in the lab scratch, the size, and what was done so far.
 pub(crate) struct Building {
-    lab: u64,
+    live: Shared,
+    cleanup: Cleanup,
     /// This kind's directory inside the lab scratch (created, empty).
     pub dir: PathBuf,
     /// `--lab-size`, bytes.
@@ -173,21 +174,21 @@ impl Building {
     /// Runs a tool and records its command line. Holds the teardown lock meanwhile, so a forced
     /// exit tears down after the command (which it kills first), and refuses once that began.
     pub fn run(&mut self, program: &str, args: &[&str]) -> Result<String, String> {
-        let _guard = teardown_lock();
-        if CLOSED.load(Ordering::SeqCst) {
+        let guard = lock_live(&self.live);
+        if self.cleanup.is_closed() || guard.as_ref().is_none_or(|g| g.is_none()) {
             return Err("interrupted: the lab is being torn down".into());
         }
         let shown = tool::find(program).map_or(program.to_string(), |p| p.display().to_string());
         self.info.commands.push(tool::display(&shown, args));
-        tool::run(program, args, TOOL_TIMEOUT)
+        tool::run(program, args, TOOL_TIMEOUT, &self.cleanup)
     }
 
     /// Records a step to undo at teardown (steps are undone newest first).
     pub fn undo(&self, step: Undo) {
-        let mut live = live();
+        let mut live = lock_live(&self.live);
         if let Some(t) = live
-            .iter_mut()
-            .find(|l| l.id == self.lab)
+            .as_mut()
+            .and_then(|g| g.as_mut())
             .and_then(|l| l.targets.last_mut())
         {
             t.undo.push(step);
@@ -226,7 +227,6 @@ pub(crate) fn text(p: &Path) -> &str {
 
 /// What is left to undo of one lab (one `fsbench run`).
 struct LiveLab {
-    id: u64,
     scratch: Option<Scratch>,
     targets: Vec<LiveTarget>,
 }
@@ -237,25 +237,17 @@ struct LiveTarget {
     undo: Vec<Undo>,
 }
 
-/// Labs alive in this process, so the signal watcher and the panic hook can tear them down.
-static LIVE: Mutex<Vec<LiveLab>> = Mutex::new(Vec::new());
-/// Held while tearing down, so a forced exit waits for a teardown under way instead of exiting
-/// in its middle.
-static TEARDOWN: Mutex<()> = Mutex::new(());
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-/// Set by a forced exit: nothing more is built.
-static CLOSED: AtomicBool = AtomicBool::new(false);
+/// One lab's undo state, shared by the [`Lab`] guard, its [`Building`]s and its step in the
+/// cleanup registry; `None` once torn down. Held while a build command runs and while tearing
+/// down, so a forced exit waits for either instead of acting in its middle.
+type Shared = Arc<Mutex<Option<LiveLab>>>;
 
-fn live() -> MutexGuard<'static, Vec<LiveLab>> {
-    LIVE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The teardown lock, waiting at most a minute (a panic inside a teardown must not hang the
-/// panic hook forever).
-fn teardown_lock() -> Option<MutexGuard<'static, ()>> {
+/// The lock of `live`, waiting at most a minute (a panic inside a teardown must not hang the
+/// panic hook forever); `None` when it could not be had.
+fn lock_live(live: &Shared) -> Option<MutexGuard<'_, Option<LiveLab>>> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        match TEARDOWN.try_lock() {
+        match live.try_lock() {
             Ok(g) => return Some(g),
             Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
             Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
@@ -266,36 +258,24 @@ fn teardown_lock() -> Option<MutexGuard<'static, ()>> {
     }
 }
 
-/// Removes lab `id` (every lab when `None`) from the registry and tears it down; returns the
-/// lines to show (notes as they are, problems as errors).
-fn tear_down(id: Option<u64>) -> Vec<String> {
-    let _guard = teardown_lock();
-    let labs: Vec<LiveLab> = {
-        let mut l = live();
-        let (take, keep) = std::mem::take(&mut *l)
-            .into_iter()
-            .partition(|x| id.is_none_or(|i| i == x.id));
-        *l = keep;
-        take
+/// Tears down the lab in `live` (nothing if already done); returns the lines to show (notes as
+/// they are, problems as errors). Holds its lock meanwhile.
+fn tear_down(live: &Shared) -> Vec<String> {
+    let Some(mut guard) = lock_live(live) else {
+        return vec!["fsbench: error: lab teardown: still busy after a minute — run 'fsbench clean' on the lab directory".into()];
     };
-    let mut lines = Vec::new();
-    for sweep in labs.into_iter().map(teardown::lab) {
-        lines.extend(sweep.done);
-        lines.extend(
-            sweep
-                .problems
-                .into_iter()
-                .map(|p| format!("fsbench: error: lab teardown: {p}")),
-        );
-    }
+    let Some(lab) = guard.take() else {
+        return Vec::new();
+    };
+    let sweep = teardown::lab(lab);
+    let mut lines = sweep.done;
+    lines.extend(
+        sweep
+            .problems
+            .into_iter()
+            .map(|p| format!("fsbench: error: lab teardown: {p}")),
+    );
     lines
-}
-
-/// Tears down every lab of this process (the signal watcher's and panic hook's last resort);
-/// returns the lines to show the user (what was noted, and each problem as an error).
-pub fn teardown_all_live() -> Vec<String> {
-    CLOSED.store(true, Ordering::SeqCst);
-    tear_down(None)
 }
 
 /// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts the
@@ -322,12 +302,21 @@ pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
 }
 
 /// The lab of one run: its targets are torn down and its scratch removed when this is dropped.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Lab {
-    id: Option<u64>,
+    live: Option<Shared>,
     infos: Vec<(String, LabInfo)>,
     /// Where the teardown's lines go when this is dropped (the binary's stderr).
     say: Option<fn(&str)>,
+    /// Tears the lab down if the process must stop before this is dropped.
+    registration: Option<Registration>,
+    cleanup: Cleanup,
+}
+
+impl std::fmt::Debug for Lab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lab").field("infos", &self.infos).finish()
+    }
 }
 
 /// A target the lab built: its label (the kind) and the mounted directory.
@@ -340,17 +329,19 @@ pub struct BuiltTarget {
 }
 
 impl Lab {
-    fn register(scratch: Scratch) -> Self {
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        live().push(LiveLab {
-            id,
+    fn register(scratch: Scratch, cleanup: &Cleanup) -> Self {
+        let live: Shared = Arc::new(Mutex::new(Some(LiveLab {
             scratch: Some(scratch),
             targets: Vec::new(),
-        });
+        })));
+        let undo = live.clone();
+        let registration = cleanup.register(Stage::Labs, move || tear_down(&undo));
         Self {
-            id: Some(id),
+            live: Some(live),
             infos: Vec::new(),
             say: None,
+            registration: Some(registration),
+            cleanup: cleanup.clone(),
         }
     }
 
@@ -365,15 +356,19 @@ impl Lab {
 
     /// Builds `kind` in `root/<kind>`; the target's undo steps are registered as they happen.
     fn build_one(&mut self, kind: &LabKind, root: &Path, size: u64) -> Result<PathBuf, String> {
-        let id = self.id.expect("invariant: a lab that builds is registered");
-        if let Some(l) = live().iter_mut().find(|l| l.id == id) {
+        let live = self
+            .live
+            .clone()
+            .expect("invariant: a lab that builds is registered");
+        if let Some(l) = lock_live(&live).as_mut().and_then(|g| g.as_mut()) {
             l.targets.push(LiveTarget {
                 label: kind.name.to_string(),
                 undo: Vec::new(),
             });
         }
         let mut b = Building {
-            lab: id,
+            live,
+            cleanup: self.cleanup.clone(),
             dir: root.join(kind.name),
             size,
             info: LabInfo {
@@ -392,13 +387,15 @@ impl Lab {
 
 impl Drop for Lab {
     fn drop(&mut self) {
-        if let Some(id) = self.id {
-            for line in tear_down(Some(id)) {
+        if let Some(live) = &self.live {
+            // Torn down before the registration goes: a forced exit meanwhile waits for it.
+            for line in tear_down(live) {
                 if let Some(say) = self.say {
                     say(&line);
                 }
             }
         }
+        self.registration = None;
     }
 }
 
@@ -415,10 +412,13 @@ pub struct Hooks {
 /// Builds the requested lab targets (none without `--lab`), in the order given; `taken` are the
 /// labels of the other targets. Anything built is torn down when the returned guard drops, also
 /// on error here.
+/// `cleanup` is the process's cleanup registry: the lab is torn down from it if fsbench must
+/// stop before the guard drops.
 pub fn build(
     req: Option<LabRequest>,
     taken: &[&str],
     hooks: Hooks,
+    cleanup: &Cleanup,
 ) -> EngineResult<(Lab, Vec<BuiltTarget>)> {
     let mut targets = Vec::new();
     let Some(req) = req else {
@@ -433,9 +433,9 @@ pub fn build(
         )));
     }
     let id = format!("{}{}-{}", LAB_ID, std::process::id(), nanos());
-    let scratch = Scratch::create(&req.dir, &id).map_err(|e| Failure::input(e.message))?;
+    let scratch = Scratch::create(&req.dir, &id, cleanup).map_err(|e| Failure::input(e.message))?;
     let root = scratch.path().to_path_buf();
-    let mut lab = Lab::register(scratch);
+    let mut lab = Lab::register(scratch, cleanup);
     lab.say = Some(hooks.say);
     for kind in &req.kinds {
         if (hooks.interrupted)() {

@@ -9,6 +9,7 @@
 
 use super::{LiveLab, tool};
 use fsbench_envinfo::{fuse_daemon_pids, mounts};
+use fsbench_sys::cleanup::Cleanup;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,13 @@ pub struct Sweep {
     pub done: Vec<String>,
     /// One line per failure.
     pub problems: Vec<String>,
+}
+
+/// Runs a teardown command. Not registered in the process's cleanup registry: teardown runs
+/// while that registry is being released (or after the run), and each command is waited for
+/// with a timeout and dies with fsbench anyway (`PR_SET_PDEATHSIG`).
+fn run_tool(program: &str, args: &[&str]) -> Result<String, String> {
+    tool::run(program, args, TIMEOUT, &Cleanup::new())
 }
 
 /// Tears down one lab; returns what it noted and its problems. The scratch is kept when
@@ -177,10 +185,9 @@ fn unmount(point: &Path, fuse: bool) -> Result<Option<String>, String> {
             Vec::new()
         };
         let r = if fuse {
-            tool::run("fusermount3", &["-u", p], TIMEOUT)
-                .or_else(|_| tool::run("umount", &[p], TIMEOUT))
+            run_tool("fusermount3", &["-u", p]).or_else(|_| run_tool("umount", &[p]))
         } else {
-            tool::run("umount", &[p], TIMEOUT)
+            run_tool("umount", &[p])
         };
         match r {
             Ok(_) => wait_gone(&daemons),
@@ -193,7 +200,7 @@ fn unmount(point: &Path, fuse: bool) -> Result<Option<String>, String> {
     if !is_mounted(point) {
         return Ok(None);
     }
-    tool::run("umount", &["-l", p], TIMEOUT).map_err(|e| {
+    run_tool("umount", &["-l", p]).map_err(|e| {
         format!("cannot unmount {p}: {last}; 'umount -l' failed too: {e} — unmount it by hand")
     })?;
     Ok(Some(format!(
@@ -245,7 +252,7 @@ fn detach(device: &str, image: &Path) -> Result<Option<String>, String> {
     if backing_file(name).as_deref() != Some(image) {
         return Ok(None); // already detached (and perhaps reused by someone else)
     }
-    tool::run("losetup", &["-d", device], TIMEOUT)
+    run_tool("losetup", &["-d", device])
         .map_err(|e| format!("cannot detach {device}: {e} — run 'losetup -d {device}'"))?;
     let deadline = Instant::now() + Duration::from_secs(2);
     while backing_file(name).as_deref() == Some(image) {

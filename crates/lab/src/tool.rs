@@ -4,6 +4,7 @@
 //! on timeout), their output captured in an in-memory file so a chatty tool cannot block on a
 //! full pipe.
 
+use fsbench_sys::cleanup::Cleanup;
 use fsbench_workload::CancelToken;
 use fsbench_workload::child::{self, WaitError};
 use std::io::{Read, Seek};
@@ -98,8 +99,14 @@ pub fn display(program: &str, args: &[&str]) -> String {
 }
 
 /// Runs `program args` to completion (killed after `timeout`) and returns its output, trimmed;
-/// `Err` is one line: what failed and the tool's last line of output.
-pub fn run(program: &str, args: &[&str], timeout: Duration) -> Result<String, String> {
+/// `Err` is one line: what failed and the tool's last line of output. The child is registered
+/// in `cleanup` while it runs.
+pub fn run(
+    program: &str,
+    args: &[&str],
+    timeout: Duration,
+    cleanup: &Cleanup,
+) -> Result<String, String> {
     let path = find(program).ok_or_else(|| {
         format!(
             "{program} is not installed (apt-get install {})",
@@ -117,7 +124,8 @@ pub fn run(program: &str, args: &[&str], timeout: Duration) -> Result<String, St
             cmd.stderr(f);
         }
     }
-    let mut child = child::spawn(&mut cmd).map_err(|e| format!("cannot start {program}: {e}"))?;
+    let mut child =
+        child::spawn(&mut cmd, cleanup).map_err(|e| format!("cannot start {program}: {e}"))?;
     drop(cmd);
     let status = child
         .wait(&CancelToken::new(), Some(timeout))
@@ -164,24 +172,32 @@ mod tests {
     #[test]
     fn output_and_failures_are_captured() {
         let t = Duration::from_secs(10);
+        let c = Cleanup::new();
         assert_eq!(
-            run("sh", &["-c", "echo hi; echo there >&2"], t).unwrap(),
+            run("sh", &["-c", "echo hi; echo there >&2"], t, &c).unwrap(),
             "hi\nthere"
         );
         let e = run(
             "sh",
             &["-c", "echo first; echo 'the reason' >&2; exit 3"],
             t,
+            &c,
         )
         .unwrap_err();
         assert!(e.contains("sh failed") && e.ends_with("the reason"), "{e}");
-        let e = run("no-such-tool-fsbench", &[], t).unwrap_err();
+        let e = run("no-such-tool-fsbench", &[], t, &c).unwrap_err();
         assert!(e.contains("not installed"), "{e}");
     }
 
     #[test]
     fn a_hanging_tool_is_killed() {
-        let e = run("sleep", &["30"], Duration::from_millis(100)).unwrap_err();
+        let e = run(
+            "sleep",
+            &["30"],
+            Duration::from_millis(100),
+            &Cleanup::new(),
+        )
+        .unwrap_err();
         assert!(e.contains("killed"), "{e}");
     }
 

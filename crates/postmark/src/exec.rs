@@ -8,6 +8,7 @@ use crate::report::{self, Precise, ReportData};
 use fsbench_measure::{Clock, CpuTimes, MonotonicClock, Recorder, SampleRecorder};
 use fsbench_model::Failure;
 use fsbench_scratch::Scratch;
+use fsbench_sys::cleanup::Cleanup;
 use fsbench_workload::engines::postmark::{self, Location, OpKind, OpLog, Outcome, Progress};
 use fsbench_workload::{CancelToken, WorkloadError};
 use std::io::Write;
@@ -85,7 +86,11 @@ fn scratch_error(e: fsbench_scratch::ScratchError) -> RunError {
     RunError::Failed(err)
 }
 
-fn make_scratches(s: &Settings, run_no: u32) -> Result<Vec<(Scratch, u32)>, RunError> {
+fn make_scratches(
+    s: &Settings,
+    run_no: u32,
+    cleanup: &Cleanup,
+) -> Result<Vec<(Scratch, u32)>, RunError> {
     let locations = if s.locations.is_empty() {
         vec![(".".to_string(), 1)]
     } else {
@@ -95,7 +100,7 @@ fn make_scratches(s: &Settings, run_no: u32) -> Result<Vec<(Scratch, u32)>, RunE
     let mut scratches = Vec::new();
     for (i, (dir, weight)) in locations.iter().enumerate() {
         let id = format!("postmark-{pid}-{run_no}-{i}");
-        let scratch = Scratch::create(Path::new(dir), &id)
+        let scratch = Scratch::create(Path::new(dir), &id, cleanup)
             .map_err(scratch_error)?
             .guard();
         scratches.push((scratch, *weight));
@@ -121,12 +126,13 @@ pub fn run(
     run_no: u32,
     cancel: &CancelToken,
     out: &mut dyn Write,
+    cleanup: &Cleanup,
 ) -> Result<RunOutput, RunError> {
     s.cfg.validate().map_err(|what| RunError::Config {
         what,
         hint: "change the setting before `run`".into(),
     })?;
-    let scratches = make_scratches(s, run_no)?;
+    let scratches = make_scratches(s, run_no, cleanup)?;
     let dirs = scratches
         .iter()
         .map(|(sc, _)| std::fs::File::open(sc.path()))

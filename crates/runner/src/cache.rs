@@ -6,6 +6,7 @@
 
 pub use fsbench_spec::cold::ColdMethod;
 use fsbench_sys::cache as sys;
+use fsbench_sys::cleanup::Cleanup;
 use fsbench_workload::CancelToken;
 use fsbench_workload::child::{self, WaitError};
 use std::os::fd::AsFd;
@@ -13,10 +14,16 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Makes `files` (and, for system-wide methods, everything) cold with `method`.
-pub fn apply(method: &ColdMethod, files: &[PathBuf], cancel: &CancelToken) -> Result<(), String> {
+/// `--cold-cmd` runs registered in `cleanup`.
+pub fn apply(
+    method: &ColdMethod,
+    files: &[PathBuf],
+    cancel: &CancelToken,
+    cleanup: &Cleanup,
+) -> Result<(), String> {
     match method {
         ColdMethod::DropCaches => sys::drop_caches(),
-        ColdMethod::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel),
+        ColdMethod::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel, cleanup),
         ColdMethod::Fadvise => files.iter().try_for_each(|f| sys::fadvise_dontneed(f)),
     }
 }
@@ -27,6 +34,7 @@ fn run_cold_cmd(
     cmd: &str,
     timeout: std::time::Duration,
     cancel: &CancelToken,
+    cleanup: &Cleanup,
 ) -> Result<(), String> {
     let mut c = Command::new("sh");
     c.arg("-c")
@@ -39,7 +47,7 @@ fn run_cold_cmd(
                 .map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?,
         ));
     let mut child =
-        child::spawn(&mut c).map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
+        child::spawn(&mut c, cleanup).map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
     match child.wait(cancel, Some(timeout)) {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!("--cold-cmd '{cmd}' failed with {status}")),
@@ -91,6 +99,7 @@ mod tests {
             &ColdMethod::Fadvise,
             std::slice::from_ref(&f),
             &CancelToken::new(),
+            &Cleanup::new(),
         )
         .unwrap();
         let after = resident_pct(std::slice::from_ref(&f)).unwrap();
@@ -110,10 +119,32 @@ mod tests {
     fn failing_or_hanging_cold_cmd_is_an_error() {
         let t = std::time::Duration::from_secs(5);
         let c = CancelToken::new();
-        assert!(apply(&ColdMethod::ColdCmd("exit 3".into(), t), &[], &c).is_err());
-        assert!(apply(&ColdMethod::ColdCmd("true".into(), t), &[], &c).is_ok());
+        assert!(
+            apply(
+                &ColdMethod::ColdCmd("exit 3".into(), t),
+                &[],
+                &c,
+                &Cleanup::new()
+            )
+            .is_err()
+        );
+        assert!(
+            apply(
+                &ColdMethod::ColdCmd("true".into(), t),
+                &[],
+                &c,
+                &Cleanup::new()
+            )
+            .is_ok()
+        );
         let short = std::time::Duration::from_millis(100);
-        let e = apply(&ColdMethod::ColdCmd("sleep 30".into(), short), &[], &c).unwrap_err();
+        let e = apply(
+            &ColdMethod::ColdCmd("sleep 30".into(), short),
+            &[],
+            &c,
+            &Cleanup::new(),
+        )
+        .unwrap_err();
         assert!(e.contains("--cold-timeout"), "{e}");
     }
 }

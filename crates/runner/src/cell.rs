@@ -130,13 +130,15 @@ pub fn measure(
         let method = cold.expect("invariant: a cold cell has a cold method");
         dist.barrier();
         if err.is_none() && (method.per_file() || dist.is_node_leader()) {
-            err = cache::apply(method, &files, &p.ctx.cancel).err().map(|m| {
-                if p.ctx.cancel.is_cancelled() {
-                    WorkloadError::Interrupted
-                } else {
-                    WorkloadError::Unsupported(format!("cannot make the cache cold: {m}"))
-                }
-            });
+            err = cache::apply(method, &files, &p.ctx.cancel, &p.ctx.cleanup)
+                .err()
+                .map(|m| {
+                    if p.ctx.cancel.is_cancelled() {
+                        WorkloadError::Interrupted
+                    } else {
+                        WorkloadError::Unsupported(format!("cannot make the cache cold: {m}"))
+                    }
+                });
         }
         dist.barrier();
     }

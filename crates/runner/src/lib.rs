@@ -7,7 +7,6 @@
 pub mod cache;
 mod cell;
 mod daemons;
-pub mod lifecycle;
 pub mod metrics;
 pub mod overhead;
 mod setup;

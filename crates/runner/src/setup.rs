@@ -48,7 +48,7 @@ pub fn scratches(
         let made = if attach {
             Err(None)
         } else {
-            Scratch::create(&t.path, &id)
+            Scratch::create(&t.path, &id, &team.cleanup)
                 .map(Scratch::guard)
                 .map_err(Some)
         };
@@ -118,6 +118,7 @@ pub fn prepare_all(
             target,
             cancel: cancel.clone(),
             ranks: team.ranks(),
+            cleanup: team.cleanup.clone(),
         };
         let mut p = Prepared {
             target: ti,

@@ -18,6 +18,8 @@ pub struct Team {
     pub shared: bool,
     /// The clock samples are timed with (the real one, except in deterministic tests).
     pub clock: crate::ClockChoice,
+    /// The process's cleanup registry: scratches and child processes are registered there.
+    pub cleanup: fsbench_sys::cleanup::Cleanup,
 }
 
 /// Why a sample gave no result.

@@ -129,7 +129,8 @@ mod tests {
     #[test]
     fn only_a_scratch_marked_with_the_owner_pid_is_claimed() {
         let t = tempfile::tempdir().unwrap();
-        let s = crate::Scratch::create(t.path(), "guard").unwrap();
+        let s = crate::Scratch::create(t.path(), "guard", &fsbench_sys::cleanup::Cleanup::new())
+            .unwrap();
         assert_eq!(marker_owner(s.path()), Some(std::process::id()));
         assert_eq!(marker_owner(t.path()), None);
     }

@@ -7,17 +7,14 @@
 
 pub mod guard;
 
+use fsbench_sys::cleanup::{Cleanup, Registration, Stage};
 pub use fsbench_sys::process::{host_name, owner_alive, process_start_ticks};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Prefix of every scratch directory name.
 pub const PREFIX: &str = ".fsbench-";
 /// Name of the marker file inside a scratch directory.
 pub const MARKER: &str = ".fsbench-scratch";
-
-/// Scratches alive in this process, so a signal watcher can remove them as a last resort.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Why a scratch could not be made or removed.
 #[derive(Debug)]
@@ -41,23 +38,34 @@ pub struct Scratch {
     removed: bool,
     /// False for a scratch another MPI rank made (`attach`): never removed from here.
     owned: bool,
+    /// Removes it if the process must stop before this is dropped (the cleanup registry).
+    registration: Option<Registration>,
 }
 
 impl Scratch {
     /// Creates `target/.fsbench-<run_id>` (mode 0700) with its marker. Explains missing,
     /// non-directory, read-only and permission-denied targets.
-    pub fn create(target: &Path, run_id: &str) -> Result<Self, ScratchError> {
+    /// `cleanup` removes it if fsbench must stop before it is removed or dropped.
+    pub fn create(target: &Path, run_id: &str, cleanup: &Cleanup) -> Result<Self, ScratchError> {
         check_target_dir(target)?;
         let path = target.join(format!("{PREFIX}{run_id}"));
         if let Err(e) = std::fs::DirBuilder::new().mode_0700().create(&path) {
             return Err(explain(&e, target, "cannot create the scratch directory"));
         }
+        let undo_path = path.clone();
+        let registration = cleanup.register(Stage::Scratches, move || {
+            remove_tree(&undo_path)
+                .err()
+                .map(|e| e.message)
+                .into_iter()
+                .collect()
+        });
         let scratch = Self {
             path,
             removed: false,
             owned: true,
+            registration: Some(registration),
         };
-        register(&scratch.path);
         let marker = format!(
             "pid={}\nstart_ticks={}\nrun={run_id}\nhost={}\n",
             std::process::id(),
@@ -90,6 +98,7 @@ impl Scratch {
             path,
             removed: true,
             owned: false,
+            registration: None,
         })
     }
 
@@ -112,7 +121,7 @@ impl Scratch {
     /// the signal watcher.
     pub fn keep(mut self) {
         self.removed = true;
-        unregister(&self.path);
+        self.unregister();
     }
 
     /// Removes the scratch now and reports a failure (Drop only tries).
@@ -121,15 +130,21 @@ impl Scratch {
         if !self.owned {
             return Ok(());
         }
-        unregister(&self.path);
+        self.unregister();
         remove_tree(&self.path)
+    }
+
+    /// Its removal is no longer anyone else's business: the registry and the guard forget it.
+    fn unregister(&mut self) {
+        self.registration = None;
+        crate::guard::forget(&self.path);
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !self.removed {
-            unregister(&self.path);
+            self.unregister();
             let _ = remove_tree(&self.path);
         }
     }
@@ -143,30 +158,6 @@ impl Mode0700 for std::fs::DirBuilder {
     fn mode_0700(&mut self) -> &mut Self {
         use std::os::unix::fs::DirBuilderExt;
         self.mode(0o700)
-    }
-}
-
-fn register(path: &Path) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.push(path.to_path_buf());
-    }
-}
-
-fn unregister(path: &Path) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.retain(|p| p != path);
-    }
-    crate::guard::forget(path);
-}
-
-/// Removes every scratch still alive (signal watcher's last resort before exiting).
-pub fn remove_all_live() {
-    let paths: Vec<PathBuf> = LIVE
-        .lock()
-        .map(|mut l| std::mem::take(&mut *l))
-        .unwrap_or_default();
-    for p in paths {
-        let _ = remove_tree(&p);
     }
 }
 
@@ -276,7 +267,7 @@ mod tests {
     #[test]
     fn create_and_remove_leaves_nothing() {
         let t = tempfile::tempdir().unwrap();
-        let s = Scratch::create(t.path(), "unit1").unwrap();
+        let s = Scratch::create(t.path(), "unit1", &Cleanup::new()).unwrap();
         std::fs::create_dir_all(s.path().join("a/b")).unwrap();
         std::fs::write(s.path().join("a/b/f"), b"x").unwrap();
         s.remove().unwrap();
@@ -288,7 +279,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let canary = tempfile::tempdir().unwrap();
         std::fs::write(canary.path().join("keep"), b"x").unwrap();
-        let s = Scratch::create(t.path(), "unit2").unwrap();
+        let s = Scratch::create(t.path(), "unit2", &Cleanup::new()).unwrap();
         std::os::unix::fs::symlink(canary.path(), s.path().join("link")).unwrap();
         std::os::unix::fs::symlink(canary.path().join("keep"), s.path().join("flink")).unwrap();
         drop(s);
@@ -297,9 +288,22 @@ mod tests {
     }
 
     #[test]
+    fn the_cleanup_registry_removes_a_scratch_left_live_and_forgets_a_removed_one() {
+        let t = tempfile::tempdir().unwrap();
+        let cleanup = Cleanup::new();
+        let live = Scratch::create(t.path(), "left", &cleanup).unwrap();
+        std::fs::write(live.path().join("f"), b"x").unwrap();
+        let done = Scratch::create(t.path(), "done", &cleanup).unwrap();
+        done.remove().unwrap();
+        assert!(cleanup.release_all().is_empty());
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+        live.keep(); // already removed by the registry: nothing left to do
+    }
+
+    #[test]
     fn live_scratch_is_not_stale_and_dead_one_is() {
         let t = tempfile::tempdir().unwrap();
-        let s = Scratch::create(t.path(), "live").unwrap();
+        let s = Scratch::create(t.path(), "live", &Cleanup::new()).unwrap();
         let dead = t.path().join(format!("{PREFIX}dead"));
         std::fs::create_dir(&dead).unwrap();
         std::fs::write(dead.join(MARKER), "pid=4294967\nstart_ticks=1\n").unwrap();
@@ -313,7 +317,7 @@ mod tests {
     #[cfg_attr(not(fsbench_root), ignore = "needs root (to mount a tmpfs)")]
     fn removal_never_crosses_a_mount_point() {
         let t = tempfile::tempdir().unwrap();
-        let s = Scratch::create(t.path(), "mnt").unwrap();
+        let s = Scratch::create(t.path(), "mnt", &Cleanup::new()).unwrap();
         let m = s.path().join("mnt");
         std::fs::create_dir(&m).unwrap();
         let ok = std::process::Command::new("mount")
@@ -347,7 +351,7 @@ mod tests {
         let found = find_scratches(t.path()).unwrap();
         assert!(!found[0].stale, "judged another host's scratch");
         assert!(Scratch::attach(t.path(), "nope").is_err());
-        let s = Scratch::create(t.path(), "mine").unwrap();
+        let s = Scratch::create(t.path(), "mine", &Cleanup::new()).unwrap();
         let a = Scratch::attach(t.path(), "mine").unwrap();
         drop(a);
         assert!(s.path().exists(), "an attached scratch was removed");
@@ -356,11 +360,11 @@ mod tests {
     #[test]
     fn missing_and_file_targets_are_explained() {
         let t = tempfile::tempdir().unwrap();
-        let e = Scratch::create(&t.path().join("nope"), "x").unwrap_err();
+        let e = Scratch::create(&t.path().join("nope"), "x", &Cleanup::new()).unwrap_err();
         assert!(e.message.contains("does not exist"), "{}", e.message);
         let f = t.path().join("file");
         std::fs::write(&f, b"").unwrap();
-        let e = Scratch::create(&f, "x").unwrap_err();
+        let e = Scratch::create(&f, "x", &Cleanup::new()).unwrap_err();
         assert!(e.message.contains("not a directory"), "{}", e.message);
     }
 }

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod cache;
+pub mod cleanup;
 pub mod fscrypt;
 pub mod fskind;
 pub mod proc;

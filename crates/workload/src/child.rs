@@ -1,17 +1,14 @@
 //! Child processes that never outlive fsbench: every command fsbench starts (a `command`
 //! workload, `--cold-cmd`, walk workers) runs in its own process group, gets SIGKILL from the
 //! kernel if fsbench dies (`PR_SET_PDEATHSIG`, even on SIGKILL of fsbench), is killed as a group
-//! on cancellation or timeout, and is listed in a registry that the signal watcher empties before
-//! a forced exit.
+//! on cancellation or timeout, and is registered in the process's cleanup registry
+//! ([`fsbench_sys::cleanup`]), which kills it before a forced exit.
 
 use crate::CancelToken;
+use fsbench_sys::cleanup::{Cleanup, Registration, Stage};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// Process groups alive now (their leaders' pids).
-static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// How a waited-for child ended, when it did not exit by itself.
 #[derive(Debug)]
@@ -30,10 +27,13 @@ pub struct GroupChild {
     /// The child (its pid is also the group id).
     pub child: Child,
     reaped: bool,
+    /// Kills the group if the process must stop before this child is reaped.
+    registration: Option<Registration>,
 }
 
-/// Starts `cmd` as the leader of a new process group that dies with fsbench.
-pub fn spawn(cmd: &mut Command) -> std::io::Result<GroupChild> {
+/// Starts `cmd` as the leader of a new process group that dies with fsbench; `cleanup` kills
+/// the group if fsbench must stop before it is reaped.
+pub fn spawn(cmd: &mut Command, cleanup: &Cleanup) -> std::io::Result<GroupChild> {
     let parent = rustix::process::getpid();
     cmd.process_group(0);
     // SAFETY: the closure runs in the forked child before exec and only makes two raw system
@@ -51,12 +51,17 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<GroupChild> {
         });
     }
     let child = cmd.spawn()?;
-    if let Ok(mut g) = LIVE_GROUPS.lock() {
-        g.push(child.id() as i32);
-    }
+    let pgid = child.id() as i32;
+    let registration = cleanup.register(Stage::Processes, move || {
+        if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        Vec::new()
+    });
     Ok(GroupChild {
         child,
         reaped: false,
+        registration: Some(registration),
     })
 }
 
@@ -112,9 +117,7 @@ impl GroupChild {
         if let Some(pgid) = rustix::process::Pid::from_raw(self.child.id() as i32) {
             let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
         }
-        if let Ok(mut g) = LIVE_GROUPS.lock() {
-            g.retain(|&p| p != self.child.id() as i32);
-        }
+        self.registration = None;
     }
 }
 
@@ -139,19 +142,6 @@ fn kill_group(pgid: i32) {
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
 
-/// Kills every live group at once (the signal watcher's last resort before a forced exit).
-pub fn kill_all_groups() {
-    let groups: Vec<i32> = LIVE_GROUPS
-        .lock()
-        .map(|mut g| std::mem::take(&mut *g))
-        .unwrap_or_default();
-    for pgid in groups {
-        if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +150,7 @@ mod tests {
     fn timeout_kills_the_whole_group() {
         let mut c = Command::new("sh");
         c.arg("-c").arg("sleep 30 & sleep 30; wait");
-        let mut g = spawn(&mut c).unwrap();
+        let mut g = spawn(&mut c, &Cleanup::new()).unwrap();
         let pgid = g.child.id() as i32;
         let r = g.wait(&CancelToken::new(), Some(Duration::from_millis(100)));
         assert!(matches!(r, Err(WaitError::TimedOut(_))), "{r:?}");
@@ -194,9 +184,9 @@ mod tests {
     fn cancel_stops_the_wait_and_exit_status_is_returned() {
         let cancel = CancelToken::new();
         cancel.cancel();
-        let mut g = spawn(Command::new("sleep").arg("30")).unwrap();
+        let mut g = spawn(Command::new("sleep").arg("30"), &Cleanup::new()).unwrap();
         assert!(matches!(g.wait(&cancel, None), Err(WaitError::Cancelled)));
-        let mut g = spawn(Command::new("sh").args(["-c", "exit 4"])).unwrap();
+        let mut g = spawn(Command::new("sh").args(["-c", "exit 4"]), &Cleanup::new()).unwrap();
         let s = g.wait(&CancelToken::new(), None).unwrap();
         assert_eq!(s.code(), Some(4));
     }

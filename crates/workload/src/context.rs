@@ -29,6 +29,8 @@ pub struct Context {
     pub cancel: CancelToken,
     /// The other processes doing the same work at the same time (MPI ranks); alone by default.
     pub ranks: Ranks,
+    /// The process's cleanup registry: children the workload starts are registered there.
+    pub cleanup: fsbench_sys::cleanup::Cleanup,
 }
 
 /// This process's place among the MPI ranks running the same plan.
@@ -87,6 +89,7 @@ impl Context {
             target: Target::Dir(dir.into()),
             cancel,
             ranks: Ranks::default(),
+            cleanup: Default::default(),
         }
     }
 

@@ -221,7 +221,13 @@ impl Session {
         self.runs += 1;
         let stdout = std::io::stdout();
         let mut progress = stdout.lock();
-        let result = exec::run(&self.settings, self.runs, &self.cancel, &mut progress);
+        let result = exec::run(
+            &self.settings,
+            self.runs,
+            &self.cancel,
+            &mut progress,
+            crate::signals::cleanup(),
+        );
         drop(progress);
         match result {
             Ok(out) => {

@@ -127,8 +127,8 @@ impl CommandWorkload {
             .map_err(|e| WorkloadError::io("dup", text, e))?;
         cmd.stderr(Stdio::from(err_writer));
         let start = Instant::now();
-        let mut child =
-            crate::child::spawn(&mut cmd).map_err(|e| WorkloadError::io("spawn", text, e))?;
+        let mut child = crate::child::spawn(&mut cmd, &ctx.cleanup)
+            .map_err(|e| WorkloadError::io("spawn", text, e))?;
         drop(cmd);
         let status = match child.wait(&ctx.cancel, None) {
             Ok(s) => s,

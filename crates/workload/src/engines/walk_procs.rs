@@ -33,7 +33,7 @@ pub fn run(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         // Own process group, killed with fsbench even on SIGKILL (PR_SET_PDEATHSIG).
-        let child = crate::child::spawn(&mut cmd).map_err(|e| {
+        let child = crate::child::spawn(&mut cmd, &ctx.cleanup).map_err(|e| {
             WorkloadError::Invalid(format!(
                 "cannot start walk worker {} of {workers}: {e} — use fewer workers",
                 k + 1
