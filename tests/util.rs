@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 pub fn data_home() -> &'static Path {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
+        // Under cargo's temp dir for integration tests (inside target/): a static is never
+        // dropped, so a directory in /tmp would be left behind by every test run.
         tempfile::Builder::new()
             .prefix("fsbench-test-data")
-            .tempdir()
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .expect("create data dir")
     })
     .path()
