@@ -193,10 +193,10 @@ fn finish(
 /// True when `tool` is an executable file in a directory of `$PATH` (or `/sbin`, `/usr/sbin`,
 /// which non-root shells often lack).
 pub(crate) fn on_path(tool: &str) -> bool {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/sbin".into(), "/usr/sbin".into()])
-        .any(|d| d.join(tool).is_file())
+    fsbench_sys::process::find_program(tool).is_some()
+        || ["/sbin", "/usr/sbin"]
+            .iter()
+            .any(|d| Path::new(d).join(tool).is_file())
 }
 
 /// (available, total) bytes of the filesystem holding `path`.

@@ -71,15 +71,7 @@ pub fn package_of(name: &str) -> &str {
 
 /// The executable `name` in a directory of `$PATH`, if any.
 pub fn find(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    fsbench_sys::process::find_program(name)
 }
 
 /// The command line as run, for the record (arguments with spaces are quoted).

@@ -26,3 +26,16 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(19)?.parse().ok()
 }
+
+/// The executable `name` in a directory of the search path (`$PATH`, as `exec` searches it),
+/// if any. The one place outside the binary that reads an environment variable: finding a
+/// program is the operating system's convention, not a setting of fsbench.
+pub fn find_program(name: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
