@@ -68,27 +68,6 @@ impl Clock for FakeClock {
     }
 }
 
-/// The clock a sample is timed with: the real monotonic clock, or a fake one for deterministic
-/// whole-pipeline tests. An enum rather than a trait object so the real clock's reading stays
-/// inlined behind one predictable branch.
-#[derive(Debug)]
-pub enum SampleClock {
-    /// The real monotonic clock.
-    Monotonic(MonotonicClock),
-    /// A fake clock advancing a fixed step per reading.
-    Fake(FakeClock),
-}
-
-impl Clock for SampleClock {
-    #[inline]
-    fn now_ns(&self) -> u64 {
-        match self {
-            Self::Monotonic(c) => c.now_ns(),
-            Self::Fake(c) => c.now_ns(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ mod machine;
 mod overhead;
 mod recorder;
 
-pub use clock::{Clock, FakeClock, MonotonicClock, SampleClock};
+pub use clock::{Clock, FakeClock, MonotonicClock};
 pub use cpu::{CpuTimes, ProcessCounters};
 pub use machine::{
     CpuDelta, CpuSnapshot, MachineCpuNs, MachineTicks, clock_ticks_per_s, parse_pid_stat,

@@ -4,7 +4,7 @@
 use crate::ClockChoice;
 use crate::cache::{self, ColdMethod};
 use crate::metrics;
-use fsbench_measure::{CpuSnapshot, SampleRecorder, clock_ticks_per_s};
+use fsbench_measure::{Clock, CpuSnapshot, FakeClock, SampleRecorder, clock_ticks_per_s};
 use fsbench_model::Sample;
 use fsbench_spec::plan::{CacheState, Runs};
 use fsbench_workload::{Context, Workload, WorkloadError};
@@ -147,17 +147,31 @@ pub fn measure(
     if let Some(e) = err {
         return Err(e);
     }
-    let mut rec = SampleRecorder::with_clock(p.clock.sample_clock(p.target, cell.samples.len()));
+    // One recorder type per clock, so the real clock's reading is inlined in the per-operation
+    // path with no branch for the fake one.
+    let mut measured = match p.clock.fake_step(p.target, cell.samples.len()) {
+        None => timed_run(SampleRecorder::new(), p)?,
+        Some(step) => timed_run(SampleRecorder::with_clock(FakeClock::new(step)), p)?,
+    };
+    verify_direct(&mut measured.data.metrics, &files, resident);
+    measured.resident = resident;
+    Ok(measured)
+}
+
+/// The timed region: CPU counters, then the workload's run on `rec`, then CPU counters again.
+fn timed_run<C: Clock>(
+    mut rec: SampleRecorder<C>,
+    p: &mut Prepared,
+) -> Result<Measured, WorkloadError> {
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
-    let mut data = rec.finish();
+    let data = rec.finish();
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
-    verify_direct(&mut data.metrics, &files, resident);
     Ok(Measured {
         data,
         latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
-        resident,
+        resident: None,
         cpu,
     })
 }

@@ -72,17 +72,17 @@ pub enum ClockChoice {
 }
 
 impl ClockChoice {
-    /// The clock for sample `sample` (0-based) of target `target`.
-    pub fn sample_clock(&self, target: usize, sample: usize) -> fsbench_measure::SampleClock {
-        use fsbench_measure::{FakeClock, MonotonicClock, SampleClock};
+    /// The fake clock's step for sample `sample` (0-based) of target `target`; `None` for the
+    /// real clock.
+    pub fn fake_step(&self, target: usize, sample: usize) -> Option<u64> {
         match self {
-            Self::Real => SampleClock::Monotonic(MonotonicClock::new()),
+            Self::Real => None,
             Self::Fake { step_ns } => {
                 let base = step_ns
                     .get(target % step_ns.len().max(1))
                     .copied()
                     .unwrap_or(1);
-                SampleClock::Fake(FakeClock::new(base + (sample % 3) as u64))
+                Some(base + (sample % 3) as u64)
             }
         }
     }

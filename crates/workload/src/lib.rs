@@ -13,6 +13,7 @@ mod context;
 pub mod engines;
 mod error;
 pub mod fsops;
+mod info;
 pub mod io;
 mod params;
 mod registry;
@@ -27,8 +28,9 @@ pub use cancel::CancelToken;
 pub use context::{Context, RankSync, Ranks, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
+pub use info::{Built, Caps, WorkloadInfo};
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
-pub use registry::{Built, Caps, WorkloadInfo, build, find, names, suggest};
+pub use registry::{build, find, names, suggest};
 
 use std::path::PathBuf;
 

@@ -5,8 +5,8 @@
 //! command runs before every sample, unmeasured. What the command itself writes is up to it:
 //! fsbench's own files stay in its scratch.
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -2,9 +2,9 @@
 //! `size=2x-ram` sizes the file from physical memory so the page cache cannot hold it.
 
 use super::common::{self, FsyncPolicy, WritePass};
+use crate::info::WorkloadInfo;
 use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

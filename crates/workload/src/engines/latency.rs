@@ -7,9 +7,9 @@
 use super::common::{self, Direct, Offsets};
 use super::queue::{self, Engine, Queue};
 use super::uring::{One, Ring, RingSpec};
+use crate::info::WorkloadInfo;
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 use std::time::Duration;

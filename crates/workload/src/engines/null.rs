@@ -1,8 +1,8 @@
 //! `null`: does no I/O. Measures fsbench's own per-operation overhead and drives end-to-end tests
 //! deterministically (fio's null engine).
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

@@ -3,8 +3,8 @@
 //! outputs live in the scratch (`out/`, never in the source tree). A sample stats every input and
 //! output once, by full path, and finds nothing to do.
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::tree::TreeSource;
 use crate::tree::index::{Index, cpath, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};

@@ -7,9 +7,9 @@ use super::common::{self, Direct, FsyncPolicy, Offsets};
 use super::jobs;
 use super::queue::{self, Engine, Jobs, Queue};
 use super::uring::{Ring, RingSpec, Source};
+use crate::info::WorkloadInfo;
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

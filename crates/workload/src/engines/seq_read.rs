@@ -6,9 +6,9 @@
 use super::common::{self, Direct, SeqJob};
 use super::jobs;
 use super::queue::{self, Jobs, Queue};
+use crate::info::WorkloadInfo;
 use crate::io::{self, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

@@ -5,9 +5,9 @@
 use super::common::{self, Direct, SeqJob, WritePass};
 use super::jobs;
 use super::queue::{self, Jobs, Queue};
+use crate::info::WorkloadInfo;
 use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

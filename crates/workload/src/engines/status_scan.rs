@@ -3,8 +3,8 @@
 //! with `untracked-cache=on` only the directories whose mtime changed (git's untracked cache).
 //! Paths are full paths, resolved by the kernel on every call, as git does.
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::tree::TreeSource;
 use crate::tree::index::{Index, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};

@@ -5,8 +5,8 @@
 //! extract workload removes its last tree and the delete workload extracts a fresh one.
 
 use super::tarball::{ArchiveSource, extract};
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 

@@ -1,8 +1,8 @@
 //! `tree-create`: write a synthetic source tree (profile, scale, seed), then delete it. Creation
 //! rate (files/s) is the headline; deletion is timed too. The tree's manifest is recorded.
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::tree::{self, TreeSpec, tree_params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;

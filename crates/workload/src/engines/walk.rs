@@ -2,8 +2,8 @@
 //! threads or processes, over a generated tree or an existing one (read only). The readdir
 //! global-lock study: sys time that grows with J while wall time stops falling.
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::tree::TreeSource;
 use crate::walker::{self, StatMode, WalkCounts};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};

@@ -18,8 +18,8 @@ mod stdio;
 pub use config::Config;
 pub use engine::{Counts, Location, Marks, OpKind, OpLog, Outcome, Progress, run};
 
+use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::registry::WorkloadInfo;
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
 use rustix::fd::AsFd;
 use std::path::PathBuf;

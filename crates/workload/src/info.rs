@@ -1,0 +1,81 @@
+//! What a workload is: its registry entry (name, parameters, how to build it) and, once built,
+//! its fixed facts. The engines declare their entry here without depending on the registry that
+//! lists them (no import circle between `registry` and `engines`).
+
+use crate::Workload;
+use crate::params::{ParamDoc, ParamError, Params};
+use std::collections::BTreeMap;
+
+/// How to find, document and build one workload.
+#[derive(Clone, Copy)]
+pub struct WorkloadInfo {
+    /// Stable name used in the CLI, job files, JSON and the store.
+    pub name: &'static str,
+    /// One line on what it measures.
+    pub summary: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamDoc],
+    /// Builds an instance from parameters (the caller checks for unknown keys afterwards).
+    pub build: fn(&mut Params) -> Result<Box<dyn Workload>, ParamError>,
+}
+
+impl std::fmt::Debug for WorkloadInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkloadInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// What a workload is, fixed once its parameters are: its capabilities, headline metric and
+/// needs. Read once at build time, so that nobody builds a workload again to ask.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Caps {
+    /// The headline metric.
+    pub headline: crate::Headline,
+    /// It writes to the target (refused on read-only targets and, without `--allow-destroy`,
+    /// on devices).
+    pub writes: bool,
+    /// Bytes of free space it needs on the target, when known in advance (0: unknown).
+    pub space_needed: u64,
+    /// Inodes it creates at most, when known in advance (0: unknown).
+    pub inodes_needed: u64,
+    /// The parameter that makes it smaller, for hints.
+    pub size_knob: &'static str,
+    /// Metrics shown next to the headline in tables.
+    pub also_shown: &'static [&'static str],
+    /// It can read a block device directly.
+    pub supports_device: bool,
+    /// A cold sample needs a system-wide drop (dentries and inodes), not only file pages.
+    pub cold_needs_global: bool,
+    /// It can split its work among MPI ranks in one directory (`--layout shared`).
+    pub supports_shared: bool,
+}
+
+impl Caps {
+    /// The fixed facts of `w`.
+    pub fn of(w: &dyn Workload) -> Self {
+        Self {
+            headline: w.headline(),
+            writes: w.writes(),
+            space_needed: w.space_needed(),
+            inodes_needed: w.inodes_needed(),
+            size_knob: w.size_knob(),
+            also_shown: w.also_shown(),
+            supports_device: w.supports_device(),
+            cold_needs_global: w.cold_needs_global(),
+            supports_shared: w.supports_shared(),
+        }
+    }
+}
+
+/// A built workload: the instance, its canonical parameters (defaults included) and its fixed
+/// facts.
+pub struct Built {
+    /// The instance, ready to prepare.
+    pub workload: Box<dyn Workload>,
+    /// Canonical parameters, defaults included.
+    pub params: BTreeMap<String, String>,
+    /// Its fixed facts.
+    pub caps: Caps,
+}
