@@ -171,6 +171,9 @@ fn shared_layout_refuses_a_workload_that_cannot_split() {
             "--no-store",
             "--layout",
             "shared",
+            // Warm: cold `walk` needs root (drop_caches), which is not what this test is about.
+            "--cache",
+            "warm",
             "-w",
             "walk",
             "-t",
