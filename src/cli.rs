@@ -241,7 +241,7 @@ pub enum LayoutArg {
 pub struct RunArgs {
     /// Directory under test, optionally labelled: `--target xfs=/mnt/xfs`. Repeatable; default `.`.
     #[arg(long = "target", short = 't', value_name = "[LABEL=]DIR")]
-    pub targets: Vec<String>,
+    pub targets: Vec<std::ffi::OsString>,
     /// Run a suite: a built-in name (`fsbench suite list`) or a TOML file. Without --suite and
     /// --workload, the `quick` suite runs.
     #[arg(long, value_name = "NAME|FILE")]

@@ -30,7 +30,11 @@ use clap::Parser;
 use error::{CliError, ExitKind};
 
 fn main() {
-    let argv: Vec<String> = std::env::args().collect();
+    // `args_os`: `args` panics on an argument that is not UTF-8 (a path is any bytes). The
+    // internal commands' arguments are fsbench's own, so a lossy view of them is exact.
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     if argv.get(1).map(String::as_str)
         == Some(fsbench_workload::engines::walk_procs::WORKER_COMMAND)
     {
@@ -61,6 +65,10 @@ fn main() {
                     errln!("{}", e.render());
                     std::process::exit(ExitKind::Usage.code());
                 }
+                ErrorKind::InvalidUtf8 => {
+                    report(&CliError::usage(not_utf8_message()));
+                    std::process::exit(ExitKind::Usage.code());
+                }
                 _ => {
                     report(&CliError::usage(one_line_clap_error(
                         &e.render().to_string(),
@@ -78,6 +86,21 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Which argument is not UTF-8 (clap does not say): paths may be any bytes, text may not.
+fn not_utf8_message() -> String {
+    let bad = std::env::args_os()
+        .enumerate()
+        .skip(1)
+        .find(|(_, a)| a.to_str().is_none());
+    match bad {
+        Some((i, a)) => format!(
+            "argument {i} ('{}') is not UTF-8 — only paths (targets, --db, --json, exports, clean DIR) may be any bytes; give text (labels, workloads, notes, commands) in UTF-8",
+            a.to_string_lossy()
+        ),
+        None => "an argument is not UTF-8 — give text in UTF-8".into(),
+    }
 }
 
 /// clap's multi-line usage error as one line: the reason and its hints, then where to look.

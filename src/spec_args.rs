@@ -13,7 +13,11 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         .map(|w| WorkloadRequest::parse(w))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(RunSpec {
-        targets: args.targets.iter().map(|t| TargetSpec::parse(t)).collect(),
+        targets: args
+            .targets
+            .iter()
+            .map(|t| TargetSpec::parse(t))
+            .collect::<Result<Vec<_>, _>>()?,
         suite: args.suite.clone(),
         scale: args.scale,
         workloads,

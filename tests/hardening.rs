@@ -642,3 +642,75 @@ fn postmark_report_to_an_unwritable_file_is_not_success() {
         .code(2)
         .stderr(predicate::str::contains("Cannot direct output"));
 }
+
+/// Arguments are bytes: a path that is not UTF-8 works everywhere a path is taken (target,
+/// `--db`, `--json`, `clean DIR`), and text that is not UTF-8 (a label, a workload, a note, a
+/// command) is refused with one line naming it — never a panic.
+#[test]
+fn arguments_that_are_not_utf8_work_as_paths_and_are_refused_as_text() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = temp_dir();
+    let dir = t.path().join(OsStr::from_bytes(b"target-\xff"));
+    std::fs::create_dir(&dir).unwrap();
+    let json = t.path().join(OsStr::from_bytes(b"out-\xfe.json"));
+    let db = t.path().join(OsStr::from_bytes(b"results-\xfd.db"));
+    let out = fsbench()
+        .args(["run", "-q", "-w", "null", "--cache", "warm", "--runs", "1"])
+        .arg("-t")
+        .arg(&dir)
+        .arg("--json")
+        .arg(&json)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(json.is_file() && db.is_file());
+    assert!(
+        entries(&dir).is_empty(),
+        "scratch left: {:?}",
+        entries(&dir)
+    );
+    let clean = fsbench().arg("clean").arg(&dir).output().unwrap();
+    assert_eq!(clean.status.code(), Some(0));
+
+    let bad = |b: &[u8]| OsStr::from_bytes(b).to_os_string();
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            "run".into(),
+            "-t".into(),
+            bad(b"lab\xfe=/tmp"),
+            "-w".into(),
+            "null".into(),
+        ],
+        vec!["run".into(), "-w".into(), bad(b"null:ops=\xff")],
+        vec![
+            "run".into(),
+            "-w".into(),
+            "null".into(),
+            "--note".into(),
+            bad(b"n\xff"),
+        ],
+        vec![
+            "run".into(),
+            "-w".into(),
+            "null".into(),
+            "--cold-cmd".into(),
+            bad(b"x\xff"),
+        ],
+    ];
+    for args in cases {
+        let out = fsbench().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("not UTF-8"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -397,7 +397,10 @@ fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
             id: format!("{compact}-{}", std::process::id()),
             started_at: stamp,
             fsbench_version: env!("CARGO_PKG_VERSION").into(),
-            argv: std::env::args().collect(),
+            // Recorded for people to read: an argument that is not UTF-8 is shown lossily.
+            argv: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
             status: RunStatus::Running,
         },
         environment,

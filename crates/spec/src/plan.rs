@@ -209,7 +209,10 @@ fn parse_targets(
     allow_destroy: Option<&Path>,
 ) -> EngineResult<Vec<PlanTarget>> {
     let specs = if specs.is_empty() {
-        vec![TargetSpec::parse(".")]
+        vec![TargetSpec {
+            label: None,
+            dir: PathBuf::from("."),
+        }]
     } else {
         specs.to_vec()
     };

@@ -62,17 +62,30 @@ pub struct TargetSpec {
 
 impl TargetSpec {
     /// `--target [LABEL=]DIR`: text before the first `=` is a label when it is not empty and
-    /// holds no `/` (so `/mnt/a=b` is a directory).
-    pub fn parse(text: &str) -> Self {
-        match text.split_once('=') {
-            Some((l, d)) if !l.is_empty() && !l.contains('/') => Self {
-                label: Some(l.to_string()),
-                dir: PathBuf::from(d),
-            },
-            _ => Self {
+    /// holds no `/` (so `/mnt/a=b` is a directory). The directory may be any bytes, as paths
+    /// are; a label is text and must be UTF-8.
+    pub fn parse(arg: &std::ffi::OsStr) -> EngineResult<Self> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = arg.as_bytes();
+        let split = bytes.iter().position(|&b| b == b'=');
+        match split {
+            Some(i) if i > 0 && !bytes[..i].contains(&b'/') => {
+                let label = std::str::from_utf8(&bytes[..i]).map_err(|_| {
+                    Failure::input(format!(
+                        "target label '{}' is not UTF-8 (--target {}) — give a label in plain text",
+                        String::from_utf8_lossy(&bytes[..i]),
+                        arg.to_string_lossy()
+                    ))
+                })?;
+                Ok(Self {
+                    label: Some(label.to_string()),
+                    dir: PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[i + 1..])),
+                })
+            }
+            _ => Ok(Self {
                 label: None,
-                dir: PathBuf::from(text),
-            },
+                dir: PathBuf::from(arg),
+            }),
         }
     }
 
@@ -225,12 +238,22 @@ mod tests {
 
     #[test]
     fn a_target_label_is_text_before_an_equals_sign_without_a_slash() {
-        let t = TargetSpec::parse("a=b=c");
+        let t = TargetSpec::parse("a=b=c".as_ref()).unwrap();
         assert_eq!(t.label.as_deref(), Some("a"));
         assert_eq!(t.dir, PathBuf::from("b=c"));
-        let t = TargetSpec::parse("/mnt/a=b");
+        let t = TargetSpec::parse("/mnt/a=b".as_ref()).unwrap();
         assert_eq!(t.label, None);
         assert_eq!(t.label(), "/mnt/a=b");
+    }
+
+    #[test]
+    fn a_target_dir_may_be_any_bytes_but_a_label_is_text() {
+        use std::os::unix::ffi::OsStrExt;
+        let t = TargetSpec::parse(std::ffi::OsStr::from_bytes(b"x=/tmp/\xff")).unwrap();
+        assert_eq!(t.label.as_deref(), Some("x"));
+        assert_eq!(t.dir.as_os_str().as_bytes(), b"/tmp/\xff");
+        let e = TargetSpec::parse(std::ffi::OsStr::from_bytes(b"\xfe=/tmp")).unwrap_err();
+        assert!(e.message.contains("not UTF-8"), "{e}");
     }
 
     #[test]
