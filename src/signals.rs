@@ -22,7 +22,12 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// because the signal watcher and the panic hook, which release it, have no other way to it.
 pub fn cleanup() -> &'static Cleanup {
     static CLEANUP: OnceLock<Cleanup> = OnceLock::new();
-    CLEANUP.get_or_init(Cleanup::new)
+    CLEANUP.get_or_init(|| {
+        let cleanup = Cleanup::new();
+        // The guard outlives a SIGKILL of fsbench: it kills the child groups still running.
+        cleanup.set_group_watcher((crate::guard::watch_group, crate::guard::forget_group));
+        cleanup
+    })
 }
 
 /// Releases the registry (see [`Cleanup::release_all`]) and shows its lines.

@@ -232,26 +232,6 @@ fn a_failing_rank_ends_the_sample_on_every_rank() {
     assert!(util::entries(t.path()).is_empty(), "scratch left");
 }
 
-/// Pids of live processes whose command line mentions `needle`.
-fn processes_mentioning(needle: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let zombie = stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|r| r.trim_start().starts_with('Z'));
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(needle) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
 /// A long 4-rank run in `layout` on `target`, once `want` scratch entries show that every rank
 /// works there.
 fn long_mpi_run(bin: &Path, layout: &str, target: &Path, want: usize) -> std::process::Child {
@@ -282,13 +262,13 @@ fn assert_nothing_left(mut mpirun: std::process::Child, target: &Path, what: &st
     assert!(!status.success(), "{what}: {status:?}");
     let needle = target.to_string_lossy().into_owned();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while (!util::entries(target).is_empty() || !processes_mentioning(&needle).is_empty())
+    while (!util::entries(target).is_empty() || !util::processes_mentioning(&needle).is_empty())
         && Instant::now() < deadline
     {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(
-        processes_mentioning(&needle),
+        util::processes_mentioning(&needle),
         Vec::<u32>::new(),
         "{what}: ranks left"
     );
@@ -313,7 +293,7 @@ fn sigkill_of_one_rank_leaves_no_scratch_on_any_rank() {
     let bin = mpi_fsbench();
     let t = util::temp_dir();
     let child = long_mpi_run(bin, "per-rank", t.path(), 4);
-    let ranks: Vec<u32> = processes_mentioning(&t.path().to_string_lossy())
+    let ranks: Vec<u32> = util::processes_mentioning(&t.path().to_string_lossy())
         .into_iter()
         .filter(|&p| p != child.id())
         .collect();

@@ -423,3 +423,42 @@ fn raw_device_is_read_only_unless_named_by_allow_destroy() {
     .assert()
     .success();
 }
+
+/// PR_SET_PDEATHSIG reaches only fsbench's direct child: a command's own children (the `sleep`
+/// under `sh -c`) must be killed by the guard, which is told every child's process group.
+#[test]
+fn sigkill_during_a_command_leaves_no_grandchild_and_no_scratch() {
+    let target = temp_dir();
+    // A duration no other process uses, to find exactly this grandchild.
+    let secs = 40_000 + std::process::id() % 10_000;
+    let needle = format!("sleep{}{secs}", '\0');
+    let mut child = crate::util::command()
+        .args(["run", "-q", "--no-store", "--cache", "warm", "--runs", "1"])
+        .args(["--warmup", "0", "-w"])
+        .arg(format!("command:run='sleep {secs}; true'"))
+        .arg("--target")
+        .arg(target.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while crate::util::processes_mentioning(&needle).is_empty() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !crate::util::processes_mentioning(&needle).is_empty()
+        || !entries(target.path()).is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "left behind: processes {:?}, scratch {:?}",
+            crate::util::processes_mentioning(&needle),
+            entries(target.path())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

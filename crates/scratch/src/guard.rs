@@ -1,9 +1,11 @@
 //! The scratch guard: a small process (`fsbench __scratch-guard PID`) that outlives fsbench to
-//! remove its scratch directories when fsbench dies without removing them itself — SIGKILL, the
-//! OOM killer, an MPI rank killed by mpirun. fsbench tells it over a pipe which scratches are
-//! live; when the pipe closes (fsbench gone, however it ended), the guard removes each scratch
-//! still listed whose marker names fsbench's pid, with the same safe removal (no symlinks
-//! followed, no mount crossed), then exits. It runs in its own process group, so the Ctrl-C of
+//! clean up after it when fsbench dies without doing so itself — SIGKILL, the OOM killer, an
+//! MPI rank killed by mpirun. fsbench tells it over a pipe which child process groups and which
+//! scratches are live; when the pipe closes (fsbench gone, however it ended), the guard kills
+//! each group still listed (PR_SET_PDEATHSIG reaches only a direct child: a command's own
+//! children, the `sleep` under `sh -c`, would survive), then removes each scratch still listed
+//! whose marker names fsbench's pid, with the same safe removal (no symlinks followed, no mount
+//! crossed), then exits. It runs in its own process group, so the Ctrl-C of
 //! a terminal or mpirun's kill of a rank's group does not reach it.
 
 use std::io::{BufRead, Write};
@@ -18,26 +20,34 @@ static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
 
 /// Asks the guard (started on first use) to remove `path` if fsbench dies.
 pub fn watch(path: &Path) {
-    send('+', path);
+    send('+', &encode(path));
 }
 
 /// The scratch at `path` was removed or is to be kept: the guard forgets it.
 pub fn forget(path: &Path) {
-    send('-', path);
+    send('-', &encode(path));
 }
 
-fn send(op: char, path: &Path) {
+/// Asks the guard (started on first use) to kill process group `pgid` if fsbench dies while it
+/// runs: the group of a child fsbench started, with whatever that child started in turn.
+pub fn watch_group(pgid: i32) {
+    send('g', &pgid.to_string());
+}
+
+/// Process group `pgid` ended (its leader was reaped): the guard forgets it.
+pub fn forget_group(pgid: i32) {
+    send('G', &pgid.to_string());
+}
+
+fn send(op: char, arg: &str) {
     let Ok(mut pipe) = PIPE.lock() else {
         return;
     };
-    if pipe.is_none() && op == '+' {
+    if pipe.is_none() && matches!(op, '+' | 'g') {
         *pipe = start();
     }
     if let Some(p) = pipe.as_mut() {
-        if writeln!(p, "{op}{}", encode(path))
-            .and_then(|()| p.flush())
-            .is_err()
-        {
+        if writeln!(p, "{op}{arg}").and_then(|()| p.flush()).is_err() {
             *pipe = None;
         }
     }
@@ -65,15 +75,30 @@ pub fn main(args: &[String]) -> i32 {
         return 2;
     };
     let mut live: Vec<PathBuf> = Vec::new();
+    let mut groups: Vec<i32> = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let Some(path) = line.get(1..).and_then(decode) else {
-            continue;
-        };
+        let arg = line.get(1..).unwrap_or("");
         match line.as_bytes().first() {
-            Some(b'+') => live.push(path),
-            Some(b'-') => live.retain(|p| p != &path),
+            Some(b'+') => live.extend(decode(arg)),
+            Some(b'-') => {
+                if let Some(path) = decode(arg) {
+                    live.retain(|p| p != &path);
+                }
+            }
+            Some(b'g') => groups.extend(arg.parse::<i32>().ok().filter(|&g| g > 1)),
+            Some(b'G') => {
+                if let Ok(g) = arg.parse::<i32>() {
+                    groups.retain(|&x| x != g);
+                }
+            }
             _ => {}
+        }
+    }
+    // Processes first: nothing may keep writing into a scratch being removed.
+    for pgid in groups {
+        if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
     }
     for path in live {

@@ -31,7 +31,12 @@ struct Registry {
     next: u64,
     steps: Vec<(u64, Stage, Undo)>,
     closed: bool,
+    /// Told of every child process group as it starts and ends (the scratch guard).
+    group_watcher: Option<GroupWatcher>,
 }
+
+/// Functions told of a child process group's start and end: `(started, ended)`.
+pub type GroupWatcher = (fn(i32), fn(i32));
 
 /// A shared handle to the registry; clones are the same registry.
 #[derive(Clone, Default)]
@@ -88,6 +93,29 @@ impl Cleanup {
         Registration {
             cleanup: self.clone(),
             id,
+        }
+    }
+
+    /// Has `watcher` told of every child process group registered from now on: a watcher
+    /// outside this process (the scratch guard) can then kill a group's grandchildren when
+    /// this process is killed and can undo nothing itself.
+    pub fn set_group_watcher(&self, watcher: GroupWatcher) {
+        self.lock().group_watcher = Some(watcher);
+    }
+
+    /// Child process group `pgid` started (its leader is `pgid`).
+    pub fn group_started(&self, pgid: i32) {
+        let watcher = self.lock().group_watcher;
+        if let Some((started, _)) = watcher {
+            started(pgid);
+        }
+    }
+
+    /// Child process group `pgid` ended (its leader was reaped).
+    pub fn group_ended(&self, pgid: i32) {
+        let watcher = self.lock().group_watcher;
+        if let Some((_, ended)) = watcher {
+            ended(pgid);
         }
     }
 

@@ -29,6 +29,8 @@ pub struct GroupChild {
     reaped: bool,
     /// Kills the group if the process must stop before this child is reaped.
     registration: Option<Registration>,
+    /// Told when the group ends (its watcher outside the process forgets it).
+    cleanup: Cleanup,
 }
 
 /// Starts `cmd` as the leader of a new process group that dies with fsbench; `cleanup` kills
@@ -58,10 +60,12 @@ pub fn spawn(cmd: &mut Command, cleanup: &Cleanup) -> std::io::Result<GroupChild
         }
         Vec::new()
     });
+    cleanup.group_started(pgid);
     Ok(GroupChild {
         child,
         reaped: false,
         registration: Some(registration),
+        cleanup: cleanup.clone(),
     })
 }
 
@@ -118,6 +122,7 @@ impl GroupChild {
             let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
         }
         self.registration = None;
+        self.cleanup.group_ended(self.child.id() as i32);
     }
 }
 
