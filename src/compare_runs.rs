@@ -44,7 +44,7 @@ pub fn print_and_gate(
     let opts = TerminalOptions { width: None, plot };
     fsbench_report::terminal::comparisons(&merged, opts, &mut text);
     if let Some(args) = export {
-        let mut ex = crate::exports::Exports::check(args)?;
+        let mut ex = crate::exports::Exports::check(args, &[], &[])?;
         ex.write(&merged, true);
         if let Some(e) = ex.error {
             return Err(CliError::run(e));

@@ -26,8 +26,23 @@ pub struct Exports {
 }
 
 impl Exports {
-    /// Validates every export path (one line per problem, exit 2) before anything runs.
-    pub fn check(args: &ExportArgs) -> CliResult<Self> {
+    /// Validates every export path (one line per problem, exit 2) before anything runs: none
+    /// may be a `protected` file, one of the `others` outputs, or another export.
+    pub fn check(
+        args: &ExportArgs,
+        protected: &[crate::outputs::Protected],
+        others: &[(&str, &std::path::Path)],
+    ) -> CliResult<Self> {
+        let mut named: Vec<(&str, &std::path::Path)> = [
+            ("--export-json", args.export_json.as_deref()),
+            ("--export-csv", args.export_csv.as_deref()),
+            ("--export-markdown", args.export_markdown.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(f, p)| p.map(|p| (f, p)))
+        .collect();
+        named.extend_from_slice(others);
+        crate::outputs::check(&named, protected).map_err(CliError::usage)?;
         let mut outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)> = Vec::new();
         let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 3] = [
             (args.export_json.as_ref(), Box::new(Json), "--export-json"),

@@ -10,6 +10,7 @@ mod exports;
 mod fuzz;
 mod out;
 mod outfile;
+mod outputs;
 mod progress;
 mod signals;
 mod spec_args;

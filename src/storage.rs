@@ -24,6 +24,17 @@ pub fn db_path(arg: Option<&Path>) -> CliResult<PathBuf> {
     })
 }
 
+/// The results database as a file no output may replace (`--db`, or the default one).
+pub fn protected_db(arg: Option<&Path>) -> Vec<crate::outputs::Protected> {
+    db_path(arg)
+        .map(|path| crate::outputs::Protected {
+            what: "the results database".into(),
+            path,
+        })
+        .into_iter()
+        .collect()
+}
+
 /// Opens the database for reading, as `history`, `show` and `compare` do; an error when there
 /// is none yet.
 pub fn open_existing(arg: Option<&Path>) -> CliResult<Store> {

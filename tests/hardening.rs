@@ -714,3 +714,175 @@ fn arguments_that_are_not_utf8_work_as_paths_and_are_refused_as_text() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Commands whose one output is the database, an input or another output, by any spelling,
+/// with what the refusal must say.
+fn colliding_outputs(
+    dir: &Path,
+    db: &Path,
+    input: &Path,
+) -> Vec<(Vec<std::ffi::OsString>, &'static str)> {
+    let db_other_spelling = dir.join("link").join(".").join("results.db");
+    let spec = format!("rand-read:file={},size=8k,bs=4k,ops=1", input.display());
+    let os = |v: &[&dyn AsRef<std::ffi::OsStr>]| -> Vec<std::ffi::OsString> {
+        v.iter().map(|a| a.as_ref().to_os_string()).collect()
+    };
+    vec![
+        (
+            os(&[&"run", &"--html", &db_other_spelling]),
+            "results database",
+        ),
+        (os(&[&"run", &"--export-csv", &db]), "results database"),
+        (
+            os(&[&"show", &"last", &"--export-json", &db]),
+            "results database",
+        ),
+        (
+            os(&[&"report", &"last", &"-o", &db_other_spelling]),
+            "results database",
+        ),
+        (os(&[&"history", &"--export-json", &db]), "results database"),
+        (
+            os(&[&"compare", &"last", &"last", &"--export-markdown", &db]),
+            "results database",
+        ),
+        (
+            os(&[&"run", &"-w", &spec, &"--json", &input]),
+            "input file=",
+        ),
+        (
+            os(&[
+                &"run",
+                &"--json",
+                &dir.join("a.out"),
+                &"--export-csv",
+                &dir.join("link/a.out"),
+            ]),
+            "both name",
+        ),
+    ]
+}
+
+/// An output never replaces the results database, a workload's input or another output — by
+/// any spelling of the path — and nothing is touched when one is refused.
+#[test]
+fn outputs_never_replace_the_database_an_input_or_each_other() {
+    let t = temp_dir();
+    let dir = t.path();
+    let db = dir.join("results.db");
+    let ok = fsbench()
+        .args([
+            "run", "-q", "-w", "null", "--cache", "warm", "--runs", "1", "--db",
+        ])
+        .arg(&db)
+        .arg("-t")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let before = std::fs::read(&db).unwrap();
+    std::os::unix::fs::symlink(dir, dir.join("link")).unwrap();
+    let input = dir.join("input.dat");
+    std::fs::write(&input, vec![7u8; 8192]).unwrap();
+    for (args, why) in colliding_outputs(dir, &db, &input) {
+        let mut cmd = fsbench();
+        cmd.args(&args).arg("--db").arg(&db);
+        if args[0] == "run" {
+            cmd.args(["-q", "--cache", "warm", "--runs", "1", "-t"])
+                .arg(dir);
+            if !args.iter().any(|a| a == "-w") {
+                cmd.args(["-w", "null"]);
+            }
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the database was touched"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        vec![7u8; 8192],
+        "the input was touched"
+    );
+    assert!(!dir.join("a.out").exists());
+}
+
+/// With `--html -`, standard output carries the report alone: no tables after `</html>`.
+#[test]
+fn html_on_standard_output_is_alone_there() {
+    let t = temp_dir();
+    let out = fsbench()
+        .args([
+            "run",
+            "-q",
+            "-w",
+            "null",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "--no-store",
+        ])
+        .args(["--html", "-", "-t"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.trim_end().ends_with("</html>"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+}
+
+/// An output in a directory that cannot be written is refused before the run, not after it.
+#[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root (to mount a read-only tmpfs)")]
+fn an_output_on_a_read_only_filesystem_is_refused_before_work() {
+    let t = temp_dir();
+    let ro = t.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs"])
+        .arg(&ro)
+        .status()
+        .unwrap();
+    assert!(mounted.success());
+    let out = fsbench()
+        .args([
+            "run",
+            "-w",
+            "null:sleep=2s",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "--no-store",
+        ])
+        .arg("-t")
+        .arg(t.path())
+        .arg("--html")
+        .arg(ro.join("r.html"))
+        .output()
+        .unwrap();
+    let _ = Command::new("umount").arg(&ro).status();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("read-only filesystem"), "{err}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("null"),
+        "the run started"
+    );
+}

@@ -20,6 +20,8 @@ pub fn run(args: CompareArgs) -> CliResult<i32> {
             "invalid --fail-if-slower {p} — give a percentage of 0 or more, e.g. 5"
         )));
     }
+    let protected = crate::storage::protected_db(args.db.db.as_deref());
+    crate::exports::Exports::check(&args.export, &protected, &[])?;
     let a = super::show::load(args.db.db.as_deref(), &args.a)?;
     let b = super::show::load(args.db.db.as_deref(), &args.b)?;
     crate::compare_runs::print_and_gate(

@@ -20,6 +20,10 @@ pub fn shown_status(r: &RunRow) -> RunStatus {
 
 /// Lists runs.
 pub fn run(args: HistoryArgs) -> CliResult<i32> {
+    if let Some(path) = &args.export_json {
+        let protected = crate::storage::protected_db(args.db.db.as_deref());
+        crate::outputs::check(&[("--export-json", path)], &protected).map_err(CliError::usage)?;
+    }
     let store = crate::storage::open_existing(args.db.db.as_deref())?;
     let f = HistoryFilter {
         target: args.target,

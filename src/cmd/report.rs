@@ -29,6 +29,8 @@ pub fn write(output: &Path, text: &str) -> CliResult<()> {
 pub fn run(specs: &[String], output: &Path, db: Option<&Path>) -> CliResult<i32> {
     if output.as_os_str() != "-" {
         crate::outfile::check(output, "-o").map_err(CliError::usage)?;
+        let protected = crate::storage::protected_db(db);
+        crate::outputs::check(&[("-o", output)], &protected).map_err(CliError::usage)?;
     }
     let specs: Vec<String> = if specs.is_empty() {
         vec!["last".into()]

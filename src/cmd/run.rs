@@ -106,7 +106,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     check_team(team, &spec, &plan)?;
     let confidence = spec.confidence();
     check_percentages(confidence, &args)?;
-    let exports = check_outputs(&spec, &args)?;
+    let exports = check_outputs(&spec, &args, &plan, suite.as_ref())?;
     let baseline = match &args.baseline {
         // Loaded before the run starts, so a wrong id costs nothing.
         Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
@@ -158,7 +158,9 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         Some(p) => super::report::write(p, &super::report::html(Vec::new(), &sink.record)),
         None => Ok(()),
     };
-    let printed = if sink.exports.uses_stdout() {
+    // An output on standard output (`-`) has it alone: no tables after its last line.
+    let html_on_stdout = args.html.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let printed = if sink.exports.uses_stdout() || html_on_stdout {
         Ok(())
     } else {
         print_report(&sink.record, spec.plot).and_then(|()| match &suite {
@@ -197,14 +199,42 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     gate.map(|()| 0)
 }
 
-/// Every output file checked before any work; the exports of the run.
-fn check_outputs(spec: &RunSpec, args: &RunArgs) -> CliResult<Exports> {
+/// Every output file checked before any work: none may be the database, a workload's input,
+/// the suite file or another output. The exports of the run.
+fn check_outputs(
+    spec: &RunSpec,
+    args: &RunArgs,
+    plan: &Plan,
+    suite: Option<&fsbench_spec::suite::file::Suite>,
+) -> CliResult<Exports> {
     let export = crate::cli::ExportArgs {
         export_json: spec.export_json.clone(),
         export_csv: spec.export_csv.clone(),
         export_markdown: spec.export_markdown.clone(),
     };
-    let exports = Exports::check(&export)?;
+    let mut protected = crate::storage::protected_db(args.db.db.as_deref());
+    for w in &plan.workloads {
+        for key in ["file", "archive", "tree"] {
+            if let Some(v) = w.params.get(key).filter(|v| !v.is_empty()) {
+                protected.push(crate::outputs::Protected {
+                    what: format!("the input {key}= of {}", w.info.name),
+                    path: v.into(),
+                });
+            }
+        }
+    }
+    if let Some(file) = suite
+        .map(|s| s.file.as_str())
+        .filter(|f| !f.starts_with("builtin:"))
+    {
+        protected.push(crate::outputs::Protected {
+            what: "the suite file".into(),
+            path: file.into(),
+        });
+    }
+    let html: Vec<(&str, &std::path::Path)> =
+        args.html.iter().map(|p| ("--html", p.as_path())).collect();
+    let exports = Exports::check(&export, &protected, &html)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
         crate::outfile::check(p, "--html").map_err(CliError::usage)?;
     }

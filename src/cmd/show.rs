@@ -29,8 +29,9 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
 
 /// Prints or exports a stored run.
 pub fn run(args: ShowArgs) -> CliResult<i32> {
+    let protected = crate::storage::protected_db(args.db.db.as_deref());
+    let mut exports = crate::exports::Exports::check(&args.export, &protected, &[])?;
     let record = load(args.db.db.as_deref(), &args.run)?;
-    let mut exports = crate::exports::Exports::check(&args.export)?;
     exports.write(&record, true);
     if let Some(e) = exports.error {
         return Err(CliError::run(e));
