@@ -325,12 +325,13 @@ fn endless_inputs_are_refused_with_a_bound() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("longer than 1 MiB"));
+    // A configuration file must be a regular file (standard input is read when none is given).
     fsbench()
         .args(["postmark", "/dev/zero"])
         .timeout(std::time::Duration::from_secs(60))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("larger than 1 MiB"));
+        .stderr(predicate::str::contains("a character device"));
     // Standard input from /dev/zero itself (assert_cmd's pipe_stdin would read it into memory).
     let out = crate::util::command()
         .arg("postmark")
@@ -885,4 +886,78 @@ fn an_output_on_a_read_only_filesystem_is_refused_before_work() {
         !String::from_utf8_lossy(&out.stdout).contains("null"),
         "the run started"
     );
+}
+
+/// Every input file's kind is checked before it is read: a FIFO (which would block `open`
+/// forever), a device (`/dev/zero` never ends) or a directory is refused at once with one line;
+/// a file over its documented limit is refused from its size.
+#[test]
+fn inputs_that_would_hang_or_never_end_are_refused_at_once() {
+    let t = temp_dir();
+    let fifo = t.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = t.path().join("big.toml");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 20)
+        .unwrap();
+    let fifo = fifo.as_os_str();
+    let cases: Vec<(Vec<&std::ffi::OsStr>, &str)> = vec![
+        (vec!["history".as_ref(), "--db".as_ref(), fifo], "a FIFO"),
+        (
+            vec![
+                "run".as_ref(),
+                "-w".as_ref(),
+                "null".as_ref(),
+                "--db".as_ref(),
+                fifo,
+            ],
+            "a FIFO",
+        ),
+        (vec!["import".as_ref(), fifo], "a FIFO"),
+        (
+            vec!["import".as_ref(), "/dev/zero".as_ref()],
+            "a character device",
+        ),
+        (vec!["run".as_ref(), "--suite".as_ref(), fifo], "a FIFO"),
+        (vec!["suite".as_ref(), "show".as_ref(), fifo], "a FIFO"),
+        (
+            vec!["run".as_ref(), "--suite".as_ref(), "/dev/zero".as_ref()],
+            "a character device",
+        ),
+        (
+            vec!["run".as_ref(), "--suite".as_ref(), big.as_os_str()],
+            "larger than",
+        ),
+        (vec!["postmark".as_ref(), fifo], "a FIFO"),
+    ];
+    for (args, why) in cases {
+        let mut child = crate::util::command()
+            .args(&args)
+            .current_dir(t.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} hangs");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
 }

@@ -3,7 +3,6 @@
 
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
-use std::io::Read;
 use std::path::Path;
 
 /// Largest JSON file read (a run of a million samples is far below this).
@@ -11,21 +10,16 @@ const MAX_JSON: u64 = 1 << 30;
 
 /// Imports `file` into the database.
 pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
-    let mut text = Vec::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(MAX_JSON + 1).read_to_end(&mut text))
-        .map_err(|e| {
-            CliError::usage(format!(
-                "cannot read {}: {e} — check the path",
-                file.display()
-            ))
-        })?;
-    if text.len() as u64 > MAX_JSON {
-        return Err(CliError::usage(format!(
+    let text = fsbench_sys::infile::read_regular(file, MAX_JSON).map_err(|e| match e {
+        fsbench_sys::infile::InputError::TooLarge(_) => CliError::usage(format!(
             "{} is larger than 1 GiB — is it an fsbench result?",
             file.display()
-        )));
-    }
+        )),
+        e => CliError::usage(format!(
+            "cannot read {}: {e} — give a JSON file written by --export-json",
+            file.display()
+        )),
+    })?;
     let record: RunRecord = serde_json::from_slice(&text).map_err(|e| {
         CliError::usage(format!(
             "{} is not an fsbench JSON result: {e} — give a file written by --export-json",

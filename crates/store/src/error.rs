@@ -15,6 +15,16 @@ pub enum StoreError {
         /// The database file.
         path: PathBuf,
     },
+    /// Not a regular file: a directory, a FIFO, a device (never opened as a database).
+    #[error(
+        "{path} is {kind}, not a database file; it was left untouched — give --db a regular file's path"
+    )]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is (`a FIFO`, `a character device`...).
+        kind: &'static str,
+    },
     /// An SQLite database of another program.
     #[error(
         "{path} is another program's SQLite database; it was left untouched — give another --db"

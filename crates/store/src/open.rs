@@ -26,17 +26,27 @@ fn exists_as_sqlite(path: &Path) -> Result<bool, StoreError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut f = match std::fs::File::open(path) {
+    // A device, FIFO or directory is never a database (`--db /dev/null`, `--db /dev/sda`); its
+    // kind is checked before it is opened, since opening a FIFO blocks until a writer comes.
+    let mut f = match fsbench_sys::infile::open_regular(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(io(e)),
+        Err(fsbench_sys::infile::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(false);
+        }
+        Err(fsbench_sys::infile::InputError::Io(e)) => return Err(io(e)),
+        Err(fsbench_sys::infile::InputError::NotRegular(kind)) => {
+            return Err(StoreError::NotAFile {
+                path: path.to_path_buf(),
+                kind,
+            });
+        }
+        // open_regular sets no size limit; should it, a database is never too large to open.
+        Err(fsbench_sys::infile::InputError::TooLarge(_)) => {
+            return Err(StoreError::NotSqlite {
+                path: path.to_path_buf(),
+            });
+        }
     };
-    // A device, FIFO or directory is never a database (`--db /dev/null`, `--db /dev/sda`).
-    if !f.metadata().map_err(io)?.is_file() {
-        return Err(StoreError::NotSqlite {
-            path: path.to_path_buf(),
-        });
-    }
     let mut buf = Vec::with_capacity(100);
     (&mut f).take(100).read_to_end(&mut buf).map_err(io)?;
     if buf.is_empty() {

@@ -22,6 +22,9 @@ pub mod fscrypt;
 #[path = "linux/fskind.rs"]
 pub mod fskind;
 #[cfg(target_os = "linux")]
+#[path = "linux/infile.rs"]
+pub mod infile;
+#[cfg(target_os = "linux")]
 #[path = "linux/proc.rs"]
 pub mod proc;
 #[cfg(target_os = "linux")]

@@ -262,18 +262,18 @@ fn read_config(path: &Path) -> CliResult<Vec<u8>> {
             path.display()
         ))
     };
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let mut text = Vec::new();
-    file.take(MAX_CONFIG + 1)
-        .read_to_end(&mut text)
-        .map_err(cannot)?;
-    if text.len() as u64 > MAX_CONFIG {
-        return Err(CliError::usage(format!(
+    match fsbench_sys::infile::read_regular(path, MAX_CONFIG) {
+        Ok(text) => Ok(text),
+        Err(fsbench_sys::infile::InputError::TooLarge(_)) => Err(CliError::usage(format!(
             "configuration file '{}' is larger than 1 MiB — is it a postmark configuration?",
             path.display()
-        )));
+        ))),
+        Err(fsbench_sys::infile::InputError::Io(e)) => Err(cannot(e)),
+        Err(e) => Err(CliError::usage(format!(
+            "cannot read configuration file '{}': {e} — give a postmark configuration file",
+            path.display()
+        ))),
     }
-    Ok(text)
 }
 
 fn known_commands() -> String {

@@ -40,12 +40,22 @@ fn read(arg: &str) -> EngineResult<String> {
             file::hint(arg, &names)
         )));
     }
-    std::fs::read_to_string(path).map_err(|e| {
+    let bytes = fsbench_sys::infile::read_regular(path, MAX_SUITE_BYTES).map_err(|e| {
         Failure::input(format!(
-            "cannot read suite file {arg}: {e} — check the path"
+            "cannot read suite file {}: {e} — give a TOML file of at most 1 MiB",
+            escape_controls(arg)
+        ))
+    })?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure::input(format!(
+            "suite file {} is not UTF-8 text — give a TOML file",
+            escape_controls(arg)
         ))
     })
 }
+
+/// Largest suite file read (the built-in ones are a few KiB).
+pub const MAX_SUITE_BYTES: u64 = 1 << 20;
 
 /// Replaces the value `cores` of `workers`/`threads` by the number of CPUs, dropping a value
 /// that is then given twice (`[1, 2, "cores"]` on 2 CPUs is `[1, 2]`).
