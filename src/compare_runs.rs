@@ -50,7 +50,7 @@ pub fn print_and_gate(
             return Err(CliError::run(e));
         }
     }
-    crate::out::stdout(&text)?;
+    crate::out::stdout(&fsbench_report::format::terminal_safe(&text))?;
     gate(&merged.comparisons, fail_if_slower)
 }
 

@@ -37,7 +37,9 @@ pub fn stderr_line(text: &str) {
         return;
     }
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{text}");
+    // Text from files and the environment reaches stderr too (notes, run ids): never raw
+    // control characters.
+    let _ = writeln!(err, "{}", fsbench_report::format::terminal_safe(text));
 }
 
 /// `println!` that returns a [`CliResult`] instead of panicking.

@@ -961,3 +961,79 @@ fn inputs_that_would_hang_or_never_end_are_refused_at_once() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// Text from a result file (hostname, version, labels, workload, notes) never reaches a terminal
+/// or the HTML raw: `show`, `history`, `compare` and `report` make every control character
+/// visible, as labels of a live run already are.
+#[test]
+fn control_characters_in_an_imported_result_never_reach_the_terminal() {
+    let t = temp_dir();
+    let db = t.path().join("r.db");
+    let json = t.path().join("r.json");
+    let ok = fsbench()
+        .args([
+            "run", "-q", "-w", "null", "--cache", "warm", "--runs", "2", "--db",
+        ])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .arg("-t")
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let evil = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    v["run"]["id"] = format!("evil{evil}").into();
+    v["run"]["fsbench_version"] = format!("9{evil}").into();
+    v["environment"]["hostname"] = format!("host{evil}").into();
+    v["results"][0]["target"] = format!("label{evil}").into();
+    v["results"][0]["workload"] = format!("null{evil}").into();
+    std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
+    let import = fsbench()
+        .arg("import")
+        .arg(&json)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(
+        import.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    let html = t.path().join("r.html");
+    let runs: [&[&str]; 4] = [
+        &["show", "last"],
+        &["history"],
+        &["compare", "last~1", "last"],
+        &["report", "last~1", "last", "-o"],
+    ];
+    for args in runs {
+        let mut cmd = fsbench();
+        cmd.args(args);
+        if args[0] == "report" {
+            cmd.arg(&html);
+        }
+        let out = cmd.arg("--db").arg(&db).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(
+                !bytes.contains(&0x1b) && !bytes.contains(&0x07),
+                "{args:?} {name} has raw controls"
+            );
+        }
+    }
+    let page = std::fs::read(&html).unwrap();
+    assert!(
+        !page.contains(&0x1b) && !page.contains(&0x07),
+        "raw controls in the HTML"
+    );
+    assert!(String::from_utf8_lossy(&page).contains("host\\u{1b}"));
+}

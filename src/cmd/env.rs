@@ -31,7 +31,8 @@ pub fn run(dir: &Path, json: bool) -> CliResult<i32> {
                 .map(ToString::to_string)
                 .collect()
         };
-        crate::outln!("{}", fsbench_report::environment::render(&env, &warnings))?;
+        let table = fsbench_report::environment::render(&env, &warnings).to_string();
+        crate::outln!("{}", fsbench_report::format::terminal_safe(&table))?;
     }
     Ok(0)
 }

@@ -60,7 +60,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             r.samples.to_string(),
         ]);
     }
-    crate::outln!("{t}")?;
+    crate::outln!("{}", fsbench_report::format::terminal_safe(&t.to_string()))?;
     Ok(0)
 }
 

@@ -28,7 +28,7 @@ impl crate::export::Renderer for Terminal {
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut text = String::new();
         render(record, self.0, &mut text);
-        out.write_all(text.as_bytes())
+        out.write_all(crate::format::terminal_safe(&text).as_bytes())
     }
 }
 

@@ -178,7 +178,10 @@ fn foreign_corrupt_and_newer_files_are_refused_and_left_untouched() {
         .unwrap();
     assert!(matches!(
         Store::open(Path::new("/dev/null")),
-        Err(StoreError::NotSqlite { .. })
+        Err(StoreError::NotAFile {
+            kind: "a character device",
+            ..
+        })
     ));
     for (p, want) in [
         (&garbage, "not an fsbench"),

@@ -49,7 +49,18 @@ pre{background:#f7f7f9;padding:8px;overflow-x:auto;font-size:.82em;line-height:1
 
 /// Escapes text for HTML.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    // Control characters (other than newline and tab) are not valid in HTML text: shown as
+    // visible escapes, as on terminals.
+    let visible: String = s
+        .chars()
+        .flat_map(|c| match c {
+            '\n' | '\t' => vec![c],
+            c if c.is_control() => c.escape_unicode().collect(),
+            c => vec![c],
+        })
+        .collect();
+    visible
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -80,7 +91,17 @@ impl crate::export::Renderer for Html {
             cross: &self.cross,
             latency: &self.latency,
         });
-        out.write_all(text.as_bytes())
+        // Control characters are invalid in HTML and SVG text, wherever a label went (tables,
+        // chart captions drawn by plotters): the whole document shows them as visible escapes.
+        let visible: String = text
+            .chars()
+            .flat_map(|c| match c {
+                '\n' | '\t' => vec![c],
+                c if c.is_control() => c.escape_unicode().collect(),
+                c => vec![c],
+            })
+            .collect();
+        out.write_all(visible.as_bytes())
     }
 }
 

@@ -9,10 +9,11 @@ use fsbench_model::RunRecord;
 /// A suite's own report after the standard tables (`report = "summary" | "times" |
 /// "overhead"` in the suite file); empty for none.
 pub fn render(kind: Option<&str>, record: &RunRecord) -> String {
-    match kind {
+    let text = match kind {
         Some("summary") => summary::render(record),
         Some("times") => tables::times(record),
         Some("overhead") => tables::overhead(record),
         _ => String::new(),
-    }
+    };
+    crate::format::terminal_safe(&text)
 }
