@@ -1,7 +1,7 @@
 //! Hardening (issue 10): each class of hostile or careless input, tried through the real binary.
 //! Nothing outside the scratch is touched, nothing panics, bad input is refused before any work.
 
-use crate::safety::{start_long_run, wait_exit};
+use crate::safety::wait_exit;
 use crate::util::{entries, fsbench, temp_dir};
 use predicates::prelude::*;
 use std::path::Path;
@@ -68,7 +68,10 @@ fn a_run_never_deletes_through_a_bind_mount_in_its_scratch() {
     let target = temp_dir();
     let precious = tempfile::tempdir_in(target.path().parent().unwrap()).unwrap();
     std::fs::write(precious.path().join("keep"), b"precious").unwrap();
-    let (mut child, workdir) = start_long_run(target.path());
+    let out = temp_dir();
+    let json = out.path().join("r.json");
+    let (mut child, workdir) =
+        crate::safety::start_long_run_with(target.path(), &["--json".as_ref(), json.as_os_str()]);
     std::fs::create_dir(workdir.join("mnt")).unwrap();
     let m = BindMount::new(precious.path(), &workdir.join("mnt"));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
@@ -78,6 +81,9 @@ fn a_run_never_deletes_through_a_bind_mount_in_its_scratch() {
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert!(err.contains("mnt is a mount point"), "{err}");
+    // The record is finished anyway: the JSON says the run failed, not that it is running.
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["run"]["status"], "failed", "{v}");
     drop(m);
     assert_eq!(
         std::fs::read(precious.path().join("keep")).unwrap(),
@@ -1036,4 +1042,87 @@ fn control_characters_in_an_imported_result_never_reach_the_terminal() {
         "raw controls in the HTML"
     );
     assert!(String::from_utf8_lossy(&page).contains("host\\u{1b}"));
+}
+
+/// Smaller inputs that were silently accepted or reported without their place: a negative
+/// `last~N`, a `--since` that is no date, a misspelt `name` in a suite's `[[workload]]`, and a
+/// suite's worker count or `lab_size` over the limits — each refused with one line that says
+/// where (FILE:LINE:COL for a suite).
+#[test]
+fn small_bad_inputs_are_refused_with_their_place() {
+    let t = temp_dir();
+    let db = t.path().join("r.db");
+    let ok = fsbench()
+        .args([
+            "run", "-q", "-w", "null", "--cache", "warm", "--runs", "1", "--db",
+        ])
+        .arg(&db)
+        .arg("-t")
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let suite = |name: &str, body: &str| {
+        let p = t.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p
+    };
+    let typo = suite(
+        "typo.toml",
+        "name = \"t\"\n\n[[workload]]\nnmae = \"walk\"\n",
+    );
+    let workers = suite(
+        "workers.toml",
+        "name = \"t\"\n\n[[workload]]\nname = \"walk\"\nworkers = [1, 100000]\n",
+    );
+    let lab = suite(
+        "lab.toml",
+        "name = \"t\"\nlab = [\"xfs\"]\nlab_size = \"1m\"\n\n[[workload]]\nname = \"null\"\n",
+    );
+    let proc_cfg = suite("proc.cfg", "set location /proc\nrun\nquit\n");
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec![
+                "show".into(),
+                "last~-1".into(),
+                "--db".into(),
+                db.clone().into(),
+            ],
+            "no run 'last~-1'",
+        ),
+        (
+            vec![
+                "history".into(),
+                "--since".into(),
+                "garbage".into(),
+                "--db".into(),
+                db.clone().into(),
+            ],
+            "invalid --since",
+        ),
+        (
+            vec!["run".into(), "--suite".into(), typo.clone().into()],
+            "typo.toml:4:1: unknown key 'nmae' in [[workload]] — did you mean 'name'?",
+        ),
+        (
+            vec!["run".into(), "--suite".into(), workers.clone().into()],
+            "workers.toml:5:15: workers=100000",
+        ),
+        (
+            vec!["run".into(), "--suite".into(), lab.clone().into()],
+            "lab.toml:3:12: lab_size 1m is too small for xfs",
+        ),
+        (
+            vec!["postmark".into(), proc_cfg.clone().into()],
+            "location /proc is on proc, a kernel interface",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = fsbench().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("--lab-size"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
 }

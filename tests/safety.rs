@@ -11,7 +11,14 @@ use std::time::{Duration, Instant};
 /// Starts a long `null` run on `target` and waits until its workload directory exists.
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
 pub(crate) fn start_long_run(target: &Path) -> (Child, PathBuf) {
-    let child = crate::util::command()
+    start_long_run_with(target, &[])
+}
+
+/// [`start_long_run`] with `extra` arguments.
+// The child is returned to the caller, which waits for it (the lint cannot follow that).
+#[allow(clippy::zombie_processes)]
+pub(crate) fn start_long_run_with(target: &Path, extra: &[&std::ffi::OsStr]) -> (Child, PathBuf) {
+    let mut child = crate::util::command()
         .args([
             "run",
             "--workload",
@@ -26,6 +33,7 @@ pub(crate) fn start_long_run(target: &Path) -> (Child, PathBuf) {
         ])
         .arg("--target")
         .arg(target)
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -41,7 +49,11 @@ pub(crate) fn start_long_run(target: &Path) -> (Child, PathBuf) {
                 return (child, dir.join(w));
             }
         }
-        assert!(Instant::now() < deadline, "scratch never appeared");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("scratch never appeared");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -18,8 +18,27 @@ pub fn shown_status(r: &RunRow) -> RunStatus {
     }
 }
 
+/// Refuses a `--since` that is neither a date (`2026-11-01`) nor an RFC 3339 time
+/// (`2026-11-01T10:00:00Z`): compared as text, garbage would silently select nothing.
+fn check_since(since: &str) -> CliResult<()> {
+    let full = if since.len() == 10 {
+        format!("{since}T00:00:00Z")
+    } else {
+        since.to_string()
+    };
+    humantime::parse_rfc3339_weak(&full).map(drop).map_err(|_| {
+        CliError::usage(format!(
+            "invalid --since '{}' — give a date (2026-11-01) or a UTC time (2026-11-01T10:00:00Z)",
+            crate::escape_controls(since)
+        ))
+    })
+}
+
 /// Lists runs.
 pub fn run(args: HistoryArgs) -> CliResult<i32> {
+    if let Some(since) = &args.since {
+        check_since(since)?;
+    }
     if let Some(path) = &args.export_json {
         let protected = crate::storage::protected_db(args.db.db.as_deref());
         crate::outputs::check(&[("--export-json", path)], &protected).map_err(CliError::usage)?;

@@ -185,6 +185,9 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     if let Some(e) = sink.output_error() {
         return Err(CliError::run(e));
     }
+    if let Some(e) = &outcome.cleanup_failure {
+        return Err(CliError::run(e.clone()));
+    }
     if outcome.interrupted || crate::signals::interrupted() {
         return Err(CliError::interrupted());
     }
@@ -370,7 +373,9 @@ fn finish_record(
     confidence: f64,
 ) {
     sink.record.results = results;
-    sink.record.run.status = if outcome.interrupted || crate::signals::interrupted() {
+    sink.record.run.status = if outcome.cleanup_failure.is_some() {
+        RunStatus::Failed
+    } else if outcome.interrupted || crate::signals::interrupted() {
         RunStatus::Interrupted
     } else if outcome.failures.is_empty() {
         RunStatus::Ok

@@ -100,6 +100,12 @@ fn make_scratches(
     let mut scratches = Vec::new();
     for (i, (dir, weight)) in locations.iter().enumerate() {
         let id = format!("postmark-{pid}-{run_no}-{i}");
+        // As `run -t /proc` does: a kernel interface is not a filesystem to measure.
+        if let Some(fs) = fsbench_sys::fskind::kernel_interface(Path::new(dir)) {
+            return Err(RunError::Failed(Failure::input(format!(
+                "location {dir} is on {fs}, a kernel interface, not a filesystem fsbench can measure — give a directory on the filesystem to test"
+            ))));
+        }
         let scratch = Scratch::create(Path::new(dir), &id, cleanup)
             .map_err(scratch_error)?
             .guard();

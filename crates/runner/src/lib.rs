@@ -15,8 +15,8 @@ mod team;
 pub use team::Team;
 
 use cell::{Cell, Prepared};
+use fsbench_model::EngineResult;
 use fsbench_model::{CacheInfo, ResultEntry};
-use fsbench_model::{EngineResult, Failure};
 use fsbench_spec::plan::{CacheState, Plan};
 use fsbench_workload::{CancelToken, WorkloadError};
 
@@ -102,6 +102,8 @@ pub struct Outcome {
     pub failures: Vec<String>,
     /// True when a signal stopped the run.
     pub interrupted: bool,
+    /// A scratch that could not be removed (a mount in it): the run failed, whatever else.
+    pub cleanup_failure: Option<String>,
 }
 
 /// Runs `plan` with scratch directories named after `run_id`, on every rank of `team`.
@@ -117,6 +119,7 @@ pub fn execute(
         results: Vec::new(),
         failures: Vec::new(),
         interrupted: false,
+        cleanup_failure: None,
     };
     for (wi, w) in plan.workloads.iter().enumerate() {
         let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink, team);
@@ -147,8 +150,12 @@ pub fn execute(
     }
     // Shared layout: rank 0 removes the one scratch once every rank is done with it.
     team.dist.barrier();
+    // A removal that fails is the run's failure, recorded in the outcome so that the record is
+    // still finished (status, exports, store) before fsbench exits 3.
     for s in scratches.into_iter().flatten() {
-        s.remove().map_err(|e| Failure::run(e.message))?;
+        if let Err(e) = s.remove() {
+            out.cleanup_failure.get_or_insert(e.message);
+        }
     }
     Ok(out)
 }

@@ -104,7 +104,11 @@ impl Store {
     pub fn resolve(&self, spec: &str) -> Result<String, StoreError> {
         let back = match spec {
             "last" => Some(0),
-            s => s.strip_prefix("last~").and_then(|n| n.parse::<i64>().ok()),
+            // N runs back: 0 or more (`last~-1` is not the newest run, it is no run).
+            s => s
+                .strip_prefix("last~")
+                .and_then(|n| n.parse::<u32>().ok())
+                .map(i64::from),
         };
         let not_found = || StoreError::NoSuchRun {
             id: spec.to_string(),

@@ -132,6 +132,10 @@ fn ids_resolve_by_last_and_unique_prefix() {
     }
     assert_eq!(s.resolve("last").unwrap(), "20260102T000000Z-12");
     assert_eq!(s.resolve("last~2").unwrap(), "20260101T000000Z-10");
+    assert!(matches!(
+        s.resolve("last~-1"),
+        Err(StoreError::NoSuchRun { .. })
+    ));
     assert_eq!(s.resolve("20260101").unwrap(), "20260101T000000Z-10");
     assert!(matches!(
         s.resolve("20260102"),

@@ -93,6 +93,8 @@ pub struct Suite {
     pub baseline: Option<String>,
     /// Where `baseline` is.
     pub baseline_pos: Pos,
+    /// Where `lab_size`'s value is.
+    pub lab_size_pos: Pos,
     /// Confidence level of the comparisons, %.
     pub confidence: Option<f64>,
     /// Draw ministat's plot for every comparison.
@@ -237,6 +239,7 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.compare = choice(src, t, "compare", &["targets", "cache", "both", "none"])?;
     s.baseline = string(src, t, "baseline")?;
     s.baseline_pos = find(t, "baseline").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
+    s.lab_size_pos = find(t, "lab_size").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
     s.confidence = number(src, t, "confidence")?;
     if let (Some(c), Some((_, v))) = (s.confidence, find(t, "confidence")) {
         if !(c > 0.0 && c < 100.0) {
@@ -500,7 +503,21 @@ fn workloads(src: &Source, t: &DeTable) -> EngineResult<Vec<WorkloadSpec>> {
             continue;
         };
         let (_, name) = find(wt, "name").ok_or_else(|| {
-            src.err(item.span(), "[[workload]] has no 'name' — add name = \"seq-read\" ('fsbench workloads' lists them)")
+            // A misspelt `name` is a key of its own: point at it, not at the table.
+            let typo = wt.iter().find(|(k, _)| {
+                let k: &str = k.get_ref().as_ref();
+                k != "name" && strsim::damerau_levenshtein(k, "name") <= 2 && k.len() <= 6
+            });
+            match typo {
+                Some((k, _)) => src.err(
+                    k.span(),
+                    format!(
+                        "unknown key '{}' in [[workload]] — did you mean 'name'?",
+                        k.get_ref().as_ref() as &str
+                    ),
+                ),
+                None => src.err(item.span(), "[[workload]] has no 'name' — add name = \"seq-read\" ('fsbench workloads' lists them)"),
+            }
         })?;
         let DeValue::String(n) = name.get_ref() else {
             return Err(wrong_type(src, "name", name, "a workload name"));

@@ -95,6 +95,7 @@ pub fn validate(s: &Suite) -> EngineResult<()> {
     for w in &s.workloads {
         check_workload(&src, w)?;
     }
+    check_lab_size(&src, s)?;
     for k in &s.lab {
         if fsbench_lab::find(k).is_none() {
             return Err(src.err(
@@ -187,6 +188,57 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
         .map_err(|e| src.err_at(w.name_pos, e.message))
 }
 
+/// The worker cap of `--workload` (8 per CPU, at least 64), pointing at the value in the file.
+fn check_worker_cap(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
+    let cap = crate::plan::max_workers();
+    for p in w
+        .params
+        .iter()
+        .filter(|p| matches!(p.key.as_str(), "workers" | "threads"))
+    {
+        for (v, pos) in &p.values {
+            if v.parse::<u64>().is_ok_and(|n| n > cap) {
+                return Err(src.err_at(
+                    *pos,
+                    format!(
+                        "{}={v} for '{}' is more than {cap} (8 per CPU, at least 64) — use fewer, or pass --force",
+                        p.key, w.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `lab_size`: a size, at least what every lab kind of the suite needs, pointing into the file.
+fn check_lab_size(src: &Source, s: &Suite) -> EngineResult<()> {
+    let Some(text) = &s.lab_size else {
+        return Ok(());
+    };
+    use fsbench_workload::units::{format_size, parse_size};
+    let size = parse_size(text).ok().filter(|&n| n > 0).ok_or_else(|| {
+        src.err_at(
+            s.lab_size_pos,
+            format!("invalid lab_size '{text}' — give a size such as 512m or 2g (4k = 4096)"),
+        )
+    })?;
+    for k in s.lab.iter().filter_map(|k| fsbench_lab::find(k)) {
+        if size < k.min_bytes {
+            let min = format_size(k.min_bytes);
+            return Err(src.err_at(
+                s.lab_size_pos,
+                format!(
+                    "lab_size {} is too small for {} (it needs at least {min}) — give lab_size = \"{min}\" or more",
+                    format_size(size),
+                    k.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// "did you mean" for a value that should be one of a list, else where to look.
 fn value_hint(e: &fsbench_workload::ParamError, value: &str, workload: &str) -> String {
     let choices: Option<Vec<&str>> = e
@@ -272,6 +324,15 @@ pub fn resolve(args: &mut RunSpec) -> EngineResult<Option<Suite>> {
     }
     scale::apply(&mut suite.workloads, factor);
     validate(&suite)?;
+    if !args.force {
+        let src = Source {
+            file: &suite.file,
+            text: &suite.text,
+        };
+        for w in &suite.workloads {
+            check_worker_cap(&src, w)?;
+        }
+    }
     args.suite = Some(suite.name.clone());
     apply(&suite, args);
     Ok(Some(suite))
