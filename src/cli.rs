@@ -77,6 +77,12 @@ pub enum Command {
         #[command(flatten)]
         db: DbArg,
     },
+    /// Named baselines: a run pinned under a name, for `--baseline NAME` and `compare NAME RUN`.
+    Baseline {
+        /// What to do.
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
     /// Throwaway targets for `run --lab`: `fsbench lab list` says which kinds work here.
     Lab {
         /// What to do.
@@ -111,6 +117,27 @@ pub enum SuiteCommand {
     Show {
         /// Built-in suite name or TOML file.
         name: String,
+    },
+}
+
+/// Subcommands of `fsbench baseline`.
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Pin NAME to RUN (an id, a unique prefix, `last`, `last~N`), replacing an earlier pin.
+    Set {
+        /// The baseline's name (letters, digits, `-`, `_`, `.`).
+        name: String,
+        /// The run.
+        run: String,
+        /// The database.
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Every baseline and the run it names.
+    List {
+        /// The database.
+        #[command(flatten)]
+        db: DbArg,
     },
 }
 
@@ -192,9 +219,13 @@ pub struct CompareArgs {
     /// Confidence level in percent.
     #[arg(long, default_value_t = 95.0, value_name = "PCT")]
     pub confidence: f64,
-    /// Exit 1 when a headline metric is proven worse than the baseline by more than PCT percent.
+    /// Exit 1 when a headline metric is proven worse than the baseline by more than PCT percent
+    /// (exit 4 when a cell's interval straddles PCT; cells not comparable or missing fail too).
     #[arg(long, value_name = "PCT")]
     pub fail_if_slower: Option<f64>,
+    /// With --fail-if-slower: cells not comparable or in one run only are reported, not failed.
+    #[arg(long)]
+    pub allow_incomparable: bool,
     /// Draw ministat's distribution plot for every comparison.
     #[arg(long)]
     pub plot: bool,
@@ -301,9 +332,13 @@ pub struct RunArgs {
     /// Compare with this stored run (id, prefix, `last`, `last~N`) at the end.
     #[arg(long, value_name = "RUN")]
     pub baseline: Option<String>,
-    /// With --baseline: exit 1 when a headline metric is proven worse by more than PCT percent.
+    /// With --baseline: exit 1 when a headline metric is proven worse by more than PCT percent
+    /// (exit 4 when a cell's interval straddles PCT; cells not comparable or missing fail too).
     #[arg(long, value_name = "PCT")]
     pub fail_if_slower: Option<f64>,
+    /// With --fail-if-slower: cells not comparable or in one run only are reported, not failed.
+    #[arg(long)]
+    pub allow_incomparable: bool,
     /// Write the run as a self-contained HTML report with charts to FILE at the end.
     #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,

@@ -3,20 +3,31 @@
 //! ministat's test on the headline metric and the comparability check; the environments'
 //! differences (kernel, mount options, device chain, encryption, fsbench version) come first,
 //! because they are what the difference is about — or what makes it meaningless. The regression
-//! gate (`--fail-if-slower PCT`) fails when a headline metric is proven worse by more than PCT.
+//! gate (`--fail-if-slower PCT`, `fsbench_analysis::gate`) decides every cell under a stated rule
+//! and never passes what it could not judge.
 
 use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult, ExitKind};
-use fsbench_analysis::runs::{compare_records, environment_differences, merged, regressions};
-use fsbench_model::{Comparison, RunRecord};
+use fsbench_analysis::runs::{compare_records, environment_differences, merged};
+use fsbench_model::RunRecord;
 use fsbench_report::terminal::TerminalOptions;
+
+/// The regression gate asked for: the threshold, and whether cells that cannot be judged (not
+/// comparable, missing on one side) may pass.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate {
+    /// `--fail-if-slower PCT`.
+    pub pct: f64,
+    /// `--allow-incomparable`.
+    pub allow_incomparable: bool,
+}
 
 /// Prints the comparison of `b` against `a` and applies the gate.
 pub fn print_and_gate(
     a: &RunRecord,
     b: &RunRecord,
     confidence: f64,
-    fail_if_slower: Option<f64>,
+    gate: Option<Gate>,
     plot: bool,
     export: Option<&ExportArgs>,
 ) -> CliResult<()> {
@@ -50,23 +61,47 @@ pub fn print_and_gate(
             return Err(CliError::run(e));
         }
     }
+    let decision = gate.map(|g| {
+        let report = fsbench_analysis::gate::judge(a, b, &merged.comparisons, g.pct, confidence);
+        text.push_str(&report.text());
+        (g, report)
+    });
     crate::out::stdout(&fsbench_report::format::terminal_safe(&text))?;
-    gate(&merged.comparisons, fail_if_slower)
+    match decision {
+        Some((g, report)) => verdict(&report, g),
+        None => Ok(()),
+    }
 }
 
-fn gate(comparisons: &[Comparison], fail_if_slower: Option<f64>) -> CliResult<()> {
-    let Some(pct) = fail_if_slower else {
-        return Ok(());
-    };
-    let worse = regressions(comparisons, pct);
-    if worse.is_empty() {
-        return Ok(());
+/// The gate's exit: 1 when a cell is proven slower (or, unless allowed, could not be judged),
+/// 4 when a cell is inconclusive, else 0. The message counts each.
+fn verdict(r: &fsbench_analysis::gate::GateReport, g: Gate) -> CliResult<()> {
+    let (slower, inconclusive, unjudged) = (r.slower(), r.inconclusive(), r.unjudged());
+    let counts = format!(
+        "{slower} slower, {inconclusive} inconclusive, {unjudged} not comparable or missing of {} cells (threshold {}%)",
+        r.cells.len(),
+        g.pct
+    );
+    if slower > 0 || (unjudged > 0 && !g.allow_incomparable) {
+        return Err(CliError {
+            kind: ExitKind::Regression,
+            message: format!(
+                "the gate failed: {counts} — see the gate's lines above{}",
+                if unjudged > 0 && !g.allow_incomparable {
+                    "; --allow-incomparable lets cells that cannot be judged pass"
+                } else {
+                    ""
+                }
+            ),
+        });
     }
-    Err(CliError {
-        kind: ExitKind::Regression,
-        message: format!(
-            "proven slower than the baseline by more than {pct}%: {}",
-            worse.join("; ")
-        ),
-    })
+    if inconclusive > 0 {
+        return Err(CliError {
+            kind: ExitKind::Inconclusive,
+            message: format!(
+                "the gate could not decide: {counts} — take more samples (--runs, --runs auto) to narrow the intervals"
+            ),
+        });
+    }
+    Ok(())
 }

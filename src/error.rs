@@ -8,6 +8,9 @@ use std::fmt;
 pub enum ExitKind {
     /// A requested regression check failed (1).
     Regression,
+    /// A requested regression check could not decide a cell: its interval straddles the
+    /// threshold (4).
+    Inconclusive,
     /// Usage or input error (2).
     Usage,
     /// The run failed: I/O error, full disk (3).
@@ -25,6 +28,7 @@ impl ExitKind {
     pub fn code(self) -> i32 {
         match self {
             Self::Regression => 1,
+            Self::Inconclusive => 4,
             Self::Usage => 2,
             Self::RunFailed => 3,
             Self::Interrupted => 130,

@@ -88,10 +88,9 @@ fn the_regression_gate_fails_only_on_a_proven_slowdown() {
     run("0.01", &[]).success();
     run("0.08", &["--baseline", "last", "--fail-if-slower", "5"])
         .code(1)
-        .stderr(predicate::str::contains(
-            "proven slower than the baseline by more than 5%",
-        ))
-        .stderr(predicate::str::contains("B:t/command/warm"));
+        .stderr(predicate::str::contains("the gate failed: 1 slower"))
+        .stdout(predicate::str::contains("whole 95% interval"))
+        .stdout(predicate::str::is_match("B:t/command/warm: .* — SLOWER").unwrap());
     // The other way round is faster: no failure.
     fsbench()
         .args(["compare", "last", "last~1", "--fail-if-slower", "5", "--db"])
@@ -290,4 +289,161 @@ fn two_runs_at_once_share_one_database() {
             .all(|r| r["samples"] == 40 && r["status"] == "ok"),
         "{v}"
     );
+}
+
+/// The gate never passes what it could not judge: a cell measured unlike its baseline, a cell
+/// in one run only, and a cell whose interval straddles the threshold each fail (exit 1, or 4
+/// for inconclusive), with the rule and each cell's decision printed; `--allow-incomparable`
+/// lets the unjudged ones through.
+#[test]
+fn the_gate_fails_on_what_it_cannot_judge() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let json = d.path().join("a.json");
+    let target = temp_dir();
+    fsbench()
+        .args([
+            "run",
+            "-q",
+            "--cache",
+            "warm",
+            "--runs",
+            "3",
+            "-w",
+            "null",
+            "-w",
+            "null:ops=10",
+        ])
+        .arg("-t")
+        .arg(format!("t={}", target.path().display()))
+        .arg("--db")
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let base: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    // Imports a copy of the run with `edit` applied, as run `id`.
+    let import = |id: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = base.clone();
+        v["run"]["id"] = id.into();
+        v["run"]["started_at"] = format!("2099-01-0{}T00:00:00Z", id.len() % 9 + 1).into();
+        edit(&mut v);
+        let f = d.path().join(format!("{id}.json"));
+        std::fs::write(&f, serde_json::to_vec(&v).unwrap()).unwrap();
+        fsbench()
+            .arg("import")
+            .arg(&f)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .success();
+    };
+    let headline_values = |v: &mut serde_json::Value, cell: usize, values: &[f64]| {
+        let h = v["results"][cell]["headline"].as_str().unwrap().to_string();
+        for (s, x) in v["results"][cell]["samples"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .zip(values)
+        {
+            s["metrics"][&h] = (*x).into();
+        }
+    };
+    let gate = |a: &str, b: &str, extra: &[&str]| {
+        fsbench()
+            .args(["compare", a, b, "--fail-if-slower", "5"])
+            .args(extra)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+    };
+    // Another fsbench version: not comparable.
+    import("oldver", &|v| v["run"]["fsbench_version"] = "0.0.1".into());
+    gate(base["run"]["id"].as_str().unwrap(), "oldver", &[])
+        .code(1)
+        .stdout(predicate::str::contains("NOT COMPARABLE"));
+    gate(
+        base["run"]["id"].as_str().unwrap(),
+        "oldver",
+        &["--allow-incomparable"],
+    )
+    .success();
+    // A cell of the baseline that the new run lacks: missing.
+    import("fewer", &|v| {
+        v["results"].as_array_mut().unwrap().truncate(1);
+    });
+    gate(base["run"]["id"].as_str().unwrap(), "fewer", &[])
+        .code(1)
+        .stdout(predicate::str::contains(
+            "MISSING (only in the baseline run)",
+        ));
+    // Intervals that straddle the threshold: inconclusive, exit 4.
+    import("wide1", &|v| headline_values(v, 0, &[100.0, 101.0, 99.0]));
+    import("wide2", &|v| headline_values(v, 0, &[80.0, 100.0, 90.0]));
+    gate("wide1", "wide2", &["--allow-incomparable"])
+        .code(4)
+        .stdout(predicate::str::contains("INCONCLUSIVE"))
+        .stderr(predicate::str::contains("could not decide"));
+}
+
+/// A named baseline stays put: runs stored after it do not move what `--baseline NAME` compares
+/// with, whereas `--baseline last` would (and says so).
+#[test]
+fn a_named_baseline_pins_the_gate_to_one_run() {
+    let d = temp_dir();
+    let db = d.path().join("r.db");
+    let target = temp_dir();
+    let run = |extra: &[&str]| {
+        fsbench()
+            .args(["run", "-q", "--cache", "warm", "--runs", "3", "-w", "null"])
+            .arg("-t")
+            .arg(format!("t={}", target.path().display()))
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run(&[]).status.code(), Some(0));
+    fsbench()
+        .args(["baseline", "set", "ci-main", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("baseline ci-main = run "));
+    let pinned = String::from_utf8(
+        fsbench()
+            .args(["baseline", "list", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let pinned_id = pinned.split('\t').nth(1).unwrap().to_string();
+    assert_eq!(run(&[]).status.code(), Some(0));
+    let out = run(&[
+        "--baseline",
+        "ci-main",
+        "--fail-if-slower",
+        "50",
+        "--allow-incomparable",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("A = run {pinned_id}")), "{text}");
+    let out = run(&[
+        "--baseline",
+        "last",
+        "--fail-if-slower",
+        "50",
+        "--allow-incomparable",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("moves with every stored run"));
+    fsbench()
+        .args(["baseline", "set", "last~1", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid baseline name"));
 }

@@ -28,7 +28,10 @@ pub fn run(args: CompareArgs) -> CliResult<i32> {
         &a,
         &b,
         args.confidence,
-        args.fail_if_slower,
+        args.fail_if_slower.map(|pct| crate::compare_runs::Gate {
+            pct,
+            allow_incomparable: args.allow_incomparable,
+        }),
         args.plot,
         Some(&args.export),
     )?;

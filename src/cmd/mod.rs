@@ -1,5 +1,6 @@
 //! One module per subcommand; `dispatch` routes to them and returns the exit code.
 
+pub mod baseline;
 pub mod clean;
 pub mod compare;
 pub mod env;
@@ -37,6 +38,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),
         Command::Env { dir, json } => env::run(&dir, json),
         Command::Lab { command } => lab::run(command),
+        Command::Baseline { command } => baseline::run(command),
         Command::Clean { dir } => clean::run(&dir),
         Command::Workloads { name } => workloads::run(name.as_deref()),
     }

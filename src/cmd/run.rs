@@ -107,11 +107,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let confidence = spec.confidence();
     check_percentages(confidence, &args)?;
     let exports = check_outputs(&spec, &args, &plan, suite.as_ref())?;
-    let baseline = match &args.baseline {
-        // Loaded before the run starts, so a wrong id costs nothing.
-        Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
-        None => None,
-    };
+    let baseline = load_baseline(&args)?;
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
@@ -176,7 +172,10 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
             b,
             &sink.record,
             confidence,
-            args.fail_if_slower,
+            args.fail_if_slower.map(|pct| crate::compare_runs::Gate {
+                pct,
+                allow_incomparable: args.allow_incomparable,
+            }),
             spec.plot,
             None,
         ),
@@ -200,6 +199,27 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     printed?;
     html?;
     gate.map(|()| 0)
+}
+
+/// The stored run `--baseline` names, loaded before the run starts (so a wrong id costs
+/// nothing); a note when it is one that moves with every stored run.
+fn load_baseline(args: &RunArgs) -> CliResult<Option<RunRecord>> {
+    if args.fail_if_slower.is_some()
+        && args
+            .baseline
+            .as_deref()
+            .is_some_and(|b| b == "last" || b.starts_with("last~"))
+    {
+        crate::errln!(
+            "note: --baseline {} moves with every stored run; pin one with 'fsbench baseline set NAME RUN' and gate on --baseline NAME",
+            args.baseline.as_deref().unwrap_or_default()
+        );
+    }
+    Ok(match &args.baseline {
+        // Loaded before the run starts, so a wrong id costs nothing.
+        Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
+        None => None,
+    })
 }
 
 /// Every output file checked before any work: none may be the database, a workload's input,

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod cells;
+pub mod gate;
 pub mod html;
 pub mod policy;
 pub mod runs;

@@ -5,7 +5,7 @@
 //! because they are what the difference is about — or what makes it meaningless. The regression
 //! gate (`--fail-if-slower PCT`) fails when a headline metric is proven worse by more than PCT.
 
-use fsbench_model::{Better, Comparison, ResultEntry, RunRecord, TargetInfo};
+use fsbench_model::{Comparison, ResultEntry, RunRecord, TargetInfo};
 
 /// What differs between the environments of `a` and `b`, in words.
 pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
@@ -54,7 +54,7 @@ fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, St
 }
 
 /// The key two runs' cells are matched on.
-fn key(
+pub(crate) fn key(
     e: &ResultEntry,
 ) -> (
     &str,
@@ -95,31 +95,6 @@ pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Com
         out.push(c);
     }
     out
-}
-
-/// Comparisons proven worse than the baseline by more than `pct` percent: the whole confidence
-/// interval of the difference lies beyond `pct` in the worse direction.
-pub fn regressions(comparisons: &[Comparison], pct: f64) -> Vec<String> {
-    comparisons
-        .iter()
-        .filter(|c| c.comparable)
-        .filter(|c| {
-            let (lo, hi) = (
-                c.difference_pct - c.ci_half_pct,
-                c.difference_pct + c.ci_half_pct,
-            );
-            match fsbench_model::unit_of(&c.metric).1 {
-                Better::Higher => hi < -pct,
-                Better::Lower => lo > pct,
-            }
-        })
-        .map(|c| {
-            format!(
-                "{} {:+.1}% ± {:.1}% vs {}",
-                c.other, c.difference_pct, c.ci_half_pct, c.baseline
-            )
-        })
-        .collect()
 }
 
 /// A record holding both runs' cells (targets prefixed `A:`/`B:`) and the comparisons: what the

@@ -5,6 +5,7 @@
 //! `fsbench run` share a database; each sample is committed right after it is measured.
 #![warn(missing_docs)]
 
+mod baselines;
 mod error;
 mod open;
 mod read;

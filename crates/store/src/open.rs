@@ -160,6 +160,9 @@ fn migrate(c: &mut Connection) -> rusqlite::Result<()> {
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version == 0 {
         tx.execute_batch(V1)?;
+        for step in MIGRATIONS {
+            tx.execute_batch(step)?;
+        }
         tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         tx.pragma_update(None, "user_version", VERSION)?;
     } else {

@@ -101,7 +101,11 @@ impl Store {
 
     /// The full id of `spec`: `last`, `last~N` (N runs before the newest), a full id, or a
     /// unique prefix of one.
+    /// A baseline's name (`fsbench baseline set`) resolves to its pinned run first.
     pub fn resolve(&self, spec: &str) -> Result<String, StoreError> {
+        if let Some(id) = self.baseline(spec)? {
+            return Ok(id);
+        }
         let back = match spec {
             "last" => Some(0),
             // N runs back: 0 or more (`last~-1` is not the newest run, it is no run).

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -69,7 +69,16 @@ CREATE TABLE notes (
 );
 ";
 
-/// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`. Version 1 is the
-/// first, so there are none yet; each new version adds its step here and a fixture database of
-/// the version before it.
-pub const MIGRATIONS: &[&str] = &[];
+/// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
+/// adds its step here and a fixture database of the version before it.
+pub const MIGRATIONS: &[&str] = &[V2];
+
+/// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
+/// with a pinned run instead of whatever ran last.
+pub const V2: &str = "
+CREATE TABLE baselines (
+    name   TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    set_at TEXT NOT NULL
+);
+";

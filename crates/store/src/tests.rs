@@ -241,3 +241,20 @@ fn two_writers_share_one_database() {
         );
     }
 }
+
+#[test]
+fn a_named_baseline_resolves_to_its_pinned_run_until_moved() {
+    let d = tempfile::tempdir().unwrap();
+    let mut s = Store::open(&d.path().join("b.db")).unwrap();
+    for i in 0..3 {
+        let r = record(&format!("run{i}"), &format!("2026-01-0{}T00:00:00Z", i + 1));
+        s.import(&r).unwrap();
+    }
+    let first = s.resolve("last~2").unwrap();
+    s.set_baseline("ci", &first, "now").unwrap();
+    assert_eq!(s.resolve("ci").unwrap(), first);
+    let newest = s.resolve("last").unwrap();
+    s.set_baseline("ci", &newest, "later").unwrap();
+    assert_eq!(s.resolve("ci").unwrap(), newest);
+    assert_eq!(s.baselines().unwrap().len(), 1);
+}
