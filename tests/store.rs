@@ -447,3 +447,80 @@ fn a_named_baseline_pins_the_gate_to_one_run() {
         .code(2)
         .stderr(predicate::str::contains("invalid baseline name"));
 }
+
+/// A healthy database on a read-only filesystem is never called damaged: the reading commands
+/// work on it, `run` says exactly why it cannot store there, and the file stays byte-identical.
+#[test]
+#[cfg_attr(
+    not(fsbench_root),
+    ignore = "needs root (to remount a tmpfs read-only)"
+)]
+fn a_database_on_a_read_only_filesystem_is_read_and_never_called_damaged() {
+    let t = temp_dir();
+    let fs = t.path().join("fs");
+    std::fs::create_dir(&fs).unwrap();
+    let mount = |opts: &str| {
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            .arg(&fs)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    mount("size=16m");
+    let db = fs.join("r.db");
+    let target = temp_dir();
+    fsbench()
+        .args([
+            "run", "-q", "-w", "null", "--cache", "warm", "--runs", "2", "--db",
+        ])
+        .arg(&db)
+        .arg("-t")
+        .arg(target.path())
+        .assert()
+        .success();
+    let before = std::fs::read(&db).unwrap();
+    mount("remount,ro");
+    let html = t.path().join("r.html");
+    let reading: [&[&str]; 4] = [
+        &["history"],
+        &["show", "last"],
+        &["compare", "last", "last"],
+        &["report", "last", "-o"],
+    ];
+    let mut results = Vec::new();
+    for args in reading {
+        let mut cmd = fsbench();
+        cmd.args(args);
+        if args[0] == "report" {
+            cmd.arg(&html);
+        }
+        results.push((args, cmd.arg("--db").arg(&db).output().unwrap()));
+    }
+    let run = fsbench()
+        .args([
+            "run", "-q", "-w", "null", "--cache", "warm", "--runs", "1", "--db",
+        ])
+        .arg(&db)
+        .arg("-t")
+        .arg(target.path())
+        .output()
+        .unwrap();
+    let after = std::fs::read(&db).unwrap();
+    let _ = std::process::Command::new("umount").arg(&fs).status();
+    for (args, out) in results {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot be written") && !err.contains("damaged"),
+        "{err}"
+    );
+    assert!(before == after, "the database changed");
+}

@@ -45,6 +45,17 @@ pub enum StoreError {
         /// The newest this build knows.
         supported: i64,
     },
+    /// The database is fine but cannot be used as asked: its directory is read-only or not
+    /// ours, the filesystem is full, or another program holds a lock. Never called damaged.
+    #[error("database {path}: {why} — {fix}")]
+    Unusable {
+        /// The database file.
+        path: PathBuf,
+        /// What is wrong, in words (`its directory is on a read-only filesystem`).
+        why: String,
+        /// What to do.
+        fix: &'static str,
+    },
     /// SQLite reported an error.
     #[error("database {path}: {source} — check the file and its filesystem")]
     Sql {

@@ -60,6 +60,99 @@ fn exists_as_sqlite(path: &Path) -> Result<bool, StoreError> {
     Ok(true)
 }
 
+/// What an SQLite error while opening means for the user: a healthy database that cannot be
+/// used here (read-only directory, no space, a lock) is told apart from a damaged file, so that
+/// nobody deletes good data because of a message.
+fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode::*;
+    let unusable = |why: &str, fix| StoreError::Unusable {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+        fix,
+    };
+    let dir_writable = path
+        .parent()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .is_some_and(|d| rustix::fs::access(d, rustix::fs::Access::WRITE_OK).is_ok());
+    match e.sqlite_error_code() {
+        Some(NotADatabase | DatabaseCorrupt) => StoreError::NotSqlite {
+            path: path.to_path_buf(),
+        },
+        Some(ReadOnly | CannotOpen | PermissionDenied) if !dir_writable => unusable(
+            "its directory cannot be written (a read-only filesystem, or no permission), and SQLite needs to place its lock files there",
+            "give --db on a writable filesystem or --no-store (history, show, compare and report read it where it is)",
+        ),
+        Some(PermissionDenied | ReadOnly) => unusable(
+            "permission denied",
+            "run as a user who may read and write the file",
+        ),
+        Some(DiskFull) => unusable(
+            "its filesystem is full",
+            "free space there, or give --db on another filesystem",
+        ),
+        Some(DatabaseBusy | DatabaseLocked) => unusable(
+            "another program holds a lock on it",
+            "wait for it to finish, or give another --db",
+        ),
+        _ => StoreError::Sql {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    }
+}
+
+/// A read-only connection; when SQLite cannot place its lock files (a read-only directory) and
+/// nothing is pending in a write-ahead log, the file is opened as immutable instead, so that
+/// `history`, `show`, `compare` and `report` read a database on a read-only filesystem.
+fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let plain = Connection::open_with_flags(path, flags).and_then(|c| {
+        c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|_| c)
+    });
+    match plain {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            let mut wal = path.as_os_str().to_os_string();
+            wal.push("-wal");
+            let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+            let code = e.sqlite_error_code();
+            let lock_files = matches!(
+                code,
+                Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+            );
+            if !lock_files || pending {
+                return Err(opening_error(path, e));
+            }
+            let uri = format!("file:{}?immutable=1", uri_path(path));
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                .map_err(|e| opening_error(path, e))
+        }
+    }
+}
+
+/// `path` for an SQLite URI: `%`, `?` and `#` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for b in abs.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' => out.push_str(&format!("%{b:02X}")),
+            b if b.is_ascii() && !b.is_ascii_control() => out.push(*b as char),
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// Checks an existing database read-only: ours (or empty), not newer, readable. The version and
 /// owner come from SQLite, not the raw header: in WAL mode the newest values may still be in the
 /// write-ahead log.
@@ -68,14 +161,8 @@ fn check_existing(path: &Path) -> Result<Header, StoreError> {
         path: path.to_path_buf(),
         source,
     };
-    let not_sqlite = |_| StoreError::NotSqlite {
-        path: path.to_path_buf(),
-    };
-    let ro = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(sql)?;
+    let not_sqlite = |e| opening_error(path, e);
+    let ro = connect_read_only(path)?;
     ro.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
     let tables: i64 = ro
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
@@ -114,10 +201,7 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
             source,
         })?;
     }
-    let sql = |source| StoreError::Sql {
-        path: path.to_path_buf(),
-        source,
-    };
+    let sql = |e| opening_error(path, e);
     let mut c = Connection::open(path).map_err(sql)?;
     c.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
     c.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
@@ -139,13 +223,7 @@ pub fn open_read_only(path: &Path) -> Result<Option<Connection>, StoreError> {
         // An older schema: migrate through a writable open (the data is kept).
         return open(path).map(Some);
     }
-    let c =
-        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
-            StoreError::Sql {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
+    let c = connect_read_only(path)?;
     c.busy_timeout(BUSY_TIMEOUT)
         .map_err(|source| StoreError::Sql {
             path: path.to_path_buf(),
