@@ -180,6 +180,58 @@ fn a_corrupt_database_is_refused_and_left_byte_identical() {
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }
 
+/// A real fsbench database damaged past its header (a page in the middle overwritten) is refused
+/// by `run` before anything writes to it — not its change counter, not its WAL switch — in WAL
+/// mode and in rollback-journal mode, and `history`/`show` name it damaged, never a crash.
+#[test]
+fn a_database_damaged_past_its_header_is_refused_byte_identical() {
+    for journal in ["wal", "delete"] {
+        let d = temp_dir();
+        let db = d.path().join("r.db");
+        for _ in 0..3 {
+            null_run(&db, "2000", &[]).success();
+        }
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "journal_mode", journal).unwrap();
+        drop(conn);
+        let mut bytes = std::fs::read(&db).unwrap();
+        let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+        let pages = bytes.len() / page;
+        assert!(
+            pages >= 4,
+            "{journal}: a database of {pages} pages is too small to damage"
+        );
+        // Damage the last page (a sample's data), leaving page 1 (the header and schema) sound.
+        let last = (pages - 1) * page;
+        bytes[last..last + page].fill(0xA5);
+        std::fs::write(&db, &bytes).unwrap();
+        null_run(&db, "10", &[]).code(2).stderr(
+            predicate::str::contains("damaged").and(predicate::str::contains("left untouched")),
+        );
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            bytes,
+            "{journal}: run wrote to a refused database"
+        );
+        let shown = fsbench()
+            .args(["show", "last", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&shown.stderr);
+        assert!(!err.contains("panicked"), "{journal}: {err}");
+        assert!(
+            shown.status.success() || err.contains("damaged"),
+            "{journal}: {err}"
+        );
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            bytes,
+            "{journal}: show wrote to a refused database"
+        );
+    }
+}
+
 #[test]
 fn exported_json_imports_into_another_database() {
     let d = temp_dir();

@@ -15,6 +15,17 @@ pub enum StoreError {
         /// The database file.
         path: PathBuf,
     },
+    /// An fsbench database whose pages are damaged past its header (SQLite's `quick_check`
+    /// failed, or a read met a malformed page). Never written to.
+    #[error(
+        "{path} is an fsbench database but it is damaged ({detail}); it was left untouched — keep it for recovery (sqlite3 FILE .recover) and give another --db"
+    )]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's first complaint.
+        detail: String,
+    },
     /// Not a regular file: a directory, a FIFO, a device (never opened as a database).
     #[error(
         "{path} is {kind}, not a database file; it was left untouched — give --db a regular file's path"

@@ -59,6 +59,12 @@ impl Store {
 }
 
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
+    if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
+        return StoreError::Damaged {
+            path: path.to_path_buf(),
+            detail: source.to_string(),
+        };
+    }
     StoreError::Sql {
         path: path.to_path_buf(),
         source,

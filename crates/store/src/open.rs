@@ -81,8 +81,12 @@ fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
         })
         .is_some_and(|d| rustix::fs::access(d, rustix::fs::Access::WRITE_OK).is_ok());
     match e.sqlite_error_code() {
-        Some(NotADatabase | DatabaseCorrupt) => StoreError::NotSqlite {
+        Some(NotADatabase) => StoreError::NotSqlite {
             path: path.to_path_buf(),
+        },
+        Some(DatabaseCorrupt) => StoreError::Damaged {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
         },
         Some(ReadOnly | CannotOpen | PermissionDenied) if !dir_writable => unusable(
             "its directory cannot be written (a read-only filesystem, or no permission), and SQLite needs to place its lock files there",
@@ -190,11 +194,33 @@ fn check_existing(path: &Path) -> Result<Header, StoreError> {
     Ok(h)
 }
 
+/// Checks every page of an existing database on a read-only connection before anything opens
+/// it for writing: switching to WAL, a migration or a first insert would otherwise rewrite the
+/// header (change counter, format bytes) of a file that is then refused as damaged.
+fn check_pages(path: &Path) -> Result<(), StoreError> {
+    let ro = connect_read_only(path)?;
+    ro.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| opening_error(path, e))?;
+    let verdict: String = ro
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .map_err(|e| opening_error(path, e))?;
+    if verdict == "ok" {
+        Ok(())
+    } else {
+        Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            detail: verdict,
+        })
+    }
+}
+
 /// Opens (creating if needed) the database at `path` for reading and writing, migrated to
-/// [`VERSION`].
+/// [`VERSION`]. An existing file is checked read-only first (ours, not newer, every page
+/// sound), so a refused file stays byte-identical.
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
     if exists_as_sqlite(path)? {
         check_existing(path)?;
+        check_pages(path)?;
     } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
             path: path.to_path_buf(),
