@@ -519,3 +519,60 @@ fn non_root_is_refused_with_one_line() {
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+#[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_bindfs,
+        fsbench_tool_fusermount3,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, bindfs, fusermount3 and /dev/fuse"
+)]
+fn tar_on_a_fuse_lab_target_is_comparable_with_ext4_cold_and_warm() {
+    // The seed kept its tarball on local disk: with the archive outside the targets, ext4 and a
+    // FUSE target are compared on creating and removing the tree, cold (drop_caches) and warm.
+    let lab = LabDir::new();
+    let tmp = temp_dir();
+    let out = temp_dir();
+    let json = out.path().join("o.json");
+    let run = fsbench()
+        .env("TMPDIR", tmp.path())
+        .args(["run", "--lab", "ext4,bindfs", "--runs", "3", "-q"])
+        .args(["-w", "tar-extract:profile=small,scale=0.5"])
+        .args(["-w", "tar-delete:profile=small,scale=0.5"])
+        .arg("--lab-dir")
+        .arg(lab.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run fsbench");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_torn_down(&lab.path());
+    assert!(entries(tmp.path()).is_empty(), "local archive left");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    let comparisons = v["comparisons"].as_array().expect("comparisons");
+    assert_eq!(comparisons.len(), 4, "{v}");
+    for c in comparisons {
+        assert_eq!(c["comparable"], true, "{c}");
+    }
+    for r in v["results"].as_array().expect("results") {
+        let resident = r["cache"]["resident_pct"].as_f64();
+        match (r["workload"].as_str(), r["cache"]["state"].as_str()) {
+            // The archive's residency: the same local file for both targets.
+            (Some("tar-extract"), Some("cold")) => assert!(resident < Some(10.0), "{r}"),
+            (Some("tar-extract"), _) => assert!(resident > Some(90.0), "{r}"),
+            // The tree's: measured on ext4, not on FUSE, where opening a file drops its pages.
+            (Some("tar-delete"), state) if r["target"] == "bindfs" => {
+                assert_eq!(resident, None, "{state:?} {r}");
+            }
+            (Some("tar-delete"), Some("cold")) => assert!(resident < Some(10.0), "{r}"),
+            _ => assert!(resident > Some(90.0), "{r}"),
+        }
+    }
+}

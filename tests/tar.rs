@@ -157,3 +157,168 @@ fn modes_and_mtimes_are_kept_like_gnu_tar() {
         assert_eq!(d.mode() & 0o7777, 0o750);
     }
 }
+
+/// The `.fsbench-*` entries of `dir` seen every few milliseconds while `child` runs, and its
+/// exit code.
+fn watch_scratches(dir: &Path, child: &mut std::process::Child) -> (Vec<String>, i32) {
+    let mut seen: Vec<String> = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        for e in entries(dir) {
+            if e.starts_with(".fsbench-") && !seen.contains(&e) {
+                seen.push(e);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (seen, status.code().unwrap_or(-1));
+        }
+        assert!(std::time::Instant::now() < deadline, "fsbench did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// A run of both tar workloads on `targets` with `TMPDIR=tmp`, writing its record to `json`.
+fn tar_run(
+    tmp: &Path,
+    targets: &[&Path],
+    param: &str,
+    runs: &str,
+    json: &Path,
+) -> std::process::Command {
+    let mut cmd = crate::util::command();
+    cmd.env("TMPDIR", tmp)
+        .args(["run", "-q", "--cache", "warm", "--runs", runs, "-w"])
+        .arg(format!("tar-extract:profile=small,scale=2{param}"))
+        .arg("-w")
+        .arg(format!("tar-delete:profile=small,scale=2{param}"))
+        .arg("--json")
+        .arg(json)
+        .stdout(std::process::Stdio::null());
+    for t in targets {
+        cmd.arg("--target").arg(t);
+    }
+    cmd
+}
+
+#[test]
+fn the_archive_is_made_once_on_local_disk_shared_and_removed_after_the_run() {
+    let (tmp, a, b, out) = (temp_dir(), temp_dir(), temp_dir(), temp_dir());
+    let json = out.path().join("o.json");
+    let mut child = tar_run(tmp.path(), &[a.path(), b.path()], "", "2", &json)
+        .spawn()
+        .unwrap();
+    let (seen, code) = watch_scratches(tmp.path(), &mut child);
+    assert_eq!(code, 0);
+    // One archive for two targets and both workloads, in a scratch of its own under $TMPDIR.
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen[0].starts_with(".fsbench-archive-"), "{seen:?}");
+    assert!(entries(tmp.path()).is_empty(), "local archive left");
+    assert!(entries(a.path()).is_empty() && entries(b.path()).is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    for r in results {
+        assert_eq!(r["params"]["archive_on"], "local", "{r}");
+    }
+    // The extraction read the archive, primed once, from the page cache on every target.
+    for r in results.iter().filter(|r| r["workload"] == "tar-extract") {
+        assert!(r["cache"]["resident_pct"].as_f64().unwrap() > 90.0, "{r}");
+    }
+    // The delete counted its tree before the sample: all of it.
+    let metric = |w: &str, m: &str| {
+        let r = results.iter().find(|r| r["workload"] == w).unwrap();
+        r["samples"][0]["metrics"][m].as_f64().unwrap()
+    };
+    assert_eq!(
+        metric("tar-delete", "entries"),
+        metric("tar-extract", "files") + metric("tar-extract", "dirs")
+    );
+    let comparisons = v["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 2);
+    assert!(comparisons.iter().all(|c| c["comparable"] == true), "{v}");
+}
+
+#[test]
+fn archive_on_target_keeps_it_beside_the_tree_and_nothing_under_tmpdir() {
+    let (tmp, a, out) = (temp_dir(), temp_dir(), temp_dir());
+    let json = out.path().join("o.json");
+    let mut child = tar_run(tmp.path(), &[a.path()], ",archive_on=target", "2", &json)
+        .spawn()
+        .unwrap();
+    let (seen, code) = watch_scratches(tmp.path(), &mut child);
+    assert_eq!(code, 0);
+    assert!(seen.is_empty(), "{seen:?}");
+    assert!(entries(a.path()).is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["results"][0]["params"]["archive_on"], "target");
+}
+
+#[test]
+fn an_unusable_tmpdir_is_one_line_naming_it_and_leaves_nothing() {
+    let a = temp_dir();
+    for tmp in [Path::new("/nonexistent/fsbench"), Path::new("/proc")] {
+        let out = fsbench()
+            .env("TMPDIR", tmp)
+            .args(["run", "-q", "--cache", "warm", "--runs", "1"])
+            .args(["-w", "tar-extract:profile=small,scale=0.1"])
+            .arg("--target")
+            .arg(a.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{tmp:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.contains("TMPDIR"))
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(line.contains("archive_on=target"), "{line}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(entries(a.path()).is_empty());
+    }
+}
+
+#[test]
+fn invalid_archive_on_is_refused_naming_the_choices() {
+    let a = temp_dir();
+    fsbench()
+        .args(["run", "-q", "-w", "tar-delete:archive_on=nfs", "--target"])
+        .arg(a.path())
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("archive_on").and(predicate::str::contains("local, target")),
+        );
+}
+
+#[test]
+fn sigkill_leaves_no_local_archive_the_guard_removes_it() {
+    let (tmp, a, out) = (temp_dir(), temp_dir(), temp_dir());
+    let json = out.path().join("o.json");
+    let mut child = tar_run(tmp.path(), &[a.path()], "", "200", &json)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !entries(tmp.path())
+        .iter()
+        .any(|e| e.starts_with(".fsbench-archive-"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no local archive appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(entries(tmp.path()).is_empty() && entries(a.path()).is_empty()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left after SIGKILL: {:?} {:?}",
+            entries(tmp.path()),
+            entries(a.path())
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -6,6 +6,7 @@ pub mod direct_check;
 pub mod jobs;
 pub mod large_file;
 pub mod latency;
+pub mod local_archive;
 pub mod null;
 pub mod null_build;
 pub mod postmark;

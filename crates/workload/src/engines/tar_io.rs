@@ -1,14 +1,15 @@
 //! `tar-extract` and `tar-delete`: extract a tarball into the scratch (the `tar` crate, streaming,
 //! modes and mtimes kept), and remove an extracted tree without following symlinks (`rm -rf`).
 //! The archive is `archive=FILE` or a synthetic one (`profile=csail`, `scale`, `seed`) made once
-//! in `prepare` and identified by its tree's manifest hash. Between samples, unmeasured, the
-//! extract workload removes its last tree and the delete workload extracts a fresh one.
+//! in `prepare` and identified by its tree's manifest hash; it is read from local disk outside
+//! the target unless `archive_on=target`. Between samples, unmeasured, the extract workload
+//! removes its last tree and the delete workload extracts a fresh one and counts it.
 
-use super::tarball::{ArchiveSource, extract};
+use super::tarball::{Archive, ArchiveOn, extract};
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Registry entry of `tar-extract`.
 pub const EXTRACT_INFO: WorkloadInfo = WorkloadInfo {
@@ -47,27 +48,46 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the synthetic tree",
     },
+    ParamDoc {
+        key: "archive_on",
+        default: "local",
+        help: "where the archive is read from: local (a synthetic one under $TMPDIR, archive= where it is; as the seed kept it on local disk) or target",
+    },
 ];
 
 struct TarIo {
     delete: bool,
-    source: ArchiveSource,
-    archive: Option<PathBuf>,
+    archive: Archive,
+    /// The archive's path once prepared.
+    path: Option<PathBuf>,
+    /// Whether the workload's directory is on a FUSE filesystem (settled in `prepare`).
+    fuse: bool,
+    /// `tar-delete`: entries of the tree extracted for the next sample, counted before it.
+    entries: u64,
+    /// `tar-delete`: files of that tree whose residency stands for the tree's.
+    probe: Vec<PathBuf>,
 }
 
+/// Files of an extracted tree whose page residency is measured for `tar-delete`: enough to tell
+/// cached from dropped, few enough that opening them changes nothing measurable.
+const PROBE_FILES: usize = 64;
+
 fn build_extract(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    Ok(Box::new(TarIo {
-        delete: false,
-        source: ArchiveSource::from_params(p)?,
-        archive: None,
-    }))
+    build(p, false)
 }
 
 fn build_delete(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    build(p, true)
+}
+
+fn build(p: &mut Params, delete: bool) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(TarIo {
-        delete: true,
-        source: ArchiveSource::from_params(p)?,
-        archive: None,
+        delete,
+        archive: Archive::from_params(p)?,
+        path: None,
+        fuse: false,
+        entries: 0,
+        probe: Vec::new(),
     }))
 }
 
@@ -79,7 +99,7 @@ impl TarIo {
     }
 
     fn archive(&self) -> Result<&PathBuf, WorkloadError> {
-        self.archive
+        self.path
             .as_ref()
             .ok_or_else(|| WorkloadError::Invalid("archive not prepared".into()))
     }
@@ -97,13 +117,22 @@ impl Workload for TarIo {
         let dir = ctx.scratch().ok_or_else(|| {
             WorkloadError::Unsupported("tar workloads need a directory target".into())
         })?;
-        self.archive = Some(self.source.prepare(dir, &ctx.cancel)?);
+        self.fuse = on_fuse(dir);
+        self.path = Some(self.archive.prepare(dir, ctx)?);
         Ok(())
     }
 
     fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         if self.delete {
-            self.fresh_extract(ctx).map(|_| ())
+            // Extracted and surveyed here, before the cache is made cold: a walk inside the
+            // sample would bring the tree's directories back into the cache before the timer.
+            self.fresh_extract(ctx)?;
+            let tree = self.tree(ctx)?;
+            let (entries, probe) = survey(&tree, PROBE_FILES)
+                .map_err(|e| WorkloadError::io("read directory", &tree, e))?;
+            self.entries = entries;
+            self.probe = probe;
+            Ok(())
         } else {
             crate::fsops::remove_all(&self.tree(ctx)?)
         }
@@ -112,13 +141,10 @@ impl Workload for TarIo {
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let tree = self.tree(ctx)?;
         if self.delete {
-            let entries = crate::walker::walk(&tree, crate::walker::StatMode::None, &ctx.cancel)
-                .map(|c| c.entries)
-                .unwrap_or(0);
             let t0 = rec.now_ns();
             crate::fsops::remove_all(&tree)?;
             rec.op_done(t0, 0);
-            rec.metric("entries", entries as f64);
+            rec.metric("entries", self.entries as f64);
         } else {
             let t0 = rec.now_ns();
             std::fs::create_dir(&tree).map_err(|e| WorkloadError::io("mkdir", &tree, e))?;
@@ -135,8 +161,34 @@ impl Workload for TarIo {
         crate::fsops::remove_all(&self.tree(ctx)?)
     }
 
+    /// Extract: the archive (what the sample reads; on local disk by default, so the same file
+    /// for every target). Delete: a spread of the extracted tree's files, except on FUSE, where
+    /// opening a file to measure its residency drops its pages.
     fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
-        self.archive.iter().cloned().collect()
+        if !self.delete {
+            self.path.iter().cloned().collect()
+        } else if self.fuse {
+            Vec::new()
+        } else {
+            self.probe.clone()
+        }
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.delete && self.fuse {
+            notes.push(
+                "residency of the extracted tree is not measured on FUSE: opening a file through FUSE drops its cached pages"
+                    .to_string(),
+            );
+        }
+        if !self.delete && self.fuse && self.archive.on == ArchiveOn::Target {
+            notes.push(
+                "archive_on=target on FUSE: the archive is read through the FUSE daemon in every sample (each open drops its cached pages), warm or cold"
+                    .to_string(),
+            );
+        }
+        notes
     }
 
     fn writes(&self) -> bool {
@@ -144,11 +196,11 @@ impl Workload for TarIo {
     }
 
     fn space_needed(&self) -> u64 {
-        self.source.space_needed()
+        self.archive.space_needed()
     }
 
     fn inodes_needed(&self) -> u64 {
-        self.source.inodes_needed()
+        self.archive.inodes_needed()
     }
 
     fn size_knob(&self) -> &'static str {
@@ -164,6 +216,34 @@ impl Workload for TarIo {
     }
 }
 
+/// Whether `dir` is on a FUSE filesystem.
+fn on_fuse(dir: &Path) -> bool {
+    const FUSE_SUPER_MAGIC: i64 = 0x6573_5546;
+    // f_type is i64 here but narrower on other platforms.
+    #[allow(clippy::unnecessary_cast)]
+    rustix::fs::statfs(dir).is_ok_and(|s| s.f_type as i64 == FUSE_SUPER_MAGIC)
+}
+
+/// Counts the entries under `root` (symlinks not followed) and picks up to `max` regular files
+/// spread evenly over the walk.
+fn survey(root: &Path, max: usize) -> std::io::Result<(u64, Vec<PathBuf>)> {
+    let (mut entries, mut files, mut dirs) = (0u64, Vec::new(), vec![root.to_path_buf()]);
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            entries += 1;
+            let t = e.file_type()?;
+            if t.is_dir() {
+                dirs.push(e.path());
+            } else if t.is_file() {
+                files.push(e.path());
+            }
+        }
+    }
+    let step = files.len().div_ceil(max.max(1)).max(1);
+    Ok((entries, files.into_iter().step_by(step).collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,13 +251,13 @@ mod tests {
 
     #[test]
     fn extract_then_delete_leave_the_same_files_and_nothing_behind() {
-        let mut h = Harness::new(build_extract, "profile=small,scale=0.05");
+        let mut h = Harness::new(build_extract, "profile=small,scale=0.05,archive_on=target");
         for _ in 0..2 {
             h.workload.before_sample(&h.ctx).unwrap();
             let d = h.sample();
             assert_eq!(Harness::metric(&d, "files"), 100.0);
         }
-        let mut del = Harness::new(build_delete, "profile=small,scale=0.05");
+        let mut del = Harness::new(build_delete, "profile=small,scale=0.05,archive_on=target");
         del.workload.before_sample(&del.ctx).unwrap();
         let d = del.sample();
         assert_eq!(Harness::metric(&d, "entries"), 109.0);
