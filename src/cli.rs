@@ -111,8 +111,13 @@ pub enum Command {
 /// Subcommands of `fsbench suite`.
 #[derive(Debug, Subcommand)]
 pub enum SuiteCommand {
-    /// Every built-in suite: name, what it measures, how long the full run takes.
-    List,
+    /// Every built-in suite: name, what it measures, how long the full run took where it was
+    /// measured, and how long it took here (from the results database).
+    List {
+        /// Where earlier runs are read from.
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// Print a suite's TOML (a built-in name or a file), to copy and edit.
     Show {
         /// Built-in suite name or TOML file.
@@ -348,6 +353,13 @@ pub struct RunArgs {
     /// Print only errors and the final table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Run a suite even when its estimated time is several times what the suite says.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the time estimate (from stored history, else a probe of each target) and exit
+    /// without measuring.
+    #[arg(long)]
+    pub estimate: bool,
     /// Under mpirun (fsbench built with `--features mpi`): where the ranks work. Alone, both
     /// are the same.
     #[arg(long, value_enum, default_value = "per-rank")]

@@ -5,6 +5,7 @@ mod cli;
 mod cmd;
 mod compare_runs;
 mod error;
+mod estimate;
 mod exports;
 #[cfg(test)]
 mod fuzz;

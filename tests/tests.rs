@@ -6,6 +6,7 @@ mod cli;
 mod cpu;
 mod defaults;
 mod env;
+mod estimate;
 mod hardening;
 mod lab;
 mod ministat;

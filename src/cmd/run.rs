@@ -117,6 +117,37 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
     lab.annotate(&mut record.environment.targets);
+    let estimate = if team.parallel() {
+        None
+    } else {
+        // The database is checked here, before the probe, as the first thing that reads it;
+        // with --no-store it is only read for history, and one that cannot be is not an error.
+        let db = crate::storage::db_path(args.db.db.as_deref());
+        let history = match (db, args.no_store) {
+            (Ok(p), false) => fsbench_store::Store::open_existing(&p)
+                .map_err(|e| CliError::usage(e.to_string()))?,
+            (Ok(p), true) => fsbench_store::Store::open_existing(&p).ok().flatten(),
+            (Err(e), false) => return Err(e),
+            (Err(_), true) => None,
+        };
+        let e = crate::estimate::plan(
+            &plan,
+            &record.environment.targets,
+            history.as_ref(),
+            &record.run.id,
+        );
+        if args.estimate {
+            crate::out::stdout(&format!("{}\n", crate::estimate::line(&e, &plan)))?;
+            return Ok(0);
+        }
+        // Nothing known (no history, no size known in advance): no line to print.
+        if !args.quiet && e.unknown() < e.cells.len() {
+            crate::errln!("{}", crate::estimate::line(&e, &plan));
+        }
+        crate::estimate::check(&e, suite.as_ref(), plan.targets.len(), args.yes)?;
+        Some(e)
+    };
+    let started = std::time::Instant::now();
     let store = if args.no_store {
         None
     } else {
@@ -141,6 +172,14 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let id = sink.record.run.id.clone();
     let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, team)?;
     sink.progress.finish();
+    let known = estimate.as_ref().filter(|e| e.unknown() < e.cells.len());
+    if let (Some(e), false) = (known, args.quiet) {
+        crate::errln!(
+            "took {} (estimated {})",
+            crate::estimate::human(started.elapsed().as_secs_f64()),
+            crate::estimate::human(e.seconds())
+        );
+    }
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, confidence);
     if let Some(s) = &suite {

@@ -1,4 +1,5 @@
-//! `fsbench suite list` (every built-in suite: name, one line, how long the full run takes here)
+//! `fsbench suite list` (every built-in suite: name, one line, how long the full run took where
+//! it was measured and, from the results database, here)
 //! and `fsbench suite show NAME|FILE` (its TOML, to copy and edit).
 
 use crate::cli::SuiteCommand;
@@ -8,22 +9,51 @@ use fsbench_spec::suite::{builtin, load};
 /// Runs `fsbench suite ...`.
 pub fn run(command: SuiteCommand) -> CliResult<i32> {
     match command {
-        SuiteCommand::List => list(),
+        SuiteCommand::List { db } => list(db.db.as_deref()),
         SuiteCommand::Show { name } => show(&name),
     }
 }
 
-fn list() -> CliResult<i32> {
+fn list(db: Option<&std::path::Path>) -> CliResult<i32> {
+    // Earlier runs measured here, when there is a readable database; none is not an error.
+    let store = crate::storage::db_path(db)
+        .ok()
+        .and_then(|p| fsbench_store::Store::open_existing(&p).ok().flatten());
     let mut text = String::new();
     for name in builtin::names() {
         let s = load(name)?;
         let first = first_sentence(&s.description);
         let time = s.time.as_deref().unwrap_or("?");
         text.push_str(&format!("{name:<14} {time:<36} {first}\n"));
+        let runs = store
+            .as_ref()
+            .and_then(|st| st.suite_runs(name, 3).ok())
+            .unwrap_or_default();
+        if !runs.is_empty() {
+            let here: Vec<String> = runs.iter().map(measured).collect();
+            text.push_str(&format!("{:<14} here: {}\n", "", here.join("; ")));
+        }
     }
-    text.push_str("\n'fsbench suite show NAME' prints one; 'fsbench run --suite NAME' runs it (--scale 0.1 for a smaller run).\n");
+    text.push_str("\nTimes are measured: where a suite was written (its 'time'), and here, from the results database (the last 3 runs).\n'fsbench suite show NAME' prints one; 'fsbench run --suite NAME --estimate' estimates it on your targets; 'fsbench run --suite NAME' runs it (--scale 0.1 for a smaller run).\n");
     crate::out::stdout(&text)?;
     Ok(0)
+}
+
+/// One earlier run of a suite: how long, on how many targets, at which scale, which run.
+fn measured(r: &fsbench_store::timing::SuiteRun) -> String {
+    let scale = fsbench_store::timing::scale_of(&r.argv);
+    let scale = if scale == 1.0 {
+        String::new()
+    } else {
+        format!(" at --scale {scale}")
+    };
+    let targets = if r.targets == 1 { "target" } else { "targets" };
+    format!(
+        "{} for {} {targets}{scale} ({})",
+        crate::estimate::human(r.seconds),
+        r.targets,
+        crate::escape_controls(&r.id)
+    )
 }
 
 /// The description up to its first full stop (or colon), on one line.

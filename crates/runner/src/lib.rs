@@ -7,6 +7,7 @@
 pub mod cache;
 mod cell;
 mod daemons;
+pub mod estimate;
 pub mod metrics;
 pub mod overhead;
 mod setup;

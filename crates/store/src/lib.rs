@@ -10,6 +10,7 @@ mod error;
 mod open;
 mod read;
 pub mod schema;
+pub mod timing;
 mod write;
 
 pub use error::StoreError;

@@ -1,0 +1,118 @@
+//! The time estimate printed before a run (issue 20, class 10): from a probe of the target the
+//! first time, from the stored history of the same cells after; a suite estimated at several
+//! times what it says it takes runs only with `--yes`; `--estimate` prints it and measures
+//! nothing; `suite list` shows how long a suite took here.
+
+use crate::util::{entries, fsbench, temp_dir};
+use predicates::prelude::*;
+use std::path::Path;
+
+/// A suite that says it takes one second and plans about three minutes of 30-second samples.
+fn slow_suite(dir: &Path) -> std::path::PathBuf {
+    let f = dir.join("slow.toml");
+    std::fs::write(
+        &f,
+        "name = \"slow\"\ndescription = \"Thirty-second samples.\"\ntime = \"about 1 s\"\ncache = \"warm\"\nruns = 3\n\n[[workload]]\nname = \"null\"\nops = 1\nsleep = \"30s\"\n",
+    )
+    .unwrap();
+    f
+}
+
+#[test]
+fn a_suite_estimated_far_above_its_stated_time_is_refused_without_yes() {
+    let (work, target, db) = (temp_dir(), temp_dir(), temp_dir());
+    let suite = slow_suite(work.path());
+    let db = db.path().join("r.db");
+    let out = fsbench()
+        .args(["run", "--suite"])
+        .arg(&suite)
+        .arg("--target")
+        .arg(target.path())
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let refusal = err.lines().last().unwrap_or_default();
+    assert!(
+        refusal.contains("estimated 2 min") && refusal.contains("'about 1 s'"),
+        "{err}"
+    );
+    assert!(refusal.contains("--yes"), "{err}");
+    // Refused before any work: nothing written in the target, no run stored.
+    assert!(entries(target.path()).is_empty());
+    assert!(!db.exists(), "a refused run created the database");
+}
+
+#[test]
+fn estimate_prints_the_estimate_and_measures_nothing() {
+    let (work, target, db) = (temp_dir(), temp_dir(), temp_dir());
+    let suite = slow_suite(work.path());
+    let db = db.path().join("r.db");
+    fsbench()
+        .args(["run", "--estimate", "--suite"])
+        .arg(&suite)
+        .arg("--target")
+        .arg(target.path())
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::starts_with("estimated time: about 2 min")
+                .and(predicate::str::contains("probe:")),
+        );
+    assert!(entries(target.path()).is_empty());
+    assert!(!db.exists());
+}
+
+#[test]
+fn the_second_run_is_estimated_from_the_first_and_suite_list_shows_it() {
+    let (target, db) = (temp_dir(), temp_dir());
+    let db = db.path().join("r.db");
+    let run = || {
+        fsbench()
+            .args(["run", "--suite", "quick", "--scale", "0.01", "--target"])
+            .arg(target.path())
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert!(first.status.success());
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        err.contains("estimated time:") && err.contains("probe:"),
+        "{err}"
+    );
+    assert!(err.contains("took "), "{err}");
+    let second = run();
+    let err = String::from_utf8_lossy(&second.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("estimated time:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("cells from earlier runs"), "{line}");
+    assert!(
+        !line.contains("probe:"),
+        "history covers every cell: {line}"
+    );
+    let list = fsbench()
+        .args(["suite", "list", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    let here = list
+        .lines()
+        .skip_while(|l| !l.starts_with("quick "))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        here.trim_start().starts_with("here: ") && here.contains("for 1 target at --scale 0.01"),
+        "{list}"
+    );
+    assert_eq!(here.matches("target").count(), 2, "two runs: {here}");
+}
