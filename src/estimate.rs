@@ -5,8 +5,9 @@
 //! with `--yes` or a "y" typed at the prompt on a terminal. After the run, the real duration is
 //! printed beside the estimate.
 
+use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
-use fsbench_model::{CacheState, TargetInfo};
+use fsbench_model::{CacheState, RunRecord, TargetInfo};
 use fsbench_runner::estimate::{self, Estimate, PastCell};
 use fsbench_spec::plan::Plan;
 use fsbench_spec::suite::file::Suite;
@@ -54,6 +55,67 @@ pub fn plan(
         })
         .collect();
     estimate::estimate(plan, &past, speeds)
+}
+
+/// What `fsbench run` does after the estimate.
+pub enum Next {
+    /// Nothing more: `--estimate` printed it.
+    Stop,
+    /// Measure, with this estimate (none under MPI: each rank would probe).
+    Run(Option<Estimate>),
+}
+
+/// The estimate step of `fsbench run`: checks the results database (the first thing that reads
+/// it, before the probe; with `--no-store` it is only read for history, and one that cannot be
+/// read is not an error), estimates, prints the estimate (`--estimate`: alone, on standard
+/// output, then stops) and refuses a suite estimated far above what it says.
+pub fn before_run(
+    args: &RunArgs,
+    team: &fsbench_runner::Team,
+    plan: &Plan,
+    record: &RunRecord,
+    suite: Option<&Suite>,
+) -> CliResult<Next> {
+    if team.parallel() {
+        return Ok(Next::Run(None));
+    }
+    let db = crate::storage::db_path(args.db.db.as_deref());
+    let history = match (db, args.no_store) {
+        (Ok(p), false) => {
+            fsbench_store::Store::open_existing(&p).map_err(|e| CliError::usage(e.to_string()))?
+        }
+        (Ok(p), true) => fsbench_store::Store::open_existing(&p).ok().flatten(),
+        (Err(e), false) => return Err(e),
+        (Err(_), true) => None,
+    };
+    let e = self::plan(
+        plan,
+        &record.environment.targets,
+        history.as_ref(),
+        &record.run.id,
+    );
+    if args.estimate {
+        crate::out::stdout(&format!("{}\n", line(&e, plan)))?;
+        return Ok(Next::Stop);
+    }
+    // Nothing known (no history, no size known in advance): no line to print.
+    if !args.quiet && e.unknown() < e.cells.len() {
+        crate::errln!("{}", line(&e, plan));
+    }
+    check(&e, suite, plan.targets.len(), args.yes)?;
+    Ok(Next::Run(Some(e)))
+}
+
+/// After the run: how long it took beside the estimate (when the estimate knew anything).
+pub fn after_run(e: Option<&Estimate>, started: std::time::Instant, quiet: bool) {
+    let known = e.filter(|e| e.unknown() < e.cells.len());
+    if let (Some(e), false) = (known, quiet) {
+        crate::errln!(
+            "took {} (estimated {})",
+            human(started.elapsed().as_secs_f64()),
+            human(e.seconds())
+        );
+    }
 }
 
 /// A duration for people: `0.8 s`, `45 s`, `3 min 20 s`, `1 h 05 min`.

@@ -117,35 +117,9 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
     lab.annotate(&mut record.environment.targets);
-    let estimate = if team.parallel() {
-        None
-    } else {
-        // The database is checked here, before the probe, as the first thing that reads it;
-        // with --no-store it is only read for history, and one that cannot be is not an error.
-        let db = crate::storage::db_path(args.db.db.as_deref());
-        let history = match (db, args.no_store) {
-            (Ok(p), false) => fsbench_store::Store::open_existing(&p)
-                .map_err(|e| CliError::usage(e.to_string()))?,
-            (Ok(p), true) => fsbench_store::Store::open_existing(&p).ok().flatten(),
-            (Err(e), false) => return Err(e),
-            (Err(_), true) => None,
-        };
-        let e = crate::estimate::plan(
-            &plan,
-            &record.environment.targets,
-            history.as_ref(),
-            &record.run.id,
-        );
-        if args.estimate {
-            crate::out::stdout(&format!("{}\n", crate::estimate::line(&e, &plan)))?;
-            return Ok(0);
-        }
-        // Nothing known (no history, no size known in advance): no line to print.
-        if !args.quiet && e.unknown() < e.cells.len() {
-            crate::errln!("{}", crate::estimate::line(&e, &plan));
-        }
-        crate::estimate::check(&e, suite.as_ref(), plan.targets.len(), args.yes)?;
-        Some(e)
+    let estimate = match crate::estimate::before_run(&args, team, &plan, &record, suite.as_ref())? {
+        crate::estimate::Next::Stop => return Ok(0),
+        crate::estimate::Next::Run(e) => e,
     };
     let started = std::time::Instant::now();
     let store = if args.no_store {
@@ -172,14 +146,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let id = sink.record.run.id.clone();
     let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, team)?;
     sink.progress.finish();
-    let known = estimate.as_ref().filter(|e| e.unknown() < e.cells.len());
-    if let (Some(e), false) = (known, args.quiet) {
-        crate::errln!(
-            "took {} (estimated {})",
-            crate::estimate::human(started.elapsed().as_secs_f64()),
-            crate::estimate::human(e.seconds())
-        );
-    }
+    crate::estimate::after_run(estimate.as_ref(), started, args.quiet);
     let results = std::mem::take(&mut outcome.results);
     finish_record(&mut sink, results, &outcome, confidence);
     if let Some(s) = &suite {
@@ -198,13 +165,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let printed = if sink.exports.uses_stdout() || html_on_stdout {
         Ok(())
     } else {
-        print_report(&sink.record, spec.plot).and_then(|()| match &suite {
-            Some(s) => crate::out::stdout(&fsbench_report::seed::render(
-                s.report.as_deref(),
-                &sink.record,
-            )),
-            None => Ok(()),
-        })
+        print_tables(&sink.record, spec.plot, suite.as_ref())
     };
     let gate = match &baseline {
         Some(b) => crate::compare_runs::print_and_gate(
@@ -238,6 +199,19 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     printed?;
     html?;
     gate.map(|()| 0)
+}
+
+/// The run's tables, then a suite's seed-layout tables.
+fn print_tables(
+    record: &RunRecord,
+    plot: bool,
+    suite: Option<&fsbench_spec::suite::file::Suite>,
+) -> CliResult<()> {
+    print_report(record, plot)?;
+    match suite {
+        Some(s) => crate::out::stdout(&fsbench_report::seed::render(s.report.as_deref(), record)),
+        None => Ok(()),
+    }
 }
 
 /// The stored run `--baseline` names, loaded before the run starts (so a wrong id costs

@@ -72,6 +72,26 @@ pub fn prime(files: &[PathBuf]) {
     }
 }
 
+/// Below this share of its files' pages cached, a warm cell is primed again before its next
+/// sample: something else (another program's drop of the caches, memory pressure) evicted them.
+pub const WARM_MIN_PCT: f64 = 90.0;
+
+/// Whether a warm cell's files must be read again before its next sample: fewer than
+/// [`WARM_MIN_PCT`] of their pages are cached. Never on FUSE, where measuring residency opens
+/// the file and so drops its pages (it always reads near 0%): priming there would reread the
+/// files through the daemon before every sample for nothing.
+pub fn needs_repriming(files: &[PathBuf]) -> bool {
+    const FUSE_SUPER_MAGIC: i64 = 0x6573_5546;
+    // f_type is i64 here but narrower on other platforms.
+    #[allow(clippy::unnecessary_cast)]
+    let on_fuse =
+        |f: &PathBuf| rustix::fs::statfs(f).is_ok_and(|s| s.f_type as i64 == FUSE_SUPER_MAGIC);
+    if files.first().is_none_or(on_fuse) {
+        return false;
+    }
+    resident_pct(files).is_some_and(|r| r < WARM_MIN_PCT)
+}
+
 /// Percentage of the pages of `files` resident in the page cache; `None` when there is nothing
 /// to measure (no regular, non-empty files).
 pub fn resident_pct(files: &[PathBuf]) -> Option<f64> {
@@ -105,6 +125,24 @@ mod tests {
         let after = resident_pct(std::slice::from_ref(&f)).unwrap();
         // tmpfs cannot drop pages (they are the file): only assert where the file was cached.
         assert!(after <= before, "{before} -> {after}");
+    }
+
+    #[test]
+    fn a_warm_file_evicted_since_its_priming_is_primed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+        let files = [f];
+        prime(&files);
+        assert!(!needs_repriming(&files), "just primed");
+        sys::fadvise_dontneed(&files[0]).unwrap();
+        // tmpfs cannot drop pages (they are the file): only assert where the drop worked.
+        if resident_pct(&files).unwrap() < WARM_MIN_PCT {
+            assert!(needs_repriming(&files));
+            prime(&files);
+            assert!(!needs_repriming(&files));
+        }
+        assert!(!needs_repriming(&[]), "nothing to prime");
     }
 
     #[test]

@@ -108,7 +108,8 @@ pub fn take_sample(
 }
 
 /// Takes one sample of `p` in its cell's cache state: the workload's `before_sample`, priming
-/// (warm) or dropping the cache (cold), residency, then the timed run, and the direct-I/O check.
+/// (warm: once, and again whenever something else evicted the files since) or dropping the
+/// cache (cold), residency, then the timed run, and the direct-I/O check.
 /// Under MPI the ranks meet at `dist`'s barriers, which every rank reaches whatever failed before
 /// them (so that they stay in step): every rank's files are written before its node's leader
 /// drops the node's caches (once per node; `fadvise` on every rank for its own files), residency
@@ -122,7 +123,7 @@ pub fn measure(
 ) -> Result<Measured, WorkloadError> {
     let mut err = p.workload.before_sample(&p.ctx).err();
     let files = p.workload.cache_files(&p.ctx);
-    if cell.cache == CacheState::Warm && !cell.primed {
+    if cell.cache == CacheState::Warm && (!cell.primed || cache::needs_repriming(&files)) {
         cache::prime(&files);
         cell.primed = true;
     }

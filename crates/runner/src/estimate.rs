@@ -102,14 +102,18 @@ const PROBE_BYTES: usize = 8 << 20;
 /// Small files (4 KiB) the probe creates and removes.
 const PROBE_FILES: usize = 256;
 
-/// Samples a cell takes, warm-ups included (`--runs auto`: its minimum).
-fn samples(plan: &Plan, cache: CacheState) -> f64 {
-    let measured = match plan.runs {
+/// Measured samples a cell takes (`--runs auto`: its minimum).
+fn measured(plan: &Plan) -> f64 {
+    f64::from(match plan.runs {
         Runs::Fixed(n) => n,
         Runs::Auto { min, .. } => min,
-    };
+    })
+}
+
+/// Samples a cell takes, warm-ups included.
+fn samples(plan: &Plan, cache: CacheState) -> f64 {
     let warmup = plan.warmup.unwrap_or(u32::from(cache == CacheState::Warm));
-    f64::from(measured + warmup)
+    measured(plan) + f64::from(warmup)
 }
 
 /// Seconds one sample of `w` takes at speed `s` by the model, and seconds its preparation
@@ -158,8 +162,10 @@ pub fn estimate(
             {
                 let n = samples(plan, cache);
                 let (seconds, source) = match past(ti, wi, cache) {
+                    // The stored run's overhead factor already counts its warm-ups (they are
+                    // not stored): only the measured samples are multiplied here.
                     Some(p) => (
-                        n * p.mean_wall_ns / 1e9 * p.overhead_factor,
+                        measured(plan) * p.mean_wall_ns / 1e9 * p.overhead_factor,
                         Source::History(p.run_id),
                     ),
                     None => match speeds[ti].as_ref().and_then(|s| model(w, s)) {
@@ -212,8 +218,8 @@ pub fn needs_probe(
 }
 
 /// Measures `target`'s speed in a scratch of its own (`.fsbench-<run_id>-probe`, removed after):
-/// 8 MiB written and fsynced, then 256 files of 4 KiB created, their directory fsynced, and
-/// removed. `None` when the target cannot be written (the run itself will say why).
+/// 8 MiB written and fsynced, then 256 files of 4 KiB created (mode and times set, as an
+/// extraction does), their directory fsynced, and removed. `None` when the target cannot be written (the run itself will say why).
 pub fn probe(target: &Path, run_id: &str, cleanup: &Cleanup) -> Option<Speed> {
     let scratch = Scratch::create(target, &format!("{run_id}-probe"), cleanup)
         .ok()?
@@ -239,10 +245,16 @@ fn measure(dir: &Path) -> Option<Speed> {
     let files = dir.join("files");
     std::fs::create_dir(&files).ok()?;
     let t = Instant::now();
+    // Each file as an extraction makes one: created, written, its mode and times set, closed.
     let page = [0x5au8; 4096];
+    let times = std::fs::FileTimes::new().set_modified(std::time::SystemTime::UNIX_EPOCH);
     for i in 0..PROBE_FILES {
         std::fs::File::create_new(files.join(i.to_string()))
-            .and_then(|mut f| f.write_all(&page))
+            .and_then(|mut f| {
+                f.write_all(&page)?;
+                f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
+                f.set_times(times)
+            })
             .ok()?;
     }
     std::fs::File::open(&files)
