@@ -148,6 +148,39 @@ fn queue(node: &Path) -> QueueInfo {
         model: read(node, "device/model")
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "unknown".into()),
+        virtual_disk: virtual_disk(node),
+    }
+}
+
+/// The hypervisor's disk `node` is, from its driver, vendor and model: virtio (`virtio_blk`,
+/// vendor `0x1af4`), Xen (`vbd`), VMware, Hyper-V (`Virtual Disk` by `Msft`), QEMU's emulated
+/// disks (`QEMU HARDDISK`).
+pub fn virtual_disk(node: &Path) -> Option<String> {
+    let driver = std::fs::read_link(node.join("device/driver"))
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let vendor = read(node, "device/vendor").unwrap_or_default();
+    let model = read(node, "device/model").unwrap_or_default();
+    let name = node.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    virtual_kind(&driver, &vendor, &model, &name).map(str::to_string)
+}
+
+/// [`virtual_disk`] from the facts read.
+pub fn virtual_kind(driver: &str, vendor: &str, model: &str, name: &str) -> Option<&'static str> {
+    let has = |s: &str, w: &str| s.to_ascii_lowercase().contains(w);
+    if driver.starts_with("virtio") || vendor == "0x1af4" || name.starts_with("vd") {
+        Some("virtio")
+    } else if driver == "vbd" || name.starts_with("xvd") {
+        Some("xen")
+    } else if has(vendor, "vmware") || has(model, "vmware") {
+        Some("vmware")
+    } else if has(vendor, "msft") || has(model, "virtual disk") {
+        Some("hyper-v")
+    } else if has(vendor, "qemu") || has(model, "qemu") {
+        Some("qemu")
+    } else {
+        None
     }
 }
 

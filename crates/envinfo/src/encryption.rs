@@ -36,15 +36,19 @@ pub fn layers(
             kind: kind.into(),
             summary: kind.into(),
             level: "filesystem".into(),
+            implementation: daemon_cipher(kind),
             ..EncryptionLayer::default()
         });
     }
     if let Probe::Encrypted(p) = probe {
+        let mode = p.contents_mode.as_str();
         out.push(EncryptionLayer {
             kind: "fscrypt".into(),
             summary: fscrypt::summary(p),
             level: "directory".into(),
             fscrypt: Some(p.clone()),
+            implementation: super::crypto::fscrypt_algorithm(mode)
+                .and_then(|a| super::crypto::implementation(a, Some(mode))),
             ..EncryptionLayer::default()
         });
     }
@@ -54,11 +58,35 @@ pub fn layers(
             summary: super::dmcrypt::summary(c),
             level: format!("block {}", c.device),
             dm_crypt: Some(c.clone()),
+            implementation: c
+                .cipher
+                .as_deref()
+                .and_then(super::crypto::dm_algorithm)
+                .and_then(|a| super::crypto::implementation(&a, None)),
             ..EncryptionLayer::default()
         });
     }
     out.extend(inherited(stack));
     out
+}
+
+/// The cipher a FUSE encrypting daemon runs in user space: gocryptfs uses Go's AES-GCM, which
+/// uses the CPU's AES instructions when it has them (else a constant-time software AES).
+fn daemon_cipher(kind: &str) -> Option<fsbench_model::CryptoImpl> {
+    let aes = std::fs::read_to_string("/proc/cpuinfo")
+        .map(|t| super::crypto::cpu_has_aes(&t))
+        .unwrap_or(false);
+    let (algorithm, driver) = match kind {
+        "gocryptfs" => ("AES-256-GCM", "Go crypto/aes in the gocryptfs daemon"),
+        _ => return None,
+    };
+    Some(fsbench_model::CryptoImpl {
+        algorithm: algorithm.into(),
+        driver: driver.into(),
+        software: !aes,
+        cpu_has_aes: aes,
+        source: "the daemon".into(),
+    })
 }
 
 /// The layers found under loop devices' backing files, marked as such.

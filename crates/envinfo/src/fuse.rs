@@ -45,11 +45,54 @@ fn describe_in(proc: &Path, m: &Mount) -> FuseInfo {
         .map(str::to_string)
         .or_else(|| command.clone())
         .unwrap_or_else(|| "unknown".into());
+    let backing_dir = pids.first().and_then(|p| {
+        let pdir = proc.join(p.to_string());
+        let raw = std::fs::read(pdir.join("cmdline")).ok()?;
+        let args: Vec<String> = raw
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let cwd = std::fs::read_link(pdir.join("cwd")).ok();
+        backing_dir_in_args(&args, Path::new(&m.mount_point), cwd.as_deref())
+    });
     FuseInfo {
         subtype,
         daemon_pids: pids,
         daemon_command: command.unwrap_or_else(|| "unknown".into()),
+        backing_dir: backing_dir.map(|d| d.display().to_string()),
+        backing: None,
     }
+}
+
+/// The directory a FUSE daemon serves from, read from its command line: the first positional
+/// argument (options and `-o VALUE` skipped) that is an existing directory other than the mount
+/// point — bindfs' source, gocryptfs' cipher directory, encfs' root. `None` for daemons whose
+/// source is not a local directory (sshfs' `host:path`).
+pub fn backing_dir_in_args(args: &[String], mount_point: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "-o" {
+            it.next();
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        let p = Path::new(a);
+        let abs = match (p.is_absolute(), cwd) {
+            (true, _) => p.to_path_buf(),
+            (false, Some(c)) => c.join(p),
+            (false, None) => continue,
+        };
+        let Ok(canon) = std::fs::canonicalize(&abs) else {
+            continue;
+        };
+        if canon != mount_point && canon.is_dir() {
+            return Some(canon);
+        }
+    }
+    None
 }
 
 /// The kernel-internal device number of `major:minor` (`MKDEV`), as fdinfo prints it.

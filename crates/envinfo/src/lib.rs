@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 mod blockdev;
+pub mod crypto;
 pub(crate) mod dmcrypt;
 mod encryption;
 pub(crate) mod fscrypt;
@@ -185,9 +186,38 @@ fn finish(
             }
         }
     }
+    if let Some(f) = stack.fuse.as_mut() {
+        if let Some(dir) = f.backing_dir.clone().filter(|_| depth < MAX_DEPTH) {
+            f.backing = Some(Box::new(describe("", Path::new(&dir), depth + 1)));
+        }
+    }
     stack.encryption = encryption::layers(&t.fs_type, &stack, probe, &chain.crypt);
     t.encryption = encryption::short(&t.fs_type, &stack);
     t.stack = stack;
+}
+
+/// The kernel names of every block device under `t`, top first and without repeats: the
+/// filesystem's chain, then below each loop device the chain of its backing file's filesystem,
+/// and below a FUSE daemon the chain of the directory it serves from. The last is the deepest
+/// (the disk everything ends on). Empty for tmpfs and network filesystems.
+pub fn io_devices(t: &TargetInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_devices(t, &mut out);
+    out
+}
+
+fn collect_devices(t: &TargetInfo, out: &mut Vec<String>) {
+    for layer in &t.stack.devices {
+        if !out.contains(&layer.name) {
+            out.push(layer.name.clone());
+        }
+        if let Some(b) = layer.loop_device.as_ref().and_then(|l| l.backing.as_deref()) {
+            collect_devices(b, out);
+        }
+    }
+    if let Some(b) = t.stack.fuse.as_ref().and_then(|f| f.backing.as_deref()) {
+        collect_devices(b, out);
+    }
 }
 
 /// True when `tool` is an executable file in a directory of `$PATH` (or `/sbin`, `/usr/sbin`,

@@ -5,6 +5,7 @@
 pub mod aggregate;
 mod clock;
 mod cpu;
+pub mod diskstats;
 pub mod histo;
 mod machine;
 mod overhead;

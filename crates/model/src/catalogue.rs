@@ -157,6 +157,15 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("major_faults", Count, L, "major faults", "major page faults of fsbench and its children"),
     m("voluntary_switches", Count, L, "vol. switches", "voluntary context switches of fsbench and its children"),
     m("involuntary_switches", Count, L, "invol. switches", "involuntary context switches of fsbench and its children"),
+    m("device_read_bytes", Bytes, L, "device read", "bytes the deepest block device under the target read (/sys/block/*/stat)"),
+    m("device_write_bytes", Bytes, L, "device written", "bytes the deepest block device under the target wrote (/sys/block/*/stat)"),
+    m("device_ios", Count, L, "device I/Os", "I/Os the deepest block device completed"),
+    m("device_busy_pct", Pct, L, "device busy", "time the deepest device had I/O in flight (io_ticks), % of wall time"),
+    m("served_by_device_pct", Pct, L, "from device", "device bytes read over the bytes the workload read, %"),
+    m("device_write_pct", Pct, H, "to device", "device bytes written over the bytes the workload wrote, %"),
+    m("cold_verified", Flag, H, "cold verified", "1 when the device's reads show a cold metadata sample started cold"),
+    m("network_rx_bytes", Bytes, L, "net received", "bytes received on the wire during the sample"),
+    m("network_tx_bytes", Bytes, L, "net sent", "bytes sent on the wire during the sample"),
 ];
 
 /// The catalogue entry of `name`, if it is listed.

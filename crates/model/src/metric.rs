@@ -158,6 +158,24 @@ pub const MAJOR_FAULTS: &str = "major_faults";
 pub const VOLUNTARY_SWITCHES: &str = "voluntary_switches";
 /// `involuntary_switches`: involuntary context switches of fsbench and its children.
 pub const INVOLUNTARY_SWITCHES: &str = "involuntary_switches";
+/// `device_read_bytes`: bytes the deepest block device under the target read during the sample.
+pub const DEVICE_READ_BYTES: &str = "device_read_bytes";
+/// `device_write_bytes`: bytes the deepest block device under the target wrote during the sample.
+pub const DEVICE_WRITE_BYTES: &str = "device_write_bytes";
+/// `device_ios`: I/Os the deepest block device completed during the sample.
+pub const DEVICE_IOS: &str = "device_ios";
+/// `device_busy_pct`: time the deepest device had I/O in flight (io_ticks), % of wall time.
+pub const DEVICE_BUSY_PCT: &str = "device_busy_pct";
+/// `served_by_device_pct`: device bytes read over the bytes the workload read.
+pub const SERVED_BY_DEVICE_PCT: &str = "served_by_device_pct";
+/// `device_write_pct`: device bytes written over the bytes the workload wrote.
+pub const DEVICE_WRITE_PCT: &str = "device_write_pct";
+/// `cold_verified`: 1 when the device's reads showed that a cold metadata sample started cold.
+pub const COLD_VERIFIED: &str = "cold_verified";
+/// `network_rx_bytes`: bytes received on the wire (NFS mountstats or the interfaces) in the sample.
+pub const NETWORK_RX_BYTES: &str = "network_rx_bytes";
+/// `network_tx_bytes`: bytes sent on the wire (NFS mountstats or the interfaces) in the sample.
+pub const NETWORK_TX_BYTES: &str = "network_tx_bytes";
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
     WALL_NS,
@@ -238,6 +256,15 @@ pub const ALL: &[&str] = &[
     MAJOR_FAULTS,
     VOLUNTARY_SWITCHES,
     INVOLUNTARY_SWITCHES,
+    DEVICE_READ_BYTES,
+    DEVICE_WRITE_BYTES,
+    DEVICE_IOS,
+    DEVICE_BUSY_PCT,
+    SERVED_BY_DEVICE_PCT,
+    DEVICE_WRITE_PCT,
+    COLD_VERIFIED,
+    NETWORK_RX_BYTES,
+    NETWORK_TX_BYTES,
 ];
 
 #[cfg(test)]

@@ -232,6 +232,40 @@ pub struct EncryptionLayer {
     /// The mapping, for `dm-crypt`.
     #[serde(default)]
     pub dm_crypt: Option<DmCryptInfo>,
+    /// The kernel's implementation of the cipher (fscrypt, dm-crypt), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<CryptoImpl>,
+}
+
+/// Which implementation of a cipher the kernel uses (the highest-priority driver of
+/// `/proc/crypto`, or the one fscrypt named in the kernel log).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CryptoImpl {
+    /// The algorithm (`xts(aes)`).
+    pub algorithm: String,
+    /// The driver (`xts(ecb(aes-fixed-time))`, `xts-aes-aesni`).
+    pub driver: String,
+    /// True for a portable C implementation (`aes-generic`, `aes-fixed-time`), false for one
+    /// using CPU instructions or an accelerator.
+    pub software: bool,
+    /// True when the CPU has AES instructions (`aes` in `/proc/cpuinfo`).
+    pub cpu_has_aes: bool,
+    /// Where it was read: `/proc/crypto` or `kernel log`.
+    pub source: String,
+}
+
+impl CryptoImpl {
+    /// One line for people: the driver, and whether it is a software fallback.
+    pub fn describe(&self) -> String {
+        match (self.software, self.cpu_has_aes) {
+            (true, true) => format!(
+                "{} (software, although the CPU has AES instructions)",
+                self.driver
+            ),
+            (true, false) => format!("{} (software; the CPU has no AES instructions)", self.driver),
+            (false, _) => format!("{} (hardware-accelerated)", self.driver),
+        }
+    }
 }
 
 /// An fscrypt policy as `FS_IOC_GET_ENCRYPTION_POLICY_EX` reports it.
@@ -292,6 +326,13 @@ pub struct FuseInfo {
     pub daemon_pids: Vec<i32>,
     /// Command name of the daemon (`/proc/PID/comm`), `unknown` when not found.
     pub daemon_command: String,
+    /// The directory the daemon serves from (bindfs' source, gocryptfs' cipher directory), from
+    /// its command line; `None` when it names none (a network daemon) or it was not found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backing_dir: Option<String>,
+    /// What is under that directory: its filesystem and devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backing: Option<Box<TargetInfo>>,
 }
 
 /// overlayfs layers, from the superblock options.
@@ -442,6 +483,11 @@ pub struct QueueInfo {
     pub physical_block_size: Option<u32>,
     /// Model (`device/model`), `unknown` when not reported.
     pub model: String,
+    /// The hypervisor's paravirtual or emulated disk it is (`virtio`, `xen`, `vmware`,
+    /// `hyper-v`, `qemu`), whose host may cache what the guest thinks reached the disk; `None`
+    /// for a disk that does not say it is virtual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtual_disk: Option<String>,
 }
 
 /// fsbench's own measurement cost.
@@ -491,6 +537,68 @@ pub struct ResultEntry {
     /// Set when the cell failed; samples taken before the failure are kept.
     #[serde(default)]
     pub error: Option<String>,
+    /// What bounded the cell's numbers, with the evidence (`None` before it was judged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Bound>,
+}
+
+/// What limited a cell's result, judged from what was measured.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Bound {
+    /// The limit.
+    pub by: BoundBy,
+    /// The measurements behind it, in words.
+    pub evidence: String,
+}
+
+/// The kinds of limit a result can have.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoundBy {
+    /// The block device was busy (or at its measured ceiling).
+    Device,
+    /// A cache served it: the device moved next to nothing.
+    Cache,
+    /// fsbench's own thread was saturated in user or system time.
+    Cpu,
+    /// An encryption layer's CPU cost dominated.
+    Crypto,
+    /// A FUSE daemon: its CPU near a full core, or its round trips.
+    Daemon,
+    /// A kernel lock: system time per operation grows with parallelism.
+    Lock,
+    /// Round trips at queue depth 1 with an idle device.
+    Latency,
+    /// The network under a network filesystem.
+    Network,
+    /// fsbench's own measured overhead is a large share.
+    Harness,
+    /// Not enough was measured to say.
+    Unknown,
+}
+
+impl BoundBy {
+    /// The JSON and table name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoundBy::Device => "device",
+            BoundBy::Cache => "cache",
+            BoundBy::Cpu => "cpu",
+            BoundBy::Crypto => "crypto",
+            BoundBy::Daemon => "daemon",
+            BoundBy::Lock => "lock",
+            BoundBy::Latency => "latency",
+            BoundBy::Network => "network",
+            BoundBy::Harness => "harness",
+            BoundBy::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for BoundBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What a warning is about, so that every renderer can treat each kind alike.
@@ -505,6 +613,9 @@ pub enum WarningKind {
     NotCold,
     /// A warm cell that started mostly uncached.
     WarmNotCached,
+    /// A result no device under it could have given (above the device's measured ceiling), or
+    /// durable writes the device never received.
+    Implausible,
     /// `--runs auto` stopped before reaching the precision.
     PrecisionNotReached,
     /// Asked-for direct I/O that went through the page cache during a sample.
@@ -616,6 +727,31 @@ pub struct Sample {
     /// fsbench's own page faults and context switches (itself and its waited-for children).
     #[serde(default)]
     pub process: Option<ProcessCounts>,
+    /// What every block device under the target did during the sample, top first (the
+    /// filesystem's device, then below a loop device the device of its backing file); empty
+    /// when nothing is below (tmpfs, a network filesystem) or in records written before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceIo>,
+}
+
+/// One block device's counters over a sample: the difference of `/sys/block/DEV/stat` read
+/// right before and right after the timed region.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct DeviceIo {
+    /// Kernel name (`loop0`, `vda`, `nvme0n1p2`).
+    pub name: String,
+    /// Bytes read (sectors × 512).
+    pub read_bytes: u64,
+    /// Bytes written (sectors × 512).
+    pub write_bytes: u64,
+    /// Reads completed.
+    pub read_ios: u64,
+    /// Writes completed.
+    pub write_ios: u64,
+    /// Time with I/O in flight, ms (`io_ticks`).
+    pub io_ticks_ms: u64,
+    /// Weighted time in queue, ms (`time_in_queue`).
+    pub queue_ms: u64,
 }
 
 /// Machine-wide CPU time over one sample, summed over all online CPUs, ns. Read from the

@@ -25,6 +25,8 @@ pub struct Prepared {
     pub clock: ClockChoice,
     /// The workload's fixed facts, from the plan's one build.
     pub caps: fsbench_workload::Caps,
+    /// The block devices under the target, whose counters each sample records.
+    pub devices: fsbench_measure::diskstats::Devices,
 }
 
 /// Sampling state of one cell.
@@ -93,6 +95,8 @@ pub struct Measured {
     pub resident: Option<f64>,
     /// CPU of the machine, fsbench and the FUSE daemons during the sample.
     pub cpu: fsbench_measure::CpuDelta,
+    /// What the block devices under the target did during the sample, top first.
+    pub devices: Vec<fsbench_model::DeviceIo>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -104,6 +108,7 @@ pub fn take_sample(
     let m = measure(cell, p, cold, &fsbench_dist::Dist::solo())?;
     let mut sample = metrics::to_sample(m.data, m.resident, &m.cpu);
     sample.latency_hdr = m.latency_hdr;
+    metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     Ok(sample)
 }
 
@@ -164,16 +169,19 @@ fn timed_run<C: Clock>(
     mut rec: SampleRecorder<C>,
     p: &mut Prepared,
 ) -> Result<Measured, WorkloadError> {
+    let dev_before = p.devices.read();
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
     let data = rec.finish();
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
+    let devices = fsbench_measure::diskstats::delta(&dev_before, &p.devices.read());
     Ok(Measured {
         data,
         latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
         resident: None,
         cpu,
+        devices,
     })
 }
 

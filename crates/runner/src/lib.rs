@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod overhead;
 mod setup;
 mod team;
+pub mod verify;
 
 pub use team::Team;
 
@@ -223,6 +224,7 @@ fn empty_entry(
         precision_reached: None,
         warnings: Vec::new(),
         error: None,
+        bound: None,
     }
 }
 

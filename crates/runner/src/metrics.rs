@@ -6,7 +6,8 @@ use fsbench_measure::{CpuDelta, SampleData};
 use fsbench_model::{
     CpuPair, LatencySummary, MachineCpu, MetricSummary, ProcessCounts, Sample, unit_of,
 };
-use fsbench_workload::Headline;
+use fsbench_model::DeviceIo;
+use fsbench_workload::{Flow, Headline};
 use std::collections::BTreeMap;
 
 /// The metric name that carries `headline`.
@@ -90,7 +91,40 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         machine,
         daemon,
         process,
+        devices: Vec::new(),
     }
+}
+
+/// Adds what the block devices under the target did during the sample: every device's counters
+/// (top first), the deepest device's as metrics (`device_*`), and from them the share of the
+/// workload's bytes that device served (reads) or received (writes), by the workload's `flow`.
+pub fn add_devices(s: &mut Sample, devices: Vec<DeviceIo>, flow: Flow) {
+    use fsbench_model::metric as k;
+    let Some(d) = devices.last() else {
+        return;
+    };
+    let m = &mut s.metrics;
+    m.insert(k::DEVICE_READ_BYTES.into(), d.read_bytes as f64);
+    m.insert(k::DEVICE_WRITE_BYTES.into(), d.write_bytes as f64);
+    m.insert(k::DEVICE_IOS.into(), (d.read_ios + d.write_ios) as f64);
+    if s.wall_ns > 0 {
+        let busy = d.io_ticks_ms as f64 * 1e6 / s.wall_ns as f64 * 100.0;
+        m.insert(k::DEVICE_BUSY_PCT.into(), busy.min(100.0));
+    }
+    let share = |dev: u64, of: u64| (of > 0).then(|| dev as f64 / of as f64 * 100.0);
+    let (read, written) = match flow {
+        Flow::Read => (Some(s.bytes), None),
+        Flow::Write { .. } => (None, Some(s.bytes)),
+        Flow::WriteThenRead => (Some(s.bytes / 2), Some(s.bytes / 2)),
+        Flow::Other => (None, None),
+    };
+    if let Some(p) = read.and_then(|r| share(d.read_bytes, r)) {
+        m.insert(k::SERVED_BY_DEVICE_PCT.into(), p);
+    }
+    if let Some(p) = written.and_then(|w| share(d.write_bytes, w)) {
+        m.insert(k::DEVICE_WRITE_PCT.into(), p);
+    }
+    s.devices = devices;
 }
 
 /// The model's view of a snapshot difference.

@@ -128,6 +128,9 @@ pub fn prepare_all(
             daemon_pids: super::daemons::lookup(&t.path, &w.params),
             clock: team.clock.clone(),
             caps: w.caps,
+            devices: fsbench_measure::diskstats::Devices::named(&fsbench_envinfo::io_devices(
+                &fsbench_envinfo::target("", &t.path),
+            )),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
@@ -274,6 +277,7 @@ fn flag_outliers(entry: &mut ResultEntry) {
 
 /// Fills a cell's summary, residency, warnings and error once its samples are in.
 pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
+    crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
     flag_outliers(entry);
     let res: Vec<f64> = entry

@@ -112,7 +112,13 @@ pub fn take_sample(
         }
     };
     let reports = dist.end_sample(scope, outcome, sent);
-    conclude(reports, measured.ok().map(|m| m.cpu))
+    let flow = p.caps.flow;
+    let mut sample = conclude(reports, measured.as_ref().ok().map(|m| m.cpu))?;
+    // The node's devices as this rank saw them (ranks on one node share them: never summed).
+    if let Ok(m) = measured {
+        crate::metrics::add_devices(&mut sample, m.devices, flow);
+    }
+    Ok(sample)
 }
 
 /// What every rank concludes from all the reports (the same on every rank).

@@ -36,6 +36,7 @@ fn entry_json(e: &ResultEntry) -> String {
         precision_reached: e.precision_reached,
         warnings: e.warnings.clone(),
         error: e.error.clone(),
+        bound: e.bound.clone(),
     };
     json(&head)
 }

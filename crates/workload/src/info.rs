@@ -27,6 +27,24 @@ impl std::fmt::Debug for WorkloadInfo {
     }
 }
 
+/// Which way a workload's counted bytes go, so that the device's own counters can say how much
+/// of them it served (reads) or received (writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flow {
+    /// Its bytes are read (seq-read, rand-read, latency).
+    Read,
+    /// Its bytes are written; `durable` when they are flushed (fsync) before the sample ends.
+    Write {
+        /// Flushed before the sample ends.
+        durable: bool,
+    },
+    /// Half its bytes are written and flushed, then read back (large-file).
+    WriteThenRead,
+    /// Metadata or mixed work: its bytes are not compared with the device's.
+    #[default]
+    Other,
+}
+
 /// What a workload is, fixed once its parameters are: its capabilities, headline metric and
 /// needs. Read once at build time, so that nobody builds a workload again to ask.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,6 +68,10 @@ pub struct Caps {
     pub cold_needs_global: bool,
     /// It can split its work among MPI ranks in one directory (`--layout shared`).
     pub supports_shared: bool,
+    /// Which way its bytes go.
+    pub flow: Flow,
+    /// A sample reads an existing tree's metadata (a cold one must read it from the device).
+    pub reads_tree: bool,
 }
 
 impl Caps {
@@ -65,6 +87,8 @@ impl Caps {
             supports_device: w.supports_device(),
             cold_needs_global: w.cold_needs_global(),
             supports_shared: w.supports_shared(),
+            flow: w.flow(),
+            reads_tree: w.reads_tree(),
         }
     }
 }

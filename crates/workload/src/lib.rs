@@ -28,7 +28,7 @@ pub use cancel::CancelToken;
 pub use context::{Context, RankSync, Ranks, Target};
 pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
-pub use info::{Built, Caps, WorkloadInfo};
+pub use info::{Built, Caps, Flow, WorkloadInfo};
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
 pub use registry::{build, find, names, suggest};
 
@@ -123,6 +123,18 @@ pub trait Workload: Send {
     /// pages): metadata workloads such as walks. Per-file fadvise cannot make them cold.
     fn cold_needs_global(&self) -> bool {
         false
+    }
+
+    /// True when a sample reads an existing tree's directories and inodes (walk, status-scan,
+    /// null-build, tar-delete): a cold sample must then read them from the device, which is how
+    /// the runner verifies that it started cold.
+    fn reads_tree(&self) -> bool {
+        false
+    }
+
+    /// Which way its `bytes` go, so that they can be checked against the device's counters.
+    fn flow(&self) -> Flow {
+        Flow::Other
     }
 
     /// Whether the workload can run with `--layout shared` under MPI: every rank in one

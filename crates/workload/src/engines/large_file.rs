@@ -165,6 +165,10 @@ impl Workload for LargeFile {
         true
     }
 
+    fn flow(&self) -> crate::Flow {
+        crate::Flow::WriteThenRead
+    }
+
     fn space_needed(&self) -> u64 {
         self.size
     }

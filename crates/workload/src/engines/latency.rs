@@ -221,6 +221,10 @@ impl Workload for Latency {
         false
     }
 
+    fn flow(&self) -> crate::Flow {
+        crate::Flow::Read
+    }
+
     fn space_needed(&self) -> u64 {
         if self.file.is_some() { 0 } else { self.size }
     }

@@ -200,6 +200,10 @@ impl Workload for NullBuild {
     fn cold_needs_global(&self) -> bool {
         true
     }
+
+    fn reads_tree(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

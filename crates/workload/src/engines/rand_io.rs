@@ -460,6 +460,16 @@ impl Workload for RandIo {
         self.spec.write
     }
 
+    fn flow(&self) -> crate::Flow {
+        if self.spec.write {
+            crate::Flow::Write {
+                durable: self.spec.fsync != common::FsyncPolicy::None,
+            }
+        } else {
+            crate::Flow::Read
+        }
+    }
+
     fn supports_shared(&self) -> bool {
         true
     }

@@ -178,6 +178,10 @@ impl Workload for SeqRead {
         false
     }
 
+    fn flow(&self) -> crate::Flow {
+        crate::Flow::Read
+    }
+
     fn supports_shared(&self) -> bool {
         true
     }

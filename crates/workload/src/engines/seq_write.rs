@@ -193,6 +193,12 @@ impl Workload for SeqWrite {
         true
     }
 
+    fn flow(&self) -> crate::Flow {
+        crate::Flow::Write {
+            durable: self.pass.fsync != common::FsyncPolicy::None,
+        }
+    }
+
     fn space_needed(&self) -> u64 {
         // Per rank; with --layout shared every rank checks room for its own segment (the
         // ranks' segments together are the file).

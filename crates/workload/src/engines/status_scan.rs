@@ -238,6 +238,10 @@ impl Workload for StatusScan {
     fn cold_needs_global(&self) -> bool {
         true
     }
+
+    fn reads_tree(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

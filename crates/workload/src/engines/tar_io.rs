@@ -214,6 +214,10 @@ impl Workload for TarIo {
     fn cold_needs_global(&self) -> bool {
         self.delete
     }
+
+    fn reads_tree(&self) -> bool {
+        self.delete
+    }
 }
 
 /// Whether `dir` is on a FUSE filesystem.

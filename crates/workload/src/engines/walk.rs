@@ -207,6 +207,10 @@ impl Workload for Walk {
     fn cold_needs_global(&self) -> bool {
         true
     }
+
+    fn reads_tree(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
