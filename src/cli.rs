@@ -39,6 +39,17 @@ pub enum Command {
         /// Print the JSON `environment` object that runs store, instead of a table.
         #[arg(long)]
         json: bool,
+        /// Measure the ceiling of the deepest device under DIR (256 MiB of direct I/O in a
+        /// scratch directory, written with a flush, then read) and keep it in the results
+        /// database: later results faster than it are flagged as served by a cache.
+        #[arg(long)]
+        probe: bool,
+        /// Give the device's ceiling instead of measuring it: READ,WRITE in MiB/s.
+        #[arg(long, value_name = "READ,WRITE", conflicts_with = "probe")]
+        ceiling: Option<String>,
+        /// Results database where ceilings are kept (default: as `run`).
+        #[arg(long)]
+        db: Option<PathBuf>,
     },
     /// Remove scratch directories left in DIR by fsbench runs that are gone.
     Clean {

@@ -49,6 +49,12 @@ pub fn open_existing(arg: Option<&Path>) -> CliResult<Store> {
     }
 }
 
+/// Opens (or creates) the database for a write that is not a run (a device ceiling).
+pub fn open_for_writing(arg: Option<&Path>) -> CliResult<Store> {
+    let path = db_path(arg)?;
+    Store::open(&path).map_err(|e| CliError::usage(e.to_string()))
+}
+
 /// How often the samples that arrived are committed during a run. A commit costs 40–60 µs
 /// (measured by `bench/store.sh`): for samples of about 100 µs, one commit per sample made the
 /// store a third of the run. A run killed with SIGKILL loses at most this much of its samples;
@@ -87,6 +93,12 @@ impl RunStore {
             committed: std::time::Instant::now(),
             error: None,
         })
+    }
+
+    /// The devices' ceilings measured on `host` (none when they cannot be read: a run never
+    /// fails for want of them).
+    pub fn ceilings(&self, host: &str) -> Vec<fsbench_model::DeviceCeiling> {
+        self.store.ceilings(host).unwrap_or_default()
     }
 
     /// Commits the samples that are new since the last commit, once [`COMMIT_EVERY`] has passed.

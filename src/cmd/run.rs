@@ -417,6 +417,12 @@ fn finish_record(
     };
     attach_stack_warnings(&mut sink.record);
     fsbench_analysis::sweeps::attach(&mut sink.record);
+    let ceilings = sink
+        .store
+        .as_ref()
+        .map(|s| s.ceilings(&sink.record.environment.hostname))
+        .unwrap_or_default();
+    fsbench_analysis::explain::attach(&mut sink.record, &ceilings);
     fsbench_analysis::cells::attach(&mut sink.record, confidence);
 }
 

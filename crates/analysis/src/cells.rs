@@ -136,6 +136,16 @@ pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
             a.cache.state, a.cache.method, b.cache.method
         ));
     }
+    for r in [a, b] {
+        let verified = mean_of(r, fsbench_model::metric::COLD_VERIFIED);
+        if let Some(v) = verified.filter(|&v| v < 1.0 && r.cache.state == CacheState::Cold) {
+            why.push(format!(
+                "{}'s cold samples were not verified cold ({:.0}% were): its tree's dentries and inodes did not come from the device",
+                r.target,
+                v * 100.0
+            ));
+        }
+    }
     if let (Some(ra), Some(rb)) = (a.cache.resident_pct, b.cache.resident_pct) {
         let (ba, bb) = (residency_band(ra), residency_band(rb));
         if a.cache.state == b.cache.state && !both_direct && ba != bb {

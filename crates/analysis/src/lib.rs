@@ -3,9 +3,14 @@
 //! scaling verdicts of worker sweeps ([`sweeps`]). Pure functions of run records.
 #![warn(missing_docs)]
 
+pub mod bound;
+#[cfg(test)]
+mod bound_tests;
 pub mod cells;
+pub mod explain;
 pub mod gate;
 pub mod html;
+pub mod plausible;
 pub mod policy;
 pub mod runs;
 pub mod scaling;

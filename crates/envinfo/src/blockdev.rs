@@ -162,7 +162,10 @@ pub fn virtual_disk(node: &Path) -> Option<String> {
         .unwrap_or_default();
     let vendor = read(node, "device/vendor").unwrap_or_default();
     let model = read(node, "device/model").unwrap_or_default();
-    let name = node.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = node
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     virtual_kind(&driver, &vendor, &model, &name).map(str::to_string)
 }
 

@@ -198,7 +198,10 @@ mod tests {
         let i = implementation_in("xts(aes)", None, &only_c, &[], true).unwrap();
         assert_eq!(i.driver, "xts(ecb(aes-fixed-time))");
         assert!(i.software && i.cpu_has_aes);
-        assert!(i.describe().contains("software, although the CPU has AES instructions"));
+        assert!(
+            i.describe()
+                .contains("software, although the CPU has AES instructions")
+        );
         assert!(implementation_in("hctr2(aes)", None, &only_c, &[], true).is_none());
     }
 
@@ -208,7 +211,10 @@ mod tests {
                    fscrypt: AES-256-XTS using implementation \"xts(ecb(aes-fixed-time))\"\nother line\n";
         let l = parse_fscrypt_log(log);
         assert_eq!(l.len(), 2);
-        assert_eq!(l[1], ("AES-256-XTS".into(), "xts(ecb(aes-fixed-time))".into()));
+        assert_eq!(
+            l[1],
+            ("AES-256-XTS".into(), "xts(ecb(aes-fixed-time))".into())
+        );
         let i = implementation_in("xts(aes)", Some("AES-256-XTS"), &[], &l, false).unwrap();
         assert_eq!(i.source, "kernel log");
         assert!(i.software && !i.cpu_has_aes);
@@ -219,7 +225,10 @@ mod tests {
         assert_eq!(fscrypt_algorithm("AES-256-XTS"), Some("xts(aes)"));
         assert_eq!(fscrypt_algorithm("AES-256-CTS"), Some("cts(cbc(aes))"));
         assert_eq!(dm_algorithm("aes-xts-plain64").as_deref(), Some("xts(aes)"));
-        assert_eq!(dm_algorithm("capi:xts(aes)-plain64").as_deref(), Some("xts(aes)"));
+        assert_eq!(
+            dm_algorithm("capi:xts(aes)-plain64").as_deref(),
+            Some("xts(aes)")
+        );
         assert!(is_software("cbc(aes-generic)") && !is_software("xts-aes-vaes-avx512"));
     }
 

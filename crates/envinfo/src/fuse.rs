@@ -69,7 +69,11 @@ fn describe_in(proc: &Path, m: &Mount) -> FuseInfo {
 /// argument (options and `-o VALUE` skipped) that is an existing directory other than the mount
 /// point — bindfs' source, gocryptfs' cipher directory, encfs' root. `None` for daemons whose
 /// source is not a local directory (sshfs' `host:path`).
-pub fn backing_dir_in_args(args: &[String], mount_point: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+pub fn backing_dir_in_args(
+    args: &[String],
+    mount_point: &Path,
+    cwd: Option<&Path>,
+) -> Option<PathBuf> {
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         if a == "-o" {

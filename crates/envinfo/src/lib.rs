@@ -211,7 +211,11 @@ fn collect_devices(t: &TargetInfo, out: &mut Vec<String>) {
         if !out.contains(&layer.name) {
             out.push(layer.name.clone());
         }
-        if let Some(b) = layer.loop_device.as_ref().and_then(|l| l.backing.as_deref()) {
+        if let Some(b) = layer
+            .loop_device
+            .as_ref()
+            .and_then(|l| l.backing.as_deref())
+        {
             collect_devices(b, out);
         }
     }

@@ -1,7 +1,9 @@
-//! FUSE lab targets over a directory of the lab scratch: gocryptfs (encryption; initialised with
-//! a generated password file) and bindfs (a pass-through, single-threaded). Both daemonise into
-//! their own session, so they survive the process-group kill of the command that started them,
-//! and exit when `fusermount3 -u` unmounts them.
+//! FUSE lab targets: gocryptfs (encryption; initialised with a generated password file) and
+//! bindfs (a pass-through, single-threaded), each serving a directory of its own ext4 loop image
+//! (built as the `ext4` kind is), so that compared with lab ext4 they sit on the same kind of
+//! storage and only the FUSE layer differs. The FUSE mount is `KIND/fuse`, the image's `KIND/mnt`.
+//! Both daemons daemonise into their own session, so they survive the process-group kill of the
+//! command that started them, and exit when `fusermount3 -u` unmounts them.
 
 use super::teardown::Undo;
 use super::{Building, text};
@@ -11,8 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// `gocryptfs -init` a cipher directory with a generated password, mount it at `gocryptfs/mnt`.
 pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
-    let cipher = b.mkdir("cipher")?;
-    let mnt = b.mkdir("mnt")?;
+    let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
+    let cipher = subdir(&base, "cipher")?;
+    let mnt = b.mkdir("fuse")?;
     let pass = b.dir.join("passfile");
     write_password(&pass)?;
     b.run(
@@ -39,8 +42,9 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
 /// bindfs of `bindfs/src` at `bindfs/mnt`: `-s` (libfuse's single-threaded loop, which is also
 /// bindfs's default without `--multithreaded`), and no `allow_other` (root only).
 pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
-    let src = b.mkdir("src")?;
-    let mnt = b.mkdir("mnt")?;
+    let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
+    let src = subdir(&base, "src")?;
+    let mnt = b.mkdir("fuse")?;
     b.info.options = "-s,no-allow-other".into();
     b.undo(Undo::Unmount {
         point: mnt.clone(),
@@ -51,6 +55,17 @@ pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
         &["-s", "-o", "no-allow-other", text(&src), text(&mnt)],
     )?;
     Ok(mnt)
+}
+
+/// `base/name`, made with mode 0700 on the lab image's filesystem.
+fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let p = base.join(name);
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&p)
+        .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+    Ok(p)
 }
 
 /// A random password (64 hex digits) in a new file of mode 0600.

@@ -127,14 +127,19 @@ fn is_lab_path(dir: &Path, path: &Path, name: &str) -> bool {
         && path.file_name().is_some_and(|n| n == name)
 }
 
-/// Unmounts the lab mounts (`dir/KIND/mnt`) and detaches the loop devices of the lab images
-/// (`dir/KIND/disk.img`) of the lab scratch `dir` (canonical).
+/// Unmounts the lab mounts (`dir/KIND/fuse`, the FUSE daemons over a lab image, first; then
+/// `dir/KIND/mnt`) and detaches the loop devices of the lab images (`dir/KIND/disk.img`) of the
+/// lab scratch `dir` (canonical).
 pub fn sweep(dir: &Path) -> Sweep {
     let mut s = Sweep::default();
-    let mut points: Vec<(PathBuf, bool)> = mounts()
+    let all: Vec<(PathBuf, bool)> = mounts()
         .into_iter()
         .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
-        .filter(|(p, _)| is_lab_path(dir, p, "mnt"))
+        .collect();
+    let mut points: Vec<(PathBuf, bool)> = ["fuse", "mnt"]
+        .iter()
+        .flat_map(|name| all.iter().filter(move |(p, _)| is_lab_path(dir, p, name)))
+        .cloned()
         .collect();
     points.dedup_by(|a, b| a.0 == b.0);
     for (p, fuse) in points {

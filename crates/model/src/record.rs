@@ -262,7 +262,10 @@ impl CryptoImpl {
                 "{} (software, although the CPU has AES instructions)",
                 self.driver
             ),
-            (true, false) => format!("{} (software; the CPU has no AES instructions)", self.driver),
+            (true, false) => format!(
+                "{} (software; the CPU has no AES instructions)",
+                self.driver
+            ),
             (false, _) => format!("{} (hardware-accelerated)", self.driver),
         }
     }
@@ -732,6 +735,19 @@ pub struct Sample {
     /// when nothing is below (tmpfs, a network filesystem) or in records written before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceIo>,
+}
+
+/// A block device's measured speed: its ceiling, above which a result was served by a cache.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DeviceCeiling {
+    /// Kernel name of the device (`vda`).
+    pub device: String,
+    /// Direct sequential read, MiB/s.
+    pub read_mib_s: f64,
+    /// Direct sequential write with a flush, MiB/s.
+    pub write_mib_s: f64,
+    /// How and when it was measured (`probed 2026-11-25T06:00:00Z`, `given by the user`).
+    pub source: String,
 }
 
 /// One block device's counters over a sample: the difference of `/sys/block/DEV/stat` read

@@ -89,6 +89,9 @@ fn target_rows(t: &TargetInfo, prefix: &str, out: &mut Vec<Row>) {
     }
     if let Some(f) = &t.stack.fuse {
         fuse_rows(f, &format!("{prefix}fuse"), out);
+        if let Some(b) = &f.backing {
+            target_rows(b, &format!("{prefix}fuse → "), out);
+        }
     }
     if t.stack.devices.is_empty() {
         out.push(row(
@@ -109,6 +112,13 @@ fn fuse_rows(f: &fsbench_model::FuseInfo, layer: &str, out: &mut Vec<Row>) {
     };
     out.push(row(layer, "subtype", f.subtype.clone()));
     out.push(row(layer, "daemon", daemon));
+    out.push(row(
+        layer,
+        "serves",
+        f.backing_dir
+            .clone()
+            .unwrap_or_else(|| "no local directory (or not found on its command line)".into()),
+    ));
 }
 
 fn fs_detail_rows(s: &Stack, layer: &str, out: &mut Vec<Row>) {
@@ -179,6 +189,12 @@ fn encryption_rows(e: &EncryptionLayer, layer: &str, out: &mut Vec<Row>) {
             .map_or("unknown", |b| if b { "yes" } else { "no" });
         push("key present", present.into());
     }
+    if let Some(i) = &e.implementation {
+        push(
+            "implementation",
+            format!("{} uses {} (from {})", i.algorithm, i.describe(), i.source),
+        );
+    }
     if let Some(c) = &e.dm_crypt {
         push("mapping", format!("{} ({})", c.name, c.format));
         push("sector size", opt(c.sector_size));
@@ -212,6 +228,14 @@ fn device_rows(d: &BlockLayer, prefix: &str, out: &mut Vec<Row>) {
         );
         push("block size (logical/physical)", sizes);
         push("model", q.model.clone());
+        if let Some(v) = &q.virtual_disk {
+            push(
+                "virtual disk",
+                format!(
+                    "{v}: the host may cache what the guest flushed (measure its ceiling: fsbench env --probe DIR)"
+                ),
+            );
+        }
     }
     let Some(l) = &d.loop_device else { return };
     push("backing file", l.backing_file.clone());

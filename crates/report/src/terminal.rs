@@ -38,6 +38,9 @@ fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     if record.results.iter().any(|r| !r.samples.is_empty()) {
         let _ = writeln!(out, "{}", headline_table(&record.results, opts));
         let _ = writeln!(out, "{}", cpu_latency_table(&record.results, opts));
+        if let Some(t) = bound_table(&record.results, opts) {
+            let _ = writeln!(out, "{t}");
+        }
         if let Some(t) = crate::ranks::ranks_table(&record.results, opts) {
             let _ = writeln!(out, "{t}");
         }
@@ -239,6 +242,9 @@ fn header(r: &RunRecord, out: &mut String) {
             )
         };
         let _ = writeln!(out, "target {} = {}: {what}", t.label, t.path);
+        for line in stack_lines(t) {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     let o = &r.overhead;
     let _ = writeln!(
@@ -257,6 +263,89 @@ fn header(r: &RunRecord, out: &mut String) {
             let _ = writeln!(out, "workload {}: {}", res.workload, p.join(" "));
         }
     }
+}
+
+/// What the reader must know about a target's stack to read its numbers: each encryption
+/// layer's implementation, what is under a FUSE daemon, the devices and whether the disk is a
+/// hypervisor's.
+pub fn stack_lines(t: &fsbench_model::TargetInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &t.stack.encryption {
+        if let Some(i) = &l.implementation {
+            out.push(format!(
+                "cipher: {} {} uses {}",
+                l.kind,
+                i.algorithm,
+                i.describe()
+            ));
+        }
+    }
+    if let Some(f) = &t.stack.fuse {
+        let under = match (&f.backing_dir, &f.backing) {
+            (Some(d), Some(b)) => format!(
+                "serves {d} ({} on {})",
+                b.fs_type,
+                if b.device_chain.is_empty() {
+                    "no device".to_string()
+                } else {
+                    b.device_chain.join(" → ")
+                }
+            ),
+            (Some(d), None) => format!("serves {d}"),
+            _ => "serves no local directory".into(),
+        };
+        out.push(format!(
+            "FUSE daemon {} (pid {:?}) {under}",
+            f.daemon_command, f.daemon_pids
+        ));
+    }
+    let mut devices = Vec::new();
+    collect_chain(t, &mut devices);
+    if !devices.is_empty() {
+        out.push(format!("devices: {}", devices.join(" → ")));
+    }
+    if let Some(v) = virtual_disk(t) {
+        out.push(format!(
+            "the disk is a {v} virtual disk: its host may cache what the guest flushed, so a flushed write can be faster than any disk"
+        ));
+    }
+    out
+}
+
+fn collect_chain(t: &fsbench_model::TargetInfo, out: &mut Vec<String>) {
+    for l in &t.stack.devices {
+        let name = format!("{} ({})", l.name, l.kind);
+        if !out.contains(&name) {
+            out.push(name);
+        }
+        if let Some(b) = l.loop_device.as_ref().and_then(|l| l.backing.as_deref()) {
+            collect_chain(b, out);
+        }
+    }
+    if let Some(b) = t.stack.fuse.as_ref().and_then(|f| f.backing.as_deref()) {
+        collect_chain(b, out);
+    }
+}
+
+fn virtual_disk(t: &fsbench_model::TargetInfo) -> Option<String> {
+    for l in &t.stack.devices {
+        if let Some(v) = l.queue.as_ref().and_then(|q| q.virtual_disk.clone()) {
+            return Some(v);
+        }
+        if let Some(v) = l
+            .loop_device
+            .as_ref()
+            .and_then(|l| l.backing.as_deref())
+            .and_then(virtual_disk)
+        {
+            return Some(v);
+        }
+    }
+    t.stack
+        .fuse
+        .as_ref()
+        .and_then(|f| f.backing.as_deref())
+        .and_then(virtual_disk)
 }
 
 pub(crate) fn table(opts: TerminalOptions, head: &[&str]) -> Table {
@@ -396,8 +485,34 @@ fn coarse_machine_shares(r: &ResultEntry) -> bool {
     capacity > 0 && capacity < COARSE_CAPACITY_NS
 }
 
+/// What bounded each cell, with the evidence; `None` when no cell was judged.
+fn bound_table(results: &[ResultEntry], opts: TerminalOptions) -> Option<Table> {
+    if results.iter().all(|r| r.bound.is_none()) {
+        return None;
+    }
+    let mut t = table(
+        opts,
+        &["target", "workload", "cache", "bound by", "evidence"],
+    );
+    for r in results {
+        if let Some(b) = &r.bound {
+            t.add_row(vec![
+                Cell::new(&r.target),
+                Cell::new(workload_label(r)),
+                Cell::new(r.cache.state),
+                Cell::new(b.by),
+                Cell::new(&b.evidence),
+            ]);
+        }
+    }
+    Some(t)
+}
+
 fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
-    let head = [
+    let any = |name: &str| results.iter().any(|r| r.summary.contains_key(name));
+    let daemon = any(fsbench_model::metric::DAEMON_CPU_PCT);
+    let device = any(fsbench_model::metric::DEVICE_BUSY_PCT);
+    let mut head = vec![
         "target",
         "workload",
         "cache",
@@ -406,11 +521,14 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         "sys",
         "%CPU",
         "machine sys",
-        "lat p50",
-        "p99",
-        "p99.9",
-        "max",
     ];
+    if daemon {
+        head.push("daemon CPU");
+    }
+    if device {
+        head.extend(["device busy", "device read", "device written"]);
+    }
+    head.extend(["lat p50", "p99", "p99.9", "max"]);
     let mut t = table(opts, &head);
     for r in results.iter().filter(|r| !r.samples.is_empty()) {
         let machine_sys = pct_or_dash(
@@ -423,7 +541,7 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
         } else {
             machine_sys
         };
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(&r.target),
             Cell::new(workload_label(r)),
             Cell::new(r.cache.state),
@@ -432,11 +550,31 @@ fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
             right(duration_or_dash(mean_of(r, fsbench_model::metric::SYS_NS))),
             right(pct_or_dash(mean_of(r, fsbench_model::metric::CPU_PCT))),
             right(machine_sys),
+        ];
+        if daemon {
+            row.push(right(pct_or_dash(mean_of(
+                r,
+                fsbench_model::metric::DAEMON_CPU_PCT,
+            ))));
+        }
+        if device {
+            let bytes = |name: &str| {
+                mean_of(r, name).map_or_else(|| "-".into(), |b| crate::format::bytes(b as u64))
+            };
+            row.push(right(pct_or_dash(mean_of(
+                r,
+                fsbench_model::metric::DEVICE_BUSY_PCT,
+            ))));
+            row.push(right(bytes(fsbench_model::metric::DEVICE_READ_BYTES)));
+            row.push(right(bytes(fsbench_model::metric::DEVICE_WRITE_BYTES)));
+        }
+        row.extend([
             right(duration_or_dash(median_latency(r, |l| l.p50_ns as f64))),
             right(duration_or_dash(median_latency(r, |l| l.p99_ns as f64))),
             right(duration_or_dash(median_latency(r, |l| l.p999_ns as f64))),
             right(duration_or_dash(median_latency(r, |l| l.max_ns as f64))),
         ]);
+        t.add_row(row);
     }
     t
 }

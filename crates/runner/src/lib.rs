@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod cache;
+pub mod ceiling;
 mod cell;
 mod daemons;
 pub mod estimate;

@@ -3,10 +3,10 @@
 //! workload's headline metric.
 
 use fsbench_measure::{CpuDelta, SampleData};
+use fsbench_model::DeviceIo;
 use fsbench_model::{
     CpuPair, LatencySummary, MachineCpu, MetricSummary, ProcessCounts, Sample, unit_of,
 };
-use fsbench_model::DeviceIo;
 use fsbench_workload::{Flow, Headline};
 use std::collections::BTreeMap;
 

@@ -65,7 +65,10 @@ pub fn check(entry: &mut ResultEntry, caps: &Caps, cache: CacheState, watched: b
             ));
         }
     }
-    let durable = matches!(caps.flow, Flow::Write { durable: true } | Flow::WriteThenRead);
+    let durable = matches!(
+        caps.flow,
+        Flow::Write { durable: true } | Flow::WriteThenRead
+    );
     if durable {
         let shares: Vec<f64> = entry
             .samples

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 mod baselines;
+mod ceilings;
 mod error;
 mod open;
 mod read;

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2];
+pub const MIGRATIONS: &[&str] = &[V2, V3];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -80,5 +80,18 @@ CREATE TABLE baselines (
     name   TEXT PRIMARY KEY,
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     set_at TEXT NOT NULL
+);
+";
+
+/// Schema version 3: each device's measured ceiling (`fsbench env --probe`), per host, so that a
+/// result faster than its device is flagged in every later run.
+pub const V3: &str = "
+CREATE TABLE device_ceilings (
+    host        TEXT NOT NULL,
+    device      TEXT NOT NULL,
+    read_mib_s  REAL NOT NULL,
+    write_mib_s REAL NOT NULL,
+    source      TEXT NOT NULL,
+    PRIMARY KEY (host, device)
 );
 ";

@@ -21,6 +21,7 @@ fn sample(v: f64) -> Sample {
         machine: None,
         daemon: None,
         process: None,
+        devices: Vec::new(),
     }
 }
 
@@ -42,6 +43,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         precision_reached: None,
         warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
+        bound: None,
     }
 }
 
@@ -257,4 +259,22 @@ fn a_named_baseline_resolves_to_its_pinned_run_until_moved() {
     s.set_baseline("ci", &newest, "later").unwrap();
     assert_eq!(s.resolve("ci").unwrap(), newest);
     assert_eq!(s.baselines().unwrap().len(), 1);
+}
+
+#[test]
+fn a_devices_ceiling_is_kept_per_host_and_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    let mut s = Store::open(&d.path().join("c.db")).unwrap();
+    assert!(s.ceilings("h").unwrap().is_empty());
+    let mut c = fsbench_model::DeviceCeiling {
+        device: "vda".into(),
+        read_mib_s: 870.0,
+        write_mib_s: 600.0,
+        source: "probed".into(),
+    };
+    s.set_ceiling("h", &c).unwrap();
+    c.write_mib_s = 650.0;
+    s.set_ceiling("h", &c).unwrap();
+    assert_eq!(s.ceilings("h").unwrap(), vec![c]);
+    assert!(s.ceilings("other").unwrap().is_empty());
 }

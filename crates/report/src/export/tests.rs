@@ -24,6 +24,7 @@ fn sample(v: f64, wall: u64) -> Sample {
         machine: None,
         daemon: None,
         process: None,
+        devices: Vec::new(),
     }
 }
 
@@ -63,6 +64,7 @@ pub(crate) fn record() -> RunRecord {
         precision_reached: None,
         warnings: Vec::new(),
         error: None,
+        bound: None,
     };
     RunRecord {
         schema_version: SCHEMA_VERSION,

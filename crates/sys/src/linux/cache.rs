@@ -13,10 +13,18 @@ pub fn drop_caches_writable() -> bool {
         .is_ok()
 }
 
-/// Writes dirty data back (`sync`), then drops the page cache, dentries and inodes (root).
+/// Writes dirty data back (`sync`), then drops the page cache, dentries and inodes (root),
+/// twice: one `3` drops the page cache before the dentries and inodes, so the metadata blocks
+/// that the freed inodes held (a freshly written tree's inode tables and directories) stay
+/// cached until a second pass. Measured on ext4: after one drop a walk of a new 5,500-entry tree
+/// read 0 bytes from its device; after two, 3.4 MB, the same as every later cold walk.
 pub fn drop_caches() -> Result<(), String> {
     rustix::fs::sync();
-    std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))
+    for _ in 0..2 {
+        std::fs::write(DROP_CACHES, "3\n")
+            .map_err(|e| format!("cannot write {DROP_CACHES}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Drops the page cache of one file (`fdatasync`, then `posix_fadvise(DONTNEED)`); a missing

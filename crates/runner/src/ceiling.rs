@@ -1,0 +1,97 @@
+//! A device's ceiling: how fast it reads and writes when nothing caches above it. Measured
+//! through a target's filesystem with direct I/O (O_DIRECT, 1 MiB requests, one at a time, the
+//! write flushed with fdatasync), in a scratch directory fsbench creates, guards and removes —
+//! never on the raw device. Any later result whose data had to come from the device and moved
+//! faster than this came from a cache above it (`analysis::plausible`).
+
+use fsbench_scratch::Scratch;
+use fsbench_sys::cleanup::Cleanup;
+use fsbench_workload::io::{AlignedBuf, pread_full, pwrite_full};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::time::Instant;
+
+/// Bytes written then read back by default: long enough that a device's small write cache
+/// cannot hold it all, short enough to take seconds.
+pub const DEFAULT_BYTES: u64 = 256 << 20;
+
+const BLOCK: usize = 1 << 20;
+
+/// A probe's result, MiB/s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probed {
+    /// Direct sequential read.
+    pub read_mib_s: f64,
+    /// Direct sequential write, fdatasync included.
+    pub write_mib_s: f64,
+}
+
+/// Probes the device under `dir` with `bytes` of direct I/O in a guarded scratch `.fsbench-<id>`.
+pub fn probe(dir: &Path, id: &str, bytes: u64, cleanup: &Cleanup) -> Result<Probed, String> {
+    let scratch = Scratch::create(dir, id, cleanup)
+        .map_err(|e| e.message)?
+        .guard();
+    let got = measure(&scratch.path().join("ceiling"), bytes.max(BLOCK as u64));
+    scratch.remove().map_err(|e| e.message)?;
+    got
+}
+
+fn measure(file: &Path, bytes: u64) -> Result<Probed, String> {
+    let direct_refused = |e: std::io::Error| {
+        if e.raw_os_error() == Some(libc::EINVAL) {
+            format!(
+                "{} does not accept direct I/O (tmpfs, some FUSE daemons): there is no device to probe under it",
+                file.parent().map_or(file, |p| p).display()
+            )
+        } else {
+            format!("cannot write the probe file {}: {e}", file.display())
+        }
+    };
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(file)
+        .map_err(direct_refused)?;
+    let mut buf = AlignedBuf::new(BLOCK);
+    for (i, b) in buf.as_mut_slice().iter_mut().enumerate() {
+        // Not zeros: a device or host that compresses or deduplicates zeros would flatter itself.
+        *b = (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    }
+    let blocks = bytes / BLOCK as u64;
+    let t = Instant::now();
+    for i in 0..blocks {
+        pwrite_full(&f, buf.as_slice(), i * BLOCK as u64).map_err(direct_refused)?;
+    }
+    f.sync_data()
+        .map_err(|e| format!("cannot flush the probe file {}: {e}", file.display()))?;
+    let write_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for i in 0..blocks {
+        pread_full(&f, buf.as_mut_slice(), i * BLOCK as u64)
+            .map_err(|e| format!("cannot read the probe file {}: {e}", file.display()))?;
+    }
+    let read_s = t.elapsed().as_secs_f64();
+    let mib = (blocks * BLOCK as u64) as f64 / 1_048_576.0;
+    Ok(Probed {
+        read_mib_s: mib / read_s.max(1e-9),
+        write_mib_s: mib / write_s.max(1e-9),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_leaves_nothing_and_says_why_direct_io_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let cleanup = Cleanup::new();
+        match probe(d.path(), "ceiling-test", 4 << 20, &cleanup) {
+            Ok(p) => assert!(p.read_mib_s > 0.0 && p.write_mib_s > 0.0),
+            Err(e) => assert!(e.contains("direct I/O"), "{e}"),
+        }
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+}
