@@ -313,7 +313,7 @@ fn a_failed_cell_after_building_still_tears_down() {
 }
 
 /// Starts a long `null` run on lab `kinds` and waits until its workload directory exists in the
-/// lab target `inside`.
+/// lab target mounted at `inside` (`KIND/mnt`, or `KIND/fuse` for a FUSE kind).
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
 fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
     let mut child = crate::util::command()
@@ -337,7 +337,7 @@ fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
         let scratch = entries(lab)
             .into_iter()
             .find(|e| e.starts_with(".fsbench-lab-"));
-        let mnt = scratch.map(|s| lab.join(s).join(inside).join("mnt"));
+        let mnt = scratch.map(|s| lab.join(s).join(inside));
         let run = mnt.as_ref().and_then(|m| {
             let s = entries(m)
                 .into_iter()
@@ -365,7 +365,7 @@ fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
 )]
 fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
     let lab = LabDir::new();
-    let mut child = start_long_lab_run(&lab.path(), "tmpfs,ext4", "ext4");
+    let mut child = start_long_lab_run(&lab.path(), "tmpfs,ext4", "ext4/mnt");
     let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
     rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");
     assert_eq!(wait_exit(&mut child), 130);
@@ -384,13 +384,14 @@ fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
 )]
 fn sigkill_mid_run_then_clean_tears_the_lab_down() {
     let lab = LabDir::new();
-    let mut child = start_long_lab_run(&lab.path(), "ext4,bindfs", "bindfs");
+    let mut child = start_long_lab_run(&lab.path(), "ext4,bindfs", "bindfs/fuse");
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     let (mounts, loops) = leftovers(&lab.path());
+    // ext4's mount, bindfs's own ext4 image and the FUSE mount over it; two loop devices.
     assert_eq!(
         (mounts.len(), loops.len()),
-        (2, 1),
+        (3, 2),
         "the dead run left its lab"
     );
     let out = fsbench()
