@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 /// A temporary lab directory; whatever a failed test left mounted or attached inside it is
 /// undone when dropped (lazily: the test has already failed).
-struct LabDir(tempfile::TempDir);
+pub(crate) struct LabDir(tempfile::TempDir);
 
 impl LabDir {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self(temp_dir())
     }
 
-    fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         std::fs::canonicalize(self.0.path()).expect("canonical temp dir")
     }
 }

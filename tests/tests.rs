@@ -7,6 +7,7 @@ mod cpu;
 mod defaults;
 mod env;
 mod estimate;
+mod explain;
 mod hardening;
 mod lab;
 mod ministat;

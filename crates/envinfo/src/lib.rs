@@ -19,6 +19,7 @@ mod warnings;
 mod fuzz;
 
 #[allow(unused_imports)] // API for the runner (the daemon's CPU time around each sample)
+pub use fsdetails::is_network;
 pub use fuse::fuse_daemon_pids;
 pub use mountinfo::{Mount, mount_of, mounts};
 #[allow(unused_imports)] // the type of `stack_warnings`' items, for the runner

@@ -8,6 +8,7 @@ mod cpu;
 pub mod diskstats;
 pub mod histo;
 mod machine;
+pub mod netstats;
 mod overhead;
 mod recorder;
 

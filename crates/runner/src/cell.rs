@@ -27,6 +27,8 @@ pub struct Prepared {
     pub caps: fsbench_workload::Caps,
     /// The block devices under the target, whose counters each sample records.
     pub devices: fsbench_measure::diskstats::Devices,
+    /// Where the wire bytes of a network filesystem target are read.
+    pub wire: Option<fsbench_measure::netstats::WireSource>,
 }
 
 /// Sampling state of one cell.
@@ -97,6 +99,8 @@ pub struct Measured {
     pub cpu: fsbench_measure::CpuDelta,
     /// What the block devices under the target did during the sample, top first.
     pub devices: Vec<fsbench_model::DeviceIo>,
+    /// Bytes received and sent on the wire during the sample (network filesystems).
+    pub wire: Option<(u64, u64)>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -109,6 +113,7 @@ pub fn take_sample(
     let mut sample = metrics::to_sample(m.data, m.resident, &m.cpu);
     sample.latency_hdr = m.latency_hdr;
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
+    metrics::add_wire(&mut sample, m.wire);
     Ok(sample)
 }
 
@@ -170,18 +175,23 @@ fn timed_run<C: Clock>(
     p: &mut Prepared,
 ) -> Result<Measured, WorkloadError> {
     let dev_before = p.devices.read();
+    let wire_before = p.wire.as_ref().and_then(|w| w.read());
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
     let data = rec.finish();
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
     let devices = fsbench_measure::diskstats::delta(&dev_before, &p.devices.read());
+    let wire = wire_before
+        .zip(p.wire.as_ref().and_then(|w| w.read()))
+        .map(|(b, a)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
     Ok(Measured {
         data,
         latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
         resident: None,
         cpu,
         devices,
+        wire,
     })
 }
 

@@ -95,6 +95,16 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     }
 }
 
+/// Adds the bytes received and sent on the wire during the sample (network filesystems).
+pub fn add_wire(s: &mut Sample, wire: Option<(u64, u64)>) {
+    if let Some((rx, tx)) = wire {
+        s.metrics
+            .insert(fsbench_model::metric::NETWORK_RX_BYTES.into(), rx as f64);
+        s.metrics
+            .insert(fsbench_model::metric::NETWORK_TX_BYTES.into(), tx as f64);
+    }
+}
+
 /// Adds what the block devices under the target did during the sample: every device's counters
 /// (top first), the deepest device's as metrics (`device_*`), and from them the share of the
 /// workload's bytes that device served (reads) or received (writes), by the workload's `flow`.

@@ -120,6 +120,7 @@ pub fn prepare_all(
             ranks: team.ranks(),
             cleanup: team.cleanup.clone(),
         };
+        let info = fsbench_envinfo::target("", &t.path);
         let mut p = Prepared {
             target: ti,
             workload,
@@ -129,8 +130,9 @@ pub fn prepare_all(
             clock: team.clock.clone(),
             caps: w.caps,
             devices: fsbench_measure::diskstats::Devices::named(&fsbench_envinfo::io_devices(
-                &fsbench_envinfo::target("", &t.path),
+                &info,
             )),
+            wire: wire_source(&info),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
@@ -336,4 +338,14 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
         }
     }
     entry.error = p.error.clone();
+}
+
+/// Where the wire bytes of `t` are read, when it is a network filesystem: NFS's own per-mount
+/// counters, else the machine's interfaces.
+fn wire_source(t: &fsbench_model::TargetInfo) -> Option<fsbench_measure::netstats::WireSource> {
+    use fsbench_measure::netstats::WireSource;
+    if t.fs_type.starts_with("nfs") {
+        return Some(WireSource::NfsMount(t.mount_point.clone()));
+    }
+    fsbench_envinfo::is_network(&t.fs_type).then_some(WireSource::Interfaces)
 }

@@ -117,6 +117,7 @@ pub fn take_sample(
     // The node's devices as this rank saw them (ranks on one node share them: never summed).
     if let Ok(m) = measured {
         crate::metrics::add_devices(&mut sample, m.devices, flow);
+        crate::metrics::add_wire(&mut sample, m.wire);
     }
     Ok(sample)
 }

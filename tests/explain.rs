@@ -1,0 +1,318 @@
+//! Explaining numbers (issue 21) on real lab targets: the device's counters in every sample,
+//! metadata cold verified from the device's reads, one bound per cell, a software cipher named,
+//! a FUSE daemon's CPU in the table, and results faster than the device's ceiling flagged.
+
+use crate::lab::LabDir;
+use crate::util::{fsbench, temp_dir};
+use serde_json::Value;
+use std::path::Path;
+
+/// Runs `workloads` cold on lab `kinds` (3 samples each) and returns the JSON record and the
+/// terminal report.
+fn lab_cold(kinds: &str, workloads: &[&str], db: &Path) -> (Value, String) {
+    let lab = LabDir::new();
+    let out_dir = temp_dir();
+    let json = out_dir.path().join("r.json");
+    let mut cmd = fsbench();
+    cmd.args([
+        "run", "--lab", kinds, "--cache", "cold", "--runs", "3", "-q",
+    ])
+    .arg("--lab-dir")
+    .arg(lab.path())
+    .arg("--db")
+    .arg(db)
+    .arg("--json")
+    .arg(&json);
+    for w in workloads {
+        cmd.args(["-w", w]);
+    }
+    let out = cmd.output().expect("run fsbench");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    (v, text)
+}
+
+fn cell<'a>(v: &'a Value, target: &str, workload: &str) -> &'a Value {
+    v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["target"] == target && r["workload"] == workload)
+        .unwrap_or_else(|| panic!("no {workload} on {target}"))
+}
+
+fn bound(v: &Value, target: &str, workload: &str) -> (String, String) {
+    let b = &cell(v, target, workload)["bound"];
+    (
+        b["by"].as_str().unwrap_or("none").to_string(),
+        b["evidence"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+fn comparison<'a>(v: &'a Value, other: &str) -> &'a Value {
+    v["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| c["other"].as_str().is_some_and(|o| o.starts_with(other)))
+        .unwrap_or_else(|| panic!("no comparison with {other}"))
+}
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn cold_reads_on_lab_ext4_are_device_bound_with_the_devices_counters_in_every_sample() {
+    let db = temp_dir();
+    let (v, text) = lab_cold(
+        "ext4,tmpfs",
+        &["rand-read:size=32m,ops=2000"],
+        &db.path().join("r.db"),
+    );
+    let (by, why) = bound(&v, "ext4", "rand-read");
+    assert_eq!(by, "device", "{why}\n{text}");
+    let ext4 = cell(&v, "ext4", "rand-read");
+    for s in ext4["samples"].as_array().expect("samples") {
+        let devices = s["devices"]
+            .as_array()
+            .expect("every sample carries devices");
+        let names: Vec<&str> = devices.iter().filter_map(|d| d["name"].as_str()).collect();
+        assert!(names[0].starts_with("loop"), "{names:?}");
+        assert!(
+            names.len() >= 2,
+            "the loop device and the disk below it: {names:?}"
+        );
+        let read = s["metrics"]["device_read_bytes"]
+            .as_f64()
+            .expect("device_read_bytes");
+        assert!(
+            read >= 2000.0 * 4096.0 * 0.5,
+            "cold reads came from the device: {read}"
+        );
+        assert!(
+            s["metrics"]["served_by_device_pct"]
+                .as_f64()
+                .expect("served")
+                > 50.0
+        );
+        assert!(s["metrics"]["device_busy_pct"].as_f64().is_some());
+    }
+    let (by, why) = bound(&v, "tmpfs", "rand-read");
+    assert_eq!(by, "cache", "{why}");
+    assert!(
+        cell(&v, "tmpfs", "rand-read")["samples"][0]
+            .get("devices")
+            .is_none(),
+        "nothing is under tmpfs"
+    );
+    assert!(
+        text.contains("bound by") && text.contains("device busy"),
+        "{text}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn a_cold_walk_on_tmpfs_is_not_called_cold_and_its_comparison_is_not_proven() {
+    let db = temp_dir();
+    let (v, text) = lab_cold("ext4,tmpfs", &["walk:scale=0.02"], &db.path().join("r.db"));
+    let verified = |t: &str| -> Vec<f64> {
+        cell(&v, t, "walk")["samples"]
+            .as_array()
+            .expect("samples")
+            .iter()
+            .map(|s| {
+                s["metrics"]["cold_verified"]
+                    .as_f64()
+                    .expect("cold_verified")
+            })
+            .collect()
+    };
+    // Every ext4 sample, the first after the tree was written included, read its tree from
+    // the device (one drop_caches pass left a new tree's metadata cached).
+    assert_eq!(verified("ext4"), vec![1.0; 3], "{text}");
+    assert_eq!(verified("tmpfs"), vec![0.0; 3]);
+    let warned = cell(&v, "tmpfs", "walk")["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .any(|w| w["kind"] == "not-cold");
+    assert!(warned, "{text}");
+    let c = comparison(&v, "tmpfs/walk");
+    assert_eq!(c["comparable"], false, "{c}");
+    assert_eq!(c["proven"], false, "{c}");
+    assert!(
+        c["not_comparable"][0]
+            .as_str()
+            .is_some_and(|r| r.contains("not verified cold")),
+        "{c}"
+    );
+    assert_eq!(bound(&v, "tmpfs", "walk").0, "cache");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn buffered_cold_reads_on_fscrypt_name_the_kernels_cipher_implementation() {
+    let db = temp_dir();
+    let (v, text) = lab_cold(
+        "ext4-fscrypt",
+        &["seq-read:size=64m"],
+        &db.path().join("r.db"),
+    );
+    let layer = &v["environment"]["targets"][0]["stack"]["encryption"][0];
+    let imp = &layer["implementation"];
+    let driver = imp["driver"].as_str().expect("the implementation is named");
+    assert!(driver.contains("aes"), "{imp}");
+    assert!(text.contains(&format!("uses {driver}")), "{text}");
+    let (by, why) = bound(&v, "ext4-fscrypt", "seq-read");
+    if imp["software"] == true {
+        // A C implementation decrypts at a fraction of the disk's speed: the cipher is the limit.
+        assert_eq!(by, "crypto", "{why}\n{text}");
+        assert!(why.contains(driver) && why.contains("software"), "{why}");
+    } else {
+        eprintln!("hardware AES ({driver}): bound {by} ({why}) is not asserted");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_mkfs_ext4,
+        fsbench_tool_gocryptfs,
+        fsbench_tool_fusermount3,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, mkfs.ext4, gocryptfs, fusermount3 and /dev/fuse"
+)]
+fn small_writes_on_gocryptfs_are_daemon_bound_with_its_cpu_in_the_table() {
+    let db = temp_dir();
+    let (v, text) = lab_cold(
+        "gocryptfs",
+        &["seq-write:bs=4k,size=32m"],
+        &db.path().join("r.db"),
+    );
+    let (by, why) = bound(&v, "gocryptfs", "seq-write");
+    assert_eq!(by, "daemon", "{why}\n{text}");
+    assert!(why.contains("gocryptfs"), "{why}");
+    assert!(text.contains("daemon CPU"), "{text}");
+    let target = &v["environment"]["targets"][0]["stack"]["fuse"];
+    assert!(
+        target["backing"]["fs_type"] == "ext4",
+        "the daemon's directory sits on its own ext4 image: {target}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root (drop_caches)")]
+fn a_result_faster_than_the_devices_ceiling_is_flagged() {
+    // A directory on a disk (not tmpfs): the test's own target dir.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("dir");
+    let db = temp_dir();
+    let db = db.path().join("c.db");
+    let set = fsbench()
+        .args(["env", "--ceiling", "2,2", "--db"])
+        .arg(&db)
+        .arg(dir.path())
+        .output()
+        .expect("env");
+    let err = String::from_utf8_lossy(&set.stderr);
+    if !set.status.success() && err.contains("no block device") {
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert!(set.status.success(), "{err}");
+    assert!(
+        err.contains("ceiling of") && err.contains("read 2 MiB/s"),
+        "{err}"
+    );
+    let json = dir.path().join("r.json");
+    let out = fsbench()
+        .args([
+            "run",
+            "-w",
+            "seq-read:size=32m",
+            "--cache",
+            "cold",
+            "--runs",
+            "2",
+            "-q",
+        ])
+        .arg("-t")
+        .arg(dir.path())
+        .arg("--db")
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    let r = &v["results"][0];
+    let flagged = r["warnings"].as_array().expect("warnings").iter().any(|w| {
+        w["kind"] == "implausible"
+            && w["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("faster than the device"))
+    });
+    assert!(flagged, "{r}");
+    assert_eq!(r["bound"]["by"], "cache", "{r}");
+}
+
+#[test]
+fn a_ceiling_must_be_two_positive_numbers() {
+    let dir = temp_dir();
+    for bad in ["fast", "1", "0,5", "-1,2", "nan,1"] {
+        let out = fsbench()
+            .args(["env", &format!("--ceiling={bad}")])
+            .arg(dir.path())
+            .output()
+            .expect("env");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("invalid --ceiling") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn env_probe_measures_the_device_and_leaves_nothing() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("dir");
+    let db = temp_dir();
+    let out = fsbench()
+        .args(["env", "--probe", "--db"])
+        .arg(db.path().join("p.db"))
+        .arg(dir.path())
+        .output()
+        .expect("env --probe");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("no block device") || err.contains("does not accept direct I/O") {
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("ceiling of") && err.contains("MiB/s"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("dir").count(),
+        0,
+        "the probe's scratch is gone"
+    );
+}
