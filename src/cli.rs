@@ -336,6 +336,10 @@ pub struct RunArgs {
     /// Draw ministat's distribution plot for every comparison.
     #[arg(long)]
     pub plot: bool,
+    /// Run every workload that takes `direct` buffered (`direct=false`), so that targets with
+    /// and without direct I/O (tmpfs, FUSE) are compared alike.
+    #[arg(long)]
+    pub fix_comparable: bool,
     /// Exports (`--export-json`/`--json`, `--export-csv`, `--export-markdown`).
     #[command(flatten)]
     pub export: ExportArgs,

@@ -156,7 +156,61 @@ fn a_cold_walk_on_tmpfs_is_not_called_cold_and_its_comparison_is_not_proven() {
             .is_some_and(|r| r.contains("not verified cold")),
         "{c}"
     );
+    assert!(
+        c["how_to_compare"]
+            .as_str()
+            .is_some_and(|h| h.contains("--cache warm")),
+        "{c}"
+    );
+    assert!(
+        text.contains("to compare ext4/walk/cold with tmpfs/walk/cold: compare warm"),
+        "{text}"
+    );
     assert_eq!(bound(&v, "tmpfs", "walk").0, "cache");
+}
+
+#[test]
+fn fix_comparable_runs_every_direct_workload_buffered() {
+    let dir = temp_dir();
+    let json = dir.path().join("r.json");
+    let out = fsbench()
+        .args([
+            "run",
+            "-w",
+            "seq-read:size=1m,direct=true",
+            "-w",
+            "null:ops=1",
+        ])
+        .args([
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+            "--no-store",
+            "-q",
+            "--fix-comparable",
+        ])
+        .arg("-t")
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).expect("json")).expect("JSON");
+    assert_eq!(
+        cell(&v, dir.path().to_str().unwrap_or(""), "seq-read")["params"]["direct"],
+        "false"
+    );
+    assert!(
+        cell(&v, dir.path().to_str().unwrap_or(""), "null")["params"]
+            .get("direct")
+            .is_none()
+    );
 }
 
 #[test]

@@ -69,7 +69,9 @@ pub fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<C
         ),
     };
     let reasons = not_comparable(base, other);
+    let how = how_to_compare(base, other, &reasons);
     Some(Comparison {
+        how_to_compare: how,
         comparable: reasons.is_empty(),
         proven: d.proven && reasons.is_empty(),
         not_comparable: reasons,
@@ -156,4 +158,34 @@ pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
         }
     }
     why
+}
+
+/// The change that would make `a` and `b` comparable, in words, given why they are not; `None`
+/// when they are comparable or nothing fsbench can change would help (different workloads).
+pub fn how_to_compare(a: &ResultEntry, b: &ResultEntry, reasons: &[String]) -> Option<String> {
+    if reasons.is_empty() {
+        return None;
+    }
+    let mut fixes: Vec<String> = Vec::new();
+    let has = |needle: &str| reasons.iter().any(|r| r.contains(needle));
+    if has(" I/O but ") || has("direct I/O in") {
+        fixes.push(
+            "run both buffered (direct=false, or rerun with --fix-comparable): direct I/O is not available on every target, and on FUSE it reaches the daemon only".into(),
+        );
+    }
+    let cold = a.cache.state == CacheState::Cold || b.cache.state == CacheState::Cold;
+    if cold && (has("not verified cold") || has("cached (")) {
+        fixes.push(
+            "compare warm results (--cache warm): one target cannot be made cold (it keeps its data in memory, or its cache survived the drop)".into(),
+        );
+    }
+    if has("cache made") {
+        fixes.push(
+            "make both cold the same way (the same --cold-cmd, or drop_caches as root)".into(),
+        );
+    }
+    if has("uncached") && !has("not verified cold") && !has("cached (") {
+        fixes.push("run as root so drop_caches empties every target's cache".into());
+    }
+    (!fixes.is_empty()).then(|| fixes.join("; "))
 }

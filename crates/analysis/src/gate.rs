@@ -195,6 +195,7 @@ mod tests {
             } else {
                 vec!["direct I/O on one side only".into()]
             },
+            how_to_compare: None,
         }
     }
 

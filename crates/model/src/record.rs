@@ -901,6 +901,9 @@ pub struct Comparison {
     /// Why the cells are not comparable (empty when they are).
     #[serde(default)]
     pub not_comparable: Vec<String>,
+    /// What would make a not-comparable pair comparable (`direct=false` on both, warm only...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub how_to_compare: Option<String>,
 }
 
 fn yes() -> bool {

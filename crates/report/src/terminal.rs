@@ -88,6 +88,11 @@ pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) 
         ]);
     }
     let _ = writeln!(out, "{t}");
+    for c in &record.comparisons {
+        if let Some(how) = &c.how_to_compare {
+            let _ = writeln!(out, "to compare {} with {}: {how}", c.baseline, c.other);
+        }
+    }
     if opts.plot {
         for c in &record.comparisons {
             plot_comparison(record, c, opts, out);

@@ -101,7 +101,10 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
     // Without `--workload`, `suite::resolve` has filled in the suite's (`quick` by default).
     let mut workloads = Vec::new();
     for request in &args.workloads {
-        workloads.extend(expand(request)?);
+        match args.fix_comparable {
+            true => workloads.extend(expand(&buffered(request))?),
+            false => workloads.extend(expand(request)?),
+        }
     }
     if !args.force {
         check_worker_counts(&workloads)?;
@@ -485,4 +488,16 @@ mod tests {
             e.message
         );
     }
+}
+
+/// `request` with `direct=false` when its workload takes `direct` (`--fix-comparable`).
+fn buffered(request: &WorkloadRequest) -> WorkloadRequest {
+    let mut r = request.clone();
+    let takes_direct = fsbench_workload::find(&r.name)
+        .is_some_and(|info| info.params.iter().any(|p| p.key == "direct"));
+    if takes_direct {
+        r.params.retain(|(k, _)| k != "direct");
+        r.params.push(("direct".into(), vec!["false".into()]));
+    }
+    r
 }

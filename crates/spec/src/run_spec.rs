@@ -211,6 +211,9 @@ pub struct RunSpec {
     pub confidence: Option<f64>,
     /// `--plot`.
     pub plot: bool,
+    /// `--fix-comparable`: every workload that takes `direct` runs buffered (`direct=false`),
+    /// so targets with and without direct I/O (tmpfs, FUSE) compare alike.
+    pub fix_comparable: bool,
     /// `--lab`, `--lab-size`, `--lab-dir`.
     pub lab: LabSpec,
     /// `--force`: allow more workers than 8 per CPU.

@@ -47,10 +47,18 @@ impl Renderer for Csv {
             .filter(|m| !KEYS.contains(&m.as_str()))
             .collect();
         let mut w = ::csv::Writer::from_writer(out);
+        // The cell's bound, last, when the run was explained (records before it have none).
+        let bounds = record.results.iter().any(|r| r.bound.is_some());
         let header = KEYS
             .iter()
             .map(|k| k.to_string())
-            .chain(metrics.iter().map(|m| m.to_string()));
+            .chain(metrics.iter().map(|m| m.to_string()))
+            .chain(
+                ["bound", "bound_evidence"]
+                    .into_iter()
+                    .filter(|_| bounds)
+                    .map(String::from),
+            );
         w.write_record(header.collect::<Vec<_>>())?;
         for r in &record.results {
             for (i, s) in r.samples.iter().enumerate() {
@@ -75,6 +83,20 @@ impl Renderer for Csv {
                         .iter()
                         .map(|m| s.metrics.get(*m).map(|v| v.to_string()).unwrap_or_default()),
                 );
+                if bounds {
+                    row.push(
+                        r.bound
+                            .as_ref()
+                            .map(|b| b.by.to_string())
+                            .unwrap_or_default(),
+                    );
+                    row.push(
+                        r.bound
+                            .as_ref()
+                            .map(|b| b.evidence.clone())
+                            .unwrap_or_default(),
+                    );
+                }
                 w.write_record(&row)?;
             }
         }

@@ -58,6 +58,21 @@ fn markdown(r: &RunRecord) -> String {
             );
         }
     }
+    if r.results.iter().any(|e| e.bound.is_some()) {
+        let _ = writeln!(out, "\n| cell | bound by | evidence |");
+        let _ = writeln!(out, "|---|---|---|");
+        for e in &r.results {
+            if let Some(b) = &e.bound {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    cell(&label_of(e)),
+                    b.by,
+                    cell(&b.evidence)
+                );
+            }
+        }
+    }
     if !r.comparisons.is_empty() {
         let _ = writeln!(out, "\n| metric | baseline | vs | difference | verdict |");
         let _ = writeln!(out, "|---|---|---|---:|---|");

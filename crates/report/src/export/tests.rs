@@ -96,6 +96,7 @@ pub(crate) fn record() -> RunRecord {
             method: "student-pooled (ministat table)".into(),
             comparable: true,
             not_comparable: Vec::new(),
+            how_to_compare: None,
         }],
         scaling: Vec::new(),
     }

@@ -154,6 +154,7 @@ fn run_section(ri: usize, r: &RunRecord, input: &HtmlInput<'_>, out: &mut String
     );
     environment(r, out);
     headline_table(r, out);
+    why_table(r, out);
     crate::ranks::ranks_html(&r.results, esc, out);
     strip_charts(r, out);
     latency_charts(ri, r, input, out);
@@ -187,6 +188,42 @@ fn environment(r: &RunRecord, out: &mut String) {
             esc(&t.encryption),
             esc(&t.device_chain.join(" › ")),
             bytes(t.free_bytes)
+        );
+    }
+    out.push_str("</table>\n");
+    for t in &e.targets {
+        let lines = crate::terminal::stack_lines(t);
+        if !lines.is_empty() {
+            let _ = write!(out, "<p class=\"meta\">{}:</p><ul>", esc(&t.label));
+            for l in lines {
+                let _ = write!(out, "<li>{}</li>", esc(&l));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+}
+
+/// What bounded each cell, with the evidence, the FUSE daemon's CPU and the device's counters.
+fn why_table(r: &RunRecord, out: &mut String) {
+    if r.results.iter().all(|e| e.bound.is_none()) {
+        return;
+    }
+    out.push_str("<h3>What bounded each result</h3><table><tr><th>cell</th><th>bound by</th><th>evidence</th><th>daemon CPU</th><th>device busy</th><th>device read</th><th>device written</th></tr>\n");
+    let mean = |e: &ResultEntry, k: &str| e.summary.get(k).map(|s| s.mean);
+    let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |p| format!("{p:.0}%"));
+    let b = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| bytes(x as u64));
+    for e in &r.results {
+        let Some(bound) = &e.bound else { continue };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            esc(&label_of(e)),
+            esc(bound.by.as_str()),
+            esc(&bound.evidence),
+            pct(mean(e, fsbench_model::metric::DAEMON_CPU_PCT)),
+            pct(mean(e, fsbench_model::metric::DEVICE_BUSY_PCT)),
+            b(mean(e, fsbench_model::metric::DEVICE_READ_BYTES)),
+            b(mean(e, fsbench_model::metric::DEVICE_WRITE_BYTES)),
         );
     }
     out.push_str("</table>\n");
@@ -363,7 +400,11 @@ fn verdict(c: &Comparison) -> (String, &'static str) {
         (true, true) => "proven",
         (true, false) => "same",
     };
-    (crate::terminal::verdict(c), class)
+    let text = match &c.how_to_compare {
+        Some(how) => format!("{} — to compare: {how}", crate::terminal::verdict(c)),
+        None => crate::terminal::verdict(c),
+    };
+    (text, class)
 }
 
 fn comparisons(r: &RunRecord, out: &mut String) {
