@@ -106,9 +106,8 @@ fn make_scratches(
                 "location {dir} is on {fs}, a kernel interface, not a filesystem fsbench can measure — give a directory on the filesystem to test"
             ))));
         }
-        let scratch = Scratch::create(Path::new(dir), &id, cleanup)
-            .map_err(scratch_error)?
-            .guard();
+        let scratch =
+            Scratch::create_guarded(Path::new(dir), &id, cleanup).map_err(scratch_error)?;
         scratches.push((scratch, *weight));
     }
     Ok(scratches)

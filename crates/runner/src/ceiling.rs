@@ -28,9 +28,7 @@ pub struct Probed {
 
 /// Probes the device under `dir` with `bytes` of direct I/O in a guarded scratch `.fsbench-<id>`.
 pub fn probe(dir: &Path, id: &str, bytes: u64, cleanup: &Cleanup) -> Result<Probed, String> {
-    let scratch = Scratch::create(dir, id, cleanup)
-        .map_err(|e| e.message)?
-        .guard();
+    let scratch = Scratch::create_guarded(dir, id, cleanup).map_err(|e| e.message)?;
     let got = measure(&scratch.path().join("ceiling"), bytes.max(BLOCK as u64));
     scratch.remove().map_err(|e| e.message)?;
     got

@@ -221,9 +221,7 @@ pub fn needs_probe(
 /// 8 MiB written and fsynced, then 256 files of 4 KiB created (mode and times set, as an
 /// extraction does), their directory fsynced, and removed. `None` when the target cannot be written (the run itself will say why).
 pub fn probe(target: &Path, run_id: &str, cleanup: &Cleanup) -> Option<Speed> {
-    let scratch = Scratch::create(target, &format!("{run_id}-probe"), cleanup)
-        .ok()?
-        .guard();
+    let scratch = Scratch::create_guarded(target, &format!("{run_id}-probe"), cleanup).ok()?;
     let speed = measure(scratch.path());
     let _ = scratch.remove();
     speed

@@ -48,9 +48,7 @@ pub fn scratches(
         let made = if attach {
             Err(None)
         } else {
-            Scratch::create(&t.path, &id, &team.cleanup)
-                .map(Scratch::guard)
-                .map_err(Some)
+            Scratch::create_guarded(&t.path, &id, &team.cleanup).map_err(Some)
         };
         let (made, errno) = match made {
             Ok(s) => (Some(s), None),

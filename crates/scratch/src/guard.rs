@@ -102,8 +102,15 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     for path in live {
-        if marker_owner(&path) == Some(owner) {
-            let _ = crate::remove_tree(&path);
+        match marker_owner(&path) {
+            Some(pid) if pid == owner => {
+                let _ = crate::remove_tree(&path);
+            }
+            // Killed between mkdir and the marker: an empty directory, removed only if empty.
+            None if !path.join(crate::MARKER).exists() => {
+                let _ = std::fs::remove_dir(&path);
+            }
+            _ => {}
         }
     }
     0

@@ -78,6 +78,21 @@ impl Scratch {
         Ok(scratch)
     }
 
+    /// [`Scratch::create`] with the scratch guard told first, before the directory exists: a
+    /// SIGKILL at any moment after `mkdir` leaves nothing (with [`Scratch::guard`] after
+    /// creating, one landing between the two left the directory). The guard removes a listed
+    /// directory only when its marker names this process, or, before the marker is written, when
+    /// it is empty (`rmdir`); a name that already existed is forgotten again at once.
+    pub fn create_guarded(
+        target: &Path,
+        run_id: &str,
+        cleanup: &Cleanup,
+    ) -> Result<Self, ScratchError> {
+        let path = target.join(format!("{PREFIX}{run_id}"));
+        crate::guard::watch(&path);
+        Self::create(target, run_id, cleanup).inspect_err(|_| crate::guard::forget(&path))
+    }
+
     /// Uses the scratch `target/.fsbench-<run_id>` that MPI rank 0 created, without owning it
     /// (it is never removed from here). Fails when it is not there or is another run's: the
     /// target is not one filesystem seen by every rank.

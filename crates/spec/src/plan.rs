@@ -442,6 +442,18 @@ fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> Engin
     Ok(())
 }
 
+/// `request` with `direct=false` when its workload takes `direct` (`--fix-comparable`).
+fn buffered(request: &WorkloadRequest) -> WorkloadRequest {
+    let mut r = request.clone();
+    let takes_direct = fsbench_workload::find(&r.name)
+        .is_some_and(|info| info.params.iter().any(|p| p.key == "direct"));
+    if takes_direct {
+        r.params.retain(|(k, _)| k != "direct");
+        r.params.push(("direct".into(), vec!["false".into()]));
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,16 +500,4 @@ mod tests {
             e.message
         );
     }
-}
-
-/// `request` with `direct=false` when its workload takes `direct` (`--fix-comparable`).
-fn buffered(request: &WorkloadRequest) -> WorkloadRequest {
-    let mut r = request.clone();
-    let takes_direct = fsbench_workload::find(&r.name)
-        .is_some_and(|info| info.params.iter().any(|p| p.key == "direct"));
-    if takes_direct {
-        r.params.retain(|(k, _)| k != "direct");
-        r.params.push(("direct".into(), vec!["false".into()]));
-    }
-    r
 }

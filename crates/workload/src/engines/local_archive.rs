@@ -46,14 +46,13 @@ pub fn get_or_make(
     let base = base_dir();
     check_room(&base, bytes)?;
     let name = format!("archive-{}-{}", std::process::id(), kept.len());
-    let scratch = Scratch::create(&base, &name, cleanup)
+    let scratch = Scratch::create_guarded(&base, &name, cleanup)
         .map_err(|e| {
             WorkloadError::Unsupported(format!(
                 "{} (the local copy of the archive) — set TMPDIR to a writable local directory, or use archive_on=target",
                 e.message
             ))
-        })?
-        .guard();
+        })?;
     let path = make(scratch.path())?;
     kept.push(Kept {
         key: key.to_string(),
