@@ -106,14 +106,37 @@ pub fn main(args: &[String]) -> i32 {
             Some(pid) if pid == owner => {
                 let _ = crate::remove_tree(&path);
             }
-            // Killed between mkdir and the marker: an empty directory, removed only if empty.
-            None if !path.join(crate::MARKER).exists() => {
-                let _ = std::fs::remove_dir(&path);
-            }
+            // Killed between mkdir and the end of the marker's write: nothing but an empty or
+            // partial marker inside, removed only so (never a directory holding anything else).
+            None => remove_unfinished(&path),
             _ => {}
         }
     }
     0
+}
+
+/// Removes `path` if it is a scratch fsbench was killed in the middle of making: a directory
+/// (not a symlink) holding nothing, or only a marker that names no owner yet (created, not yet
+/// written, or written in part). Anything else in it means it is not ours to remove.
+fn remove_unfinished(path: &Path) {
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir());
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    let names: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    if !is_dir || names.iter().any(|n| n != crate::MARKER) {
+        return;
+    }
+    let marker = path.join(crate::MARKER);
+    if !names.is_empty() {
+        let regular = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.file_type().is_file());
+        if !regular || std::fs::remove_file(&marker).is_err() {
+            return;
+        }
+    }
+    let _ = std::fs::remove_dir(path);
 }
 
 /// Paths travel hex-encoded: any byte, newlines included, survives the line protocol.
@@ -156,6 +179,37 @@ mod tests {
         assert_eq!(decode("zz"), None);
         assert_eq!(decode("abc"), None);
         assert_eq!(decode("é0"), None);
+    }
+
+    #[test]
+    fn a_scratch_killed_before_its_marker_was_written_is_removed_and_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let empty = t.path().join(".fsbench-empty");
+        std::fs::create_dir(&empty).unwrap();
+        remove_unfinished(&empty);
+        assert!(!empty.exists(), "an empty directory is removed");
+        let partial = t.path().join(".fsbench-partial");
+        std::fs::create_dir(&partial).unwrap();
+        std::fs::write(partial.join(crate::MARKER), "pi").unwrap();
+        remove_unfinished(&partial);
+        assert!(!partial.exists(), "a partial marker alone is removed");
+        let other = t.path().join(".fsbench-other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(crate::MARKER), "").unwrap();
+        std::fs::write(other.join("data"), "x").unwrap();
+        remove_unfinished(&other);
+        assert!(
+            other.join("data").exists(),
+            "a directory holding more is left"
+        );
+        let link = t.path().join(".fsbench-link");
+        std::os::unix::fs::symlink(empty.with_file_name("nowhere"), &link).unwrap();
+        std::fs::create_dir(t.path().join("nowhere")).unwrap();
+        remove_unfinished(&link);
+        assert!(
+            t.path().join("nowhere").exists(),
+            "a symlink is never followed"
+        );
     }
 
     #[test]

@@ -81,8 +81,9 @@ impl Scratch {
     /// [`Scratch::create`] with the scratch guard told first, before the directory exists: a
     /// SIGKILL at any moment after `mkdir` leaves nothing (with [`Scratch::guard`] after
     /// creating, one landing between the two left the directory). The guard removes a listed
-    /// directory only when its marker names this process, or, before the marker is written, when
-    /// it is empty (`rmdir`); a name that already existed is forgotten again at once.
+    /// directory only when its marker names this process, or, before the marker is complete, when
+    /// it holds nothing but an unfinished marker; a name that already existed is forgotten again
+    /// at once.
     pub fn create_guarded(
         target: &Path,
         run_id: &str,
