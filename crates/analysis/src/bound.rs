@@ -262,12 +262,9 @@ fn device(s: &Seen<'_>) -> Option<Bound> {
     let b = s
         .busy
         .filter(|&b| b >= DEVICE_BUSY_PCT || (waited && b >= DEVICE_WAITED_BUSY_PCT))?;
-    let extra = s
-        .m(k::THROUGHPUT_MIB_S)
-        .map_or(String::new(), |mib| format!(" ({mib:.0} MiB/s)"));
-    let from = s.served.map_or(String::new(), |v| {
-        format!(", the device served {v:.0}% of the bytes read")
-    });
+    let extra =
+        device_rate(s.f.entry).map_or(String::new(), |mib| format!(" (it moved {mib:.1} MiB/s)"));
+    let from = s.served.map_or(String::new(), served_words);
     say(
         BoundBy::Device,
         format!(
@@ -275,6 +272,34 @@ fn device(s: &Seen<'_>) -> Option<Bound> {
             pct(s.own_cpu)
         ),
     )
+}
+
+/// What the device moved (read + written), MiB/s of wall time over the cell's samples; `None`
+/// without device counters.
+fn device_rate(e: &ResultEntry) -> Option<f64> {
+    let (mut bytes, mut wall) = (0.0, 0.0);
+    for x in e.samples.iter().filter(|x| !x.devices.is_empty()) {
+        bytes += mean_of(x, k::DEVICE_READ_BYTES) + mean_of(x, k::DEVICE_WRITE_BYTES);
+        wall += x.wall_ns as f64;
+    }
+    (wall > 0.0).then(|| bytes / wall * 1e9 / (1024.0 * 1024.0))
+}
+
+fn mean_of(x: &fsbench_model::Sample, name: &str) -> f64 {
+    x.metrics.get(name).copied().unwrap_or(0.0)
+}
+
+/// The share of the workload's reads that the device served, in words: over 100% is the device
+/// reading more than was asked for (read-ahead, or whole blocks for small reads).
+fn served_words(v: f64) -> String {
+    if v > 110.0 {
+        format!(
+            ", the device read {:.1}x the bytes the workload read (read-ahead or whole blocks for small reads)",
+            v / 100.0
+        )
+    } else {
+        format!(", the device served {:.0}% of the bytes read", v.min(100.0))
+    }
 }
 
 fn cpu(s: &Seen<'_>) -> Option<Bound> {
