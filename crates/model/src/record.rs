@@ -735,6 +735,34 @@ pub struct Sample {
     /// when nothing is below (tmpfs, a network filesystem) or in records written before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceIo>,
+    /// The sample as a time series: one point per interval of `series_interval_ns` (the last
+    /// one ends with the sample and may be shorter); empty in records written before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<SeriesPoint>,
+    /// The interval of `series`, ns (it doubles for long samples, to keep at most 1024 points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_interval_ns: Option<u64>,
+}
+
+/// One interval of a sample's time series.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct SeriesPoint {
+    /// End of the interval, ns since the sample's start.
+    pub t_ns: u64,
+    /// Operations completed in the interval.
+    pub ops: u64,
+    /// Bytes moved in the interval.
+    pub bytes: u64,
+    /// Median latency of the interval's operations; `None` when the workload times no single
+    /// operation or none completed in the interval.
+    #[serde(default)]
+    pub lat_p50_ns: Option<u64>,
+    /// 99th percentile latency of the interval's operations.
+    #[serde(default)]
+    pub lat_p99_ns: Option<u64>,
+    /// Slowest operation of the interval.
+    #[serde(default)]
+    pub lat_max_ns: Option<u64>,
 }
 
 /// A block device's measured speed: its ceiling, above which a result was served by a cache.

@@ -76,6 +76,8 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     }
     let (machine, daemon, process) = cpu_parts(cpu);
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
+    let series = d.series.points();
+    let series_interval_ns = (!series.is_empty()).then_some(d.series.interval_ns);
     Sample {
         wall_ns: d.wall_ns,
         user_ns: d.user_ns,
@@ -92,6 +94,8 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         daemon,
         process,
         devices: Vec::new(),
+        series,
+        series_interval_ns,
     }
 }
 
@@ -284,6 +288,7 @@ mod tests {
             phases: Vec::new(),
             metrics: Vec::new(),
             progress: Vec::new(),
+            series: Default::default(),
         }
     }
 

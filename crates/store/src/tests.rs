@@ -22,6 +22,8 @@ fn sample(v: f64) -> Sample {
         daemon: None,
         process: None,
         devices: Vec::new(),
+        series: Vec::new(),
+        series_interval_ns: None,
     }
 }
 

@@ -25,6 +25,8 @@ fn sample(v: f64, wall: u64) -> Sample {
         daemon: None,
         process: None,
         devices: Vec::new(),
+        series: Vec::new(),
+        series_interval_ns: None,
     }
 }
 
