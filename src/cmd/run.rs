@@ -247,6 +247,7 @@ fn check_outputs(
         export_json: spec.export_json.clone(),
         export_csv: spec.export_csv.clone(),
         export_markdown: spec.export_markdown.clone(),
+        export_csv_series: spec.export_csv_series.clone(),
     };
     let mut protected = crate::storage::protected_db(args.db.db.as_deref());
     for w in &plan.workloads {

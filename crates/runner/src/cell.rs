@@ -29,6 +29,8 @@ pub struct Prepared {
     pub devices: fsbench_measure::diskstats::Devices,
     /// Where the wire bytes of a network filesystem target are read.
     pub wire: Option<fsbench_measure::netstats::WireSource>,
+    /// The time series' interval (`--interval`), ns; `None` for the recorder's default.
+    pub interval_ns: Option<u64>,
 }
 
 /// Sampling state of one cell.
@@ -177,6 +179,9 @@ fn timed_run<C: Clock>(
     let dev_before = p.devices.read();
     let wire_before = p.wire.as_ref().and_then(|w| w.read());
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
+    if let Some(ns) = p.interval_ns {
+        rec.set_interval(ns);
+    }
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
     let data = rec.finish();

@@ -131,6 +131,7 @@ pub fn prepare_all(
                 &info,
             )),
             wire: wire_source(&info),
+            interval_ns: plan.interval_ns,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,

@@ -89,6 +89,8 @@ pub struct Plan {
     pub warmup: Option<u32>,
     /// Interleave targets round by round.
     pub interleave: bool,
+    /// `--interval`: of each sample's time series, ns; `None` for the recorder's default.
+    pub interval_ns: Option<u64>,
 }
 
 /// Validates the specification into a plan.
@@ -154,7 +156,21 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         runs: parse_runs(args)?,
         warmup: args.warmup,
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
+        interval_ns: parse_interval(args.interval.as_deref())?,
     })
+}
+
+/// `--interval`: a duration of at least the recorder's finest interval.
+fn parse_interval(text: Option<&str>) -> EngineResult<Option<u64>> {
+    let Some(t) = text else { return Ok(None) };
+    let min = fsbench_measure::series::MIN_INTERVAL_NS;
+    match fsbench_workload::units::parse_duration(t) {
+        Ok(ns) if ns >= min => Ok(Some(ns)),
+        _ => Err(Failure::input(format!(
+            "invalid --interval '{t}' — give a duration of at least {} ms, e.g. 10ms or 1s",
+            min / 1_000_000
+        ))),
+    }
 }
 
 fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {

@@ -228,14 +228,12 @@ impl Store {
     fn load_samples(&self, cell_id: i64) -> Result<Vec<Sample>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                if self.has_series()? {
-                    "SELECT sample, latency_hdr, series FROM samples WHERE cell_id = ?1 ORDER BY seq"
-                } else {
-                    // Opened read-only before its migration to version 4: no series column.
-                    "SELECT sample, latency_hdr, NULL FROM samples WHERE cell_id = ?1 ORDER BY seq"
-                },
-            )
+            .prepare_cached(if self.has_series()? {
+                "SELECT sample, latency_hdr, series FROM samples WHERE cell_id = ?1 ORDER BY seq"
+            } else {
+                // Opened read-only before its migration to version 4: no series column.
+                "SELECT sample, latency_hdr, NULL FROM samples WHERE cell_id = ?1 ORDER BY seq"
+            })
             .map_err(|e| self.sql(e))?;
         type Row = (String, Option<String>, Option<Vec<u8>>);
         let rows: Vec<Row> = stmt
@@ -248,8 +246,8 @@ impl Store {
                 let mut s: Sample = self.parse(&json, "sample")?;
                 s.latency_hdr = hdr;
                 if let Some(blob) = series {
-                    let (points, interval) = crate::series_blob::decode(&blob)
-                        .ok_or_else(|| StoreError::Corrupt {
+                    let (points, interval) =
+                        crate::series_blob::decode(&blob).ok_or_else(|| StoreError::Corrupt {
                             path: self.path.clone(),
                             what: "a sample's series: not a series this build reads".into(),
                         })?;
