@@ -316,6 +316,11 @@ pub struct RunArgs {
     /// [default: 10ms].
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
+    /// Sample every workload until its headline is steady (SNIA: over the last 5 samples, range
+    /// within 20% and trend within 10% of the average), at most --max-runs (25) or --max-time;
+    /// the headline is then the steady window's. Per workload: until=steady.
+    #[arg(long)]
+    pub until_steady: bool,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
     #[arg(long, value_name = "N|auto")]
     pub runs: Option<String>,

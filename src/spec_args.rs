@@ -29,6 +29,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         cold_cmd: args.cold_cmd.clone(),
         cold_timeout: args.cold_timeout.clone(),
         interval: args.interval.clone(),
+        until_steady: args.until_steady,
         runs: args.runs.clone(),
         warmup: args.warmup,
         precision: args.precision,

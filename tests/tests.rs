@@ -17,6 +17,7 @@ mod report;
 mod run;
 mod safety;
 mod series;
+mod steady;
 mod store;
 mod suite;
 mod tar;

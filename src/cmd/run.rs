@@ -281,11 +281,11 @@ fn check_outputs(
 /// Samples the plan takes in all, when the number per cell is fixed.
 fn planned_samples(plan: &Plan) -> Option<u64> {
     match plan.runs {
-        Runs::Fixed(n) => {
+        Runs::Fixed(n) if plan.workloads.iter().all(|w| !w.until_steady) => {
             let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
             Some(cells as u64 * u64::from(n))
         }
-        Runs::Auto { .. } => None,
+        _ => None,
     }
 }
 

@@ -66,6 +66,7 @@ fn cell(metrics: &[(&str, f64)], busy_pct: Option<f64>, params: &[(&str, &str)])
             .map(|(k, v)| ((*k).into(), summary(*v)))
             .collect(),
         precision_reached: None,
+        steady: None,
         warnings: Vec::new(),
         error: None,
         bound: None,

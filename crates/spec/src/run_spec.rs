@@ -195,6 +195,8 @@ pub struct RunSpec {
     pub cold_timeout: Option<String>,
     /// `--interval`: of each sample's time series.
     pub interval: Option<String>,
+    /// `--until-steady`: every workload sampled until the SNIA steady state holds.
+    pub until_steady: bool,
     /// `--runs N|auto`.
     pub runs: Option<String>,
     /// `--warmup N`.

@@ -8,6 +8,7 @@ mod compare;
 pub mod ministat;
 mod moments;
 mod outliers;
+pub mod steady;
 mod summary;
 
 pub use compare::{Difference, Method, compare, compare_ministat, relative_precision};

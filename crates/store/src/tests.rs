@@ -43,6 +43,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         samples,
         summary: BTreeMap::new(),
         precision_reached: None,
+        steady: None,
         warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
         bound: None,

@@ -34,6 +34,7 @@ fn entry_json(e: &ResultEntry) -> String {
         samples: Vec::new(),
         summary: e.summary.clone(),
         precision_reached: e.precision_reached,
+        steady: e.steady,
         warnings: e.warnings.clone(),
         error: e.error.clone(),
         bound: e.bound.clone(),

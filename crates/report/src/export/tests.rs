@@ -64,6 +64,7 @@ pub(crate) fn record() -> RunRecord {
         samples: vec![sample(v - 1.0, 1_000_000), sample(v + 1.0, 1_100_000)],
         summary: BTreeMap::from([(fsbench_model::metric::IOPS.to_string(), summary(v))]),
         precision_reached: None,
+        steady: None,
         warnings: Vec::new(),
         error: None,
         bound: None,
