@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod cliff;
 mod cpu;
 mod defaults;
 mod env;

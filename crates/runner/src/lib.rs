@@ -7,6 +7,7 @@
 pub mod cache;
 pub mod ceiling;
 mod cell;
+pub mod cliff;
 mod daemons;
 pub mod estimate;
 pub mod metrics;

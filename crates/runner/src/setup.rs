@@ -316,6 +316,7 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
     steady_window(entry, cell);
+    crate::cliff::check(entry, p.caps.flow, fsbench_sys::vm::DirtyLimits::read());
     flag_outliers(entry);
     let res: Vec<f64> = entry
         .samples

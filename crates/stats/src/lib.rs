@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod cfmt;
+pub mod changepoint;
 mod compare;
 pub mod ministat;
 mod moments;
