@@ -237,7 +237,11 @@ impl<C: Clock> SampleRecorder<C> {
         let now = self.clock.now_ns();
         let wall_ns = now.saturating_sub(self.start_ns);
         let cpu = CpuTimes::process_and_children().since(self.start_cpu);
-        // Outside the timed region from here: the last, partial interval, then the totals.
+        // Outside the timed region from here: the intervals that ended while nothing completed
+        // (a final fsync), the last, partial interval, then the totals.
+        if now >= self.due_ns {
+            self.close_intervals(now);
+        }
         let last = self.series.intervals.last().map_or(0, |i| i.end_ns);
         if wall_ns > last || self.ops > self.mark.0 {
             self.series.push(RawInterval {
@@ -515,14 +519,15 @@ mod tests {
         r.op_done(t, 4096);
         let d = r.finish();
         let ops: Vec<u64> = d.series.intervals.iter().map(|i| i.ops).collect();
-        assert_eq!(ops, vec![0, 0, 0, 0, 0, 0, 0, 1]);
+        // ... and the sample ends at 105 ms: the intervals after it are empty too.
+        assert_eq!(ops, vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
         let ends: Vec<u64> = d
             .series
             .intervals
             .iter()
             .map(|i| i.end_ns / 1_000_000)
             .collect();
-        assert_eq!(ends, vec![10, 20, 30, 40, 50, 60, 70, 105]);
+        assert_eq!(ends, vec![10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 105]);
         let hdr = r.histogram().highest_equivalent(35_000_000);
         assert_eq!(d.series.points()[7].lat_max_ns, Some(hdr));
     }

@@ -6,6 +6,7 @@
 //! and on a phone, and printable.
 
 mod charts;
+mod series;
 
 use crate::format::{bytes, metric_number};
 use crate::terminal::{label_of, metric_label, ministat_block};
@@ -158,6 +159,7 @@ fn run_section(ri: usize, r: &RunRecord, input: &HtmlInput<'_>, out: &mut String
     crate::ranks::ranks_html(&r.results, esc, out);
     strip_charts(r, out);
     latency_charts(ri, r, input, out);
+    series::section(r, esc, out);
     scaling_charts(r, out);
     comparisons(r, out);
     warnings(r, out);
