@@ -259,8 +259,9 @@ impl<C: Clock> SampleRecorder<C> {
         self.total.reset();
         series.fill(&mut self.total);
         let progress = progress_of(&series, wall_ns, self.ops, self.bytes);
-        if self.total.is_empty() && merged.is_none() {
-            // Only bulk counts (a walk's entries at its end): no series to show over time.
+        if self.total.len() <= 1 && merged.is_none() {
+            // Only bulk counts, or one operation timed whole (a walk's entries counted at its
+            // end, an extraction, a command): no course over time to show.
             series = RawSeries::default();
         }
         SampleData {
@@ -512,24 +513,38 @@ mod tests {
 
     #[test]
     fn a_stall_longer_than_an_interval_shows_as_empty_intervals() {
-        // One operation of 35 ms with 10 ms intervals: it completes at 70 ms.
+        // Two operations of 35 ms with 10 ms intervals: they complete at 70 and 105 ms, and the
+        // sample ends at 140 ms.
         let mut r = SampleRecorder::with_clock(FakeClock::new(35_000_000));
         r.start();
         let t = r.now_ns();
+        let t = r.op_done(t, 4096);
         r.op_done(t, 4096);
         let d = r.finish();
         let ops: Vec<u64> = d.series.intervals.iter().map(|i| i.ops).collect();
-        // ... and the sample ends at 105 ms: the intervals after it are empty too.
-        assert_eq!(ops, vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(ops, vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0]);
         let ends: Vec<u64> = d
             .series
             .intervals
             .iter()
             .map(|i| i.end_ns / 1_000_000)
             .collect();
-        assert_eq!(ends, vec![10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 105]);
+        assert_eq!(ends, (1..=14).map(|k| k * 10).collect::<Vec<u64>>());
         let hdr = r.histogram().highest_equivalent(35_000_000);
         assert_eq!(d.series.points()[7].lat_max_ns, Some(hdr));
+    }
+
+    #[test]
+    fn work_counted_only_at_the_end_keeps_no_series() {
+        // A 50 ms extraction timed as one operation, its files added at the end.
+        let mut r = SampleRecorder::with_clock(FakeClock::new(50_000_000));
+        r.start();
+        let t = r.now_ns();
+        r.op_done(t, 1 << 20);
+        r.add_ops(7600, 0);
+        let d = r.finish();
+        assert!(d.series.intervals.is_empty(), "{:?}", d.series);
+        assert_eq!(d.latency.unwrap().count, 1, "the histogram is still there");
     }
 
     #[test]
