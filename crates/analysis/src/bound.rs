@@ -323,15 +323,14 @@ fn cpu(s: &Seen<'_>) -> Option<Bound> {
     );
     let side = if sys >= u { "system" } else { "user" };
     let who = match n {
-        1 => "fsbench's thread used".to_string(),
-        n => format!("fsbench's {n} busy workers used"),
+        1 => format!("fsbench's thread used {c:.0}% of a CPU"),
+        n => format!(
+            "fsbench's {n} busy workers used {c:.0}% of a CPU of the {capacity:.0}% they can use"
+        ),
     };
     say(
         BoundBy::Cpu,
-        format!(
-            "{who} {c:.0}% of a CPU of the {capacity:.0}% they can use, mostly {side} time (device busy {})",
-            pct(s.busy)
-        ),
+        format!("{who}, mostly {side} time (device busy {})", pct(s.busy)),
     )
 }
 
