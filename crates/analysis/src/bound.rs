@@ -316,7 +316,9 @@ fn cpu(s: &Seen<'_>) -> Option<Bound> {
     // The CPUs fsbench's workers can use at once: one per worker, at most the machine's.
     let n = parallel(s.f.entry).min(s.f.cpus.max(1));
     let capacity = f64::from(n) * 100.0;
-    let c = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity)?;
+    let Some(c) = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity) else {
+        return machine_cpu(s);
+    };
     let (u, sys) = (
         s.m(k::USER_NS).unwrap_or(0.0),
         s.m(k::SYS_NS).unwrap_or(0.0),
@@ -331,6 +333,27 @@ fn cpu(s: &Seen<'_>) -> Option<Bound> {
     say(
         BoundBy::Cpu,
         format!("{who}, mostly {side} time (device busy {})", pct(s.busy)),
+    )
+}
+
+/// The whole machine's CPUs busy this share of the time (user, system, interrupts) is the
+/// limit, whoever used them.
+pub const MACHINE_BUSY_PCT: f64 = 85.0;
+
+/// The machine's CPUs saturated though fsbench's own share was not: other processes (or the
+/// kernel's own threads, a FUSE daemon below its threshold) took the rest.
+fn machine_cpu(s: &Seen<'_>) -> Option<Bound> {
+    let cpus = f64::from(s.f.cpus.max(1));
+    let busy = s.machine_busy? / cpus;
+    (busy >= MACHINE_BUSY_PCT).then_some(())?;
+    say(
+        BoundBy::Cpu,
+        format!(
+            "the machine's {} CPUs were {busy:.0}% busy, fsbench's share {} of a CPU: the CPUs were the limit, partly taken by other processes (device busy {})",
+            s.f.cpus,
+            pct(s.own_cpu),
+            pct(s.busy)
+        ),
     )
 }
 

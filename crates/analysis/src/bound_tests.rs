@@ -361,3 +361,21 @@ fn warm_walks_through_a_busy_daemon_are_its_round_trips() {
         "{why}"
     );
 }
+
+#[test]
+fn a_machine_saturated_by_others_is_cpu_bound_and_says_so() {
+    // readdir-locks on lab ext4, J=4, while a build ran: fsbench 94% of 200%, machine 95% busy.
+    let e = cell(
+        &[
+            ("cpu_pct", 94.0),
+            ("machine_user_pct", 45.0),
+            ("machine_sys_pct", 50.0),
+        ],
+        Some(3.0),
+        &[("workers", "4")],
+    );
+    let (by, why) = judge(&e, Some(&target("ext4")), None);
+    assert_eq!(by, BoundBy::Cpu, "{why}");
+    assert!(why.contains("the machine's 2 CPUs were 95% busy"), "{why}");
+    assert!(why.contains("other processes"), "{why}");
+}
