@@ -3,6 +3,7 @@
 //! time per target and cache state.
 
 use super::Renderer;
+use super::csv::join;
 use fsbench_model::RunRecord;
 
 /// One row per interval of every sample that has a series.
@@ -28,13 +29,6 @@ const HEADER: &[&str] = &[
     "lat_p99_ns",
     "lat_max_ns",
 ];
-
-fn join(m: &std::collections::BTreeMap<String, String>) -> String {
-    m.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
 
 fn opt(v: Option<u64>) -> String {
     v.map_or(String::new(), |v| v.to_string())
