@@ -321,6 +321,11 @@ pub struct RunArgs {
     /// the headline is then the steady window's. Per workload: until=steady.
     #[arg(long)]
     pub until_steady: bool,
+    /// Precondition as SNIA does before measuring: write the whole target sequentially twice
+    /// (a raw device named by --allow-destroy, or a --lab target's free space), then sample
+    /// every workload until steady. The fill passes are kept as a cell with their time series.
+    #[arg(long)]
+    pub precondition: bool,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
     #[arg(long, value_name = "N|auto")]
     pub runs: Option<String>,

@@ -30,6 +30,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         cold_timeout: args.cold_timeout.clone(),
         interval: args.interval.clone(),
         until_steady: args.until_steady,
+        precondition: args.precondition,
         runs: args.runs.clone(),
         warmup: args.warmup,
         precision: args.precision,

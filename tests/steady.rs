@@ -108,3 +108,79 @@ fn until_takes_only_steady_and_the_window_must_fit_max_runs() {
         .code(2)
         .stderr(predicates::str::contains("the window alone is 5 samples"));
 }
+
+#[test]
+fn precondition_refuses_a_directory_that_is_not_fsbenchs_to_fill() {
+    let d = temp_dir();
+    fsbench()
+        .args(["run", "-q", "-w", "rand-read:size=1m", "--precondition", "-t"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--precondition fills its target, so it runs only on raw devices (--allow-destroy) and --lab targets",
+        ));
+    assert!(crate::util::entries(d.path()).is_empty(), "nothing written");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (a lab target)"
+)]
+fn precondition_fills_a_lab_target_twice_then_samples_until_steady() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let json = d.path().join("r.json");
+    let out = fsbench()
+        .args([
+            "run",
+            "-q",
+            "--lab",
+            "ext4",
+            "--lab-size",
+            "96m",
+            "--lab-dir",
+        ])
+        .arg(d.path())
+        .args([
+            "-w",
+            "rand-read:size=4m,ops=2000",
+            "--cache",
+            "warm",
+            "--precondition",
+        ])
+        .arg("--db")
+        .arg(d.path().join("r.db"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let fill = &v["results"][0];
+    assert_eq!(fill["workload"], "seq-write", "{fill}");
+    assert_eq!(fill["sweep"]["precondition"], "fill");
+    let passes = fill["samples"].as_array().unwrap();
+    assert_eq!(passes.len(), 2, "two passes");
+    for p in passes {
+        let mib = p["bytes"].as_u64().unwrap() >> 20;
+        assert!(
+            (40..=96).contains(&mib),
+            "most of the free space: {mib} MiB"
+        );
+        assert!(
+            p["series"].as_array().is_some_and(|s| !s.is_empty()),
+            "its series kept"
+        );
+    }
+    let measured = &v["results"][1];
+    assert_eq!(measured["workload"], "rand-read");
+    assert!(
+        measured["steady"].is_object(),
+        "sampled until steady: {measured}"
+    );
+}

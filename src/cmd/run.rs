@@ -113,6 +113,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
+    precondition(&spec, &lab, &mut plan)?;
     let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
@@ -287,6 +288,15 @@ fn planned_samples(plan: &Plan) -> Option<u64> {
         }
         _ => None,
     }
+}
+
+/// `--precondition`: the fill cell first, every workload until steady (after the lab is built:
+/// its targets are the ones it may fill).
+fn precondition(spec: &RunSpec, lab: &crate::lab::Lab, plan: &mut Plan) -> CliResult<()> {
+    if spec.precondition {
+        fsbench_spec::precondition::apply(plan, &lab.labels())?;
+    }
+    Ok(())
 }
 
 /// Builds the lab targets and adds them to the plan, then puts a suite's baseline first.

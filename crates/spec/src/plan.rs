@@ -54,6 +54,8 @@ pub struct PlanWorkload {
     pub warm_only: bool,
     /// `until=steady`: sampled until steady state instead of the plan's `runs`.
     pub until_steady: bool,
+    /// Its own number of samples, instead of the plan's (the `--precondition` fill's passes).
+    pub runs: Option<Runs>,
 }
 
 /// How many samples a cell takes.
@@ -110,7 +112,9 @@ pub struct Plan {
 impl Plan {
     /// How many samples a cell of `w` takes.
     pub fn runs_for(&self, w: &PlanWorkload) -> Runs {
-        if w.until_steady {
+        if let Some(r) = w.runs {
+            r
+        } else if w.until_steady {
             self.steady
         } else {
             self.runs
@@ -457,6 +461,7 @@ fn build_workload(
         caps: built.caps,
         warm_only: false,
         until_steady,
+        runs: None,
     })
 }
 

@@ -197,6 +197,8 @@ pub struct RunSpec {
     pub interval: Option<String>,
     /// `--until-steady`: every workload sampled until the SNIA steady state holds.
     pub until_steady: bool,
+    /// `--precondition`: fill the targets twice, then sample until steady.
+    pub precondition: bool,
     /// `--runs N|auto`.
     pub runs: Option<String>,
     /// `--warmup N`.
