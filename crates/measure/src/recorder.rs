@@ -157,7 +157,7 @@ impl<C: Clock> SampleRecorder<C> {
         let hist = new_histogram();
         Self {
             clock,
-            total: hist.clone(),
+            total: new_histogram(),
             hist,
             ops: 0,
             bytes: 0,
@@ -181,12 +181,14 @@ impl<C: Clock> SampleRecorder<C> {
 
     /// Begins the sample: clears earlier data and reads the wall clock and CPU counters.
     pub fn start(&mut self) {
-        self.hist.reset();
+        // Drained at every interval's end: only a sample abandoned mid-way left anything.
+        if !self.hist.is_empty() {
+            self.hist.reset();
+        }
         self.ops = 0;
         self.bytes = 0;
         self.phases.clear();
         self.metrics.clear();
-        self.total.reset();
         self.series = RawSeries::new(self.interval_ns);
         self.mark = (0, 0);
         self.merged = None;
@@ -256,7 +258,11 @@ impl<C: Clock> SampleRecorder<C> {
         if let Some(m) = &merged {
             series.add(m);
         }
-        self.total.reset();
+        // A reset clears the whole counts array (a quarter of a MiB): only when there is
+        // something to clear.
+        if !self.total.is_empty() {
+            self.total.reset();
+        }
         series.fill(&mut self.total);
         let progress = progress_of(&series, wall_ns, self.ops, self.bytes);
         if self.total.len() <= 1 && merged.is_none() {
