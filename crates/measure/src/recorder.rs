@@ -244,13 +244,25 @@ impl<C: Clock> SampleRecorder<C> {
         if now >= self.due_ns {
             self.close_intervals(now);
         }
+        // A sample within one interval (most short ones) keeps its histogram as the whole: the
+        // two are swapped instead of one being drained and the other refilled, so a sample
+        // clears one histogram (a quarter of a MiB), as before series existed.
+        let whole = self.series.intervals.is_empty() && self.merged.is_none();
         let last = self.series.intervals.last().map_or(0, |i| i.end_ns);
         if wall_ns > last || self.ops > self.mark.0 {
+            let buckets = if whole {
+                self.hist
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect()
+            } else {
+                drain(&mut self.hist)
+            };
             self.series.push(RawInterval {
                 end_ns: wall_ns.max(last),
                 ops: self.ops - self.mark.0,
                 bytes: self.bytes - self.mark.1,
-                buckets: drain(&mut self.hist),
+                buckets,
             });
         }
         let mut series = std::mem::take(&mut self.series);
@@ -258,12 +270,15 @@ impl<C: Clock> SampleRecorder<C> {
         if let Some(m) = &merged {
             series.add(m);
         }
-        // A reset clears the whole counts array (a quarter of a MiB): only when there is
-        // something to clear.
-        if !self.total.is_empty() {
-            self.total.reset();
+        if whole {
+            // The old whole is cleared by the next `start` (only when it holds something).
+            std::mem::swap(&mut self.hist, &mut self.total);
+        } else {
+            if !self.total.is_empty() {
+                self.total.reset();
+            }
+            series.fill(&mut self.total);
         }
-        series.fill(&mut self.total);
         let progress = progress_of(&series, wall_ns, self.ops, self.bytes);
         if self.total.len() <= 1 && merged.is_none() {
             // Only bulk counts, or one operation timed whole (a walk's entries counted at its
