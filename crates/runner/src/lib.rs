@@ -10,6 +10,7 @@ mod cell;
 pub mod cliff;
 mod daemons;
 pub mod estimate;
+pub mod gauge;
 pub mod metrics;
 pub mod overhead;
 mod setup;

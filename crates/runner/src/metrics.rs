@@ -78,7 +78,7 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
     let series = d.series.points();
     let series_interval_ns = (!series.is_empty()).then_some(d.series.interval_ns);
-    Sample {
+    let mut s = Sample {
         wall_ns: d.wall_ns,
         user_ns: d.user_ns,
         sys_ns: d.sys_ns,
@@ -96,7 +96,9 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         devices: Vec::new(),
         series,
         series_interval_ns,
-    }
+    };
+    crate::gauge::add(&mut s);
+    s
 }
 
 /// Adds the bytes received and sent on the wire during the sample (network filesystems).
