@@ -50,7 +50,7 @@ pub fn add(s: &mut Sample) {
     let Some(iv) = s.series_interval_ns else {
         return;
     };
-    let mut put = |s: &mut Sample, peak: &str, sustained: &str, from: u64, to: u64| {
+    let put = |s: &mut Sample, peak: &str, sustained: &str, from: u64, to: u64| {
         if let Some((p, m)) = rates(&s.series, iv, from, to) {
             s.metrics.insert(peak.into(), p);
             s.metrics.insert(sustained.into(), m);
