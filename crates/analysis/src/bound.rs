@@ -125,6 +125,7 @@ const RULES: &[Rule] = &[
     cpu,
     round_trips,
     harness,
+    machine_cpu,
 ];
 
 fn pct(v: Option<f64>) -> String {
@@ -316,9 +317,7 @@ fn cpu(s: &Seen<'_>) -> Option<Bound> {
     // The CPUs fsbench's workers can use at once: one per worker, at most the machine's.
     let n = parallel(s.f.entry).min(s.f.cpus.max(1));
     let capacity = f64::from(n) * 100.0;
-    let Some(c) = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity) else {
-        return machine_cpu(s);
-    };
+    let c = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity)?;
     let (u, sys) = (
         s.m(k::USER_NS).unwrap_or(0.0),
         s.m(k::SYS_NS).unwrap_or(0.0),
