@@ -90,7 +90,28 @@ fn the_series_survives_the_database_and_goes_to_csv() {
 }
 
 #[test]
-fn a_walk_counted_at_its_end_has_no_series_to_pretend() {
+fn a_walk_is_ticked_per_directory_and_a_lump_keeps_no_series() {
+    // 400 walks of a 220-entry tree over 2 threads: entries counted as each directory is read.
+    let (_d, v) = run(
+        "walk:profile=small,walks=400,workers=2",
+        &["--interval", "2ms"],
+    );
+    let s = &v["results"][0]["samples"][0];
+    let series = series_of(s);
+    assert!(series.len() > 1, "{s}");
+    let ops: f64 = series.iter().map(|p| p["ops"].as_f64().unwrap()).sum();
+    assert_eq!(ops, s["metrics"]["entries"].as_f64().unwrap());
+    assert!(
+        series.iter().all(|p| p["lat_p50_ns"].is_null()),
+        "no latencies from a counter"
+    );
+    // In processes the counter is not shared: no series rather than a wrong one.
+    let (_d, v) = run(
+        "walk:profile=small,walks=400,workers=2,mode=procs",
+        &["--interval", "2ms"],
+    );
+    assert!(v["results"][0]["samples"][0].get("series").is_none());
+    // One small walk ends within an interval: one lump, no series.
     let (_d, v) = run("walk:profile=small", &[]);
     let s = &v["results"][0]["samples"][0];
     assert!(s.get("series").is_none(), "{s}");

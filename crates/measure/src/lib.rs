@@ -12,6 +12,7 @@ pub mod netstats;
 mod overhead;
 mod recorder;
 pub mod series;
+pub mod ticker;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};
 pub use cpu::{CpuTimes, ProcessCounters};
@@ -24,3 +25,4 @@ pub use recorder::{
     LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
 };
 pub use series::{RawSeries, SeriesPoint};
+pub use ticker::{Counter, Ticker};

@@ -211,9 +211,27 @@ fn timed_run<C: Clock>(
     if let Some(ns) = p.interval_ns {
         rec.set_interval(ns);
     }
+    // A workload that counts its work in bulk gets its series from a ticker thread reading its
+    // counter (started before the timed region, stopped after it).
+    let ticker = p.caps.counts_progress.then(|| {
+        let iv = p
+            .interval_ns
+            .unwrap_or(fsbench_measure::series::DEFAULT_INTERVAL_NS);
+        fsbench_measure::Ticker::start(&p.ctx.progress, iv)
+    });
     rec.start();
-    p.workload.run(&p.ctx, &mut rec)?;
-    let data = rec.finish();
+    let ran = p.workload.run(&p.ctx, &mut rec);
+    let mut data = rec.finish();
+    let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
+    ran?;
+    if let Some(mut s) = ticked.filter(|s| data.series.intervals.is_empty() && spread(s)) {
+        // The ticker stopped a moment after the sample: its last interval ends with it.
+        let prev = s.intervals.iter().rev().nth(1).map_or(0, |i| i.end_ns);
+        if let Some(last) = s.intervals.last_mut() {
+            last.end_ns = data.wall_ns.max(prev + 1);
+        }
+        data.series = s;
+    }
     let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
     let devices = fsbench_measure::diskstats::delta(&dev_before, &p.devices.read());
     let wire = wire_before
@@ -227,6 +245,12 @@ fn timed_run<C: Clock>(
         devices,
         wire,
     })
+}
+
+/// True when a ticked series shows work in more than one interval: one lump is a workload that
+/// reported at its end, with no course over time to show.
+fn spread(s: &fsbench_measure::RawSeries) -> bool {
+    s.intervals.iter().filter(|i| i.ops > 0).count() > 1
 }
 
 /// Percentage points by which the page cache may grow during a direct sample before the sample

@@ -117,6 +117,7 @@ pub fn prepare_all(
             cancel: cancel.clone(),
             ranks: team.ranks(),
             cleanup: team.cleanup.clone(),
+            progress: Default::default(),
         };
         let info = fsbench_envinfo::target("", &t.path);
         let mut p = Prepared {

@@ -31,6 +31,9 @@ pub struct Context {
     pub ranks: Ranks,
     /// The process's cleanup registry: children the workload starts are registered there.
     pub cleanup: fsbench_sys::cleanup::Cleanup,
+    /// Where a workload that counts its work in bulk adds it as it goes (see
+    /// [`crate::Workload::counts_progress`]), for the sample's time series.
+    pub progress: fsbench_measure::Counter,
 }
 
 /// This process's place among the MPI ranks running the same plan.
@@ -90,6 +93,7 @@ impl Context {
             cancel,
             ranks: Ranks::default(),
             cleanup: Default::default(),
+            progress: Default::default(),
         }
     }
 

@@ -72,6 +72,9 @@ pub struct Caps {
     pub flow: Flow,
     /// A sample reads an existing tree's metadata (a cold one must read it from the device).
     pub reads_tree: bool,
+    /// It adds its work to the context's progress counter as it goes (its series is read from
+    /// there).
+    pub counts_progress: bool,
 }
 
 impl Caps {
@@ -89,6 +92,7 @@ impl Caps {
             supports_shared: w.supports_shared(),
             flow: w.flow(),
             reads_tree: w.reads_tree(),
+            counts_progress: w.counts_progress(),
         }
     }
 }

@@ -125,6 +125,13 @@ pub trait Workload: Send {
         false
     }
 
+    /// True when the workload adds its work to `ctx.progress` as it goes (a walk, per
+    /// directory) instead of timing operations: the runner then reads that counter every
+    /// interval for the sample's time series.
+    fn counts_progress(&self) -> bool {
+        false
+    }
+
     /// True when a sample reads an existing tree's directories and inodes (walk, status-scan,
     /// null-build, tar-delete): a cold sample must then read them from the device, which is how
     /// the runner verifies that it started cold.

@@ -42,11 +42,17 @@ impl WalkCounts {
 }
 
 /// Walks the tree under `root` once, never following symlinks.
-pub fn walk(root: &Path, stat: StatMode, cancel: &CancelToken) -> std::io::Result<WalkCounts> {
+/// Each directory's entries are added to `progress` once it is read.
+pub fn walk(
+    root: &Path,
+    stat: StatMode,
+    cancel: &CancelToken,
+    progress: Option<&fsbench_measure::Counter>,
+) -> std::io::Result<WalkCounts> {
     let fd = open_dir(rustix::fs::CWD, root)?;
     let mut counts = WalkCounts::default();
     let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
-    walk_dir(fd, stat, &mut buf, &mut counts, cancel)?;
+    walk_dir(fd, stat, &mut buf, &mut counts, cancel, progress)?;
     Ok(counts)
 }
 
@@ -85,12 +91,14 @@ fn walk_dir(
     buf: &mut [MaybeUninit<u8>],
     counts: &mut WalkCounts,
     cancel: &CancelToken,
+    progress: Option<&fsbench_measure::Counter>,
 ) -> std::io::Result<()> {
     if cancel.is_cancelled() {
         return Err(std::io::Error::from(std::io::ErrorKind::Interrupted));
     }
     counts.dirs += 1;
     let mut subdirs: Vec<CString> = Vec::new();
+    let before = counts.entries;
     {
         let mut raw = RawDir::new(&dir, buf);
         while let Some(entry) = raw.next() {
@@ -107,9 +115,12 @@ fn walk_dir(
             }
         }
     }
+    if let Some(p) = progress {
+        p.add(counts.entries - before, 0);
+    }
     for name in subdirs {
         match open_dir(&dir, name.as_c_str()) {
-            Ok(sub) => walk_dir(sub, stat, buf, counts, cancel)?,
+            Ok(sub) => walk_dir(sub, stat, buf, counts, cancel, progress)?,
             Err(_) => counts.errors += 1,
         }
     }
@@ -129,7 +140,7 @@ mod tests {
         std::fs::write(r.join("a/b/f2"), b"").unwrap();
         std::os::unix::fs::symlink("/usr", r.join("a/link")).unwrap();
         for mode in [StatMode::Lstat, StatMode::Statx, StatMode::None] {
-            let c = walk(r, mode, &CancelToken::new()).unwrap();
+            let c = walk(r, mode, &CancelToken::new(), None).unwrap();
             // a, a/b, a/f1, a/link, a/b/f2
             assert_eq!(
                 c,
@@ -141,5 +152,13 @@ mod tests {
                 "{mode:?}"
             );
         }
+        let progress = fsbench_measure::Counter::default();
+        walk(r, StatMode::None, &CancelToken::new(), Some(&progress)).unwrap();
+        walk(r, StatMode::None, &CancelToken::new(), Some(&progress)).unwrap();
+        assert_eq!(
+            progress.read(),
+            (10, 0),
+            "every entry of both walks, as they were read"
+        );
     }
 }

@@ -100,10 +100,11 @@ impl Walk {
             for k in 0..self.workers {
                 let n = self.share(k);
                 let cancel = ctx.cancel.clone();
+                let progress = &ctx.progress;
                 // Builder, not `s.spawn`: a thread that cannot start is an error, not a panic.
-                match std::thread::Builder::new()
-                    .spawn_scoped(s, move || walk_n(root, n, self.stat, &cancel))
-                {
+                match std::thread::Builder::new().spawn_scoped(s, move || {
+                    walk_n(root, n, self.stat, &cancel, Some(progress))
+                }) {
                     Ok(h) => handles.push(h),
                     Err(e) => {
                         failed = Some(std::io::Error::other(format!(
@@ -133,16 +134,17 @@ impl Walk {
     }
 }
 
-/// Runs `n` walks of `root` one after another.
+/// Runs `n` walks of `root` one after another; each directory's entries go to `progress`.
 pub fn walk_n(
     root: &Path,
     n: u64,
     stat: StatMode,
     cancel: &crate::CancelToken,
+    progress: Option<&fsbench_measure::Counter>,
 ) -> std::io::Result<WalkCounts> {
     let mut total = WalkCounts::default();
     for _ in 0..n {
-        total.add(walker::walk(root, stat, cancel)?);
+        total.add(walker::walk(root, stat, cancel, progress)?);
     }
     Ok(total)
 }
@@ -210,6 +212,11 @@ impl Workload for Walk {
 
     fn reads_tree(&self) -> bool {
         true
+    }
+
+    fn counts_progress(&self) -> bool {
+        // Threads share the counter; mode=procs walks in other processes (no series).
+        !self.procs
     }
 }
 

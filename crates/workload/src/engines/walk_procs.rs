@@ -136,7 +136,7 @@ pub fn worker_main(args: &[String]) -> i32 {
         "none" => StatMode::None,
         _ => StatMode::Lstat,
     };
-    match super::walk::walk_n(Path::new(root), n, stat, &crate::CancelToken::new()) {
+    match super::walk::walk_n(Path::new(root), n, stat, &crate::CancelToken::new(), None) {
         Ok(c) => {
             use std::io::Write;
             let line = format!("{} {} {}\n", c.entries, c.dirs, c.errors);
