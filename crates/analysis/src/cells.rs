@@ -7,6 +7,7 @@
 use fsbench_model::{CacheState, Comparison, ResultEntry, RunRecord};
 use fsbench_stats::{Method, compare, compare_ministat, ministat};
 
+use fsbench_report::names::CellNames;
 use fsbench_report::terminal::label_of as cell_label;
 
 fn values(r: &ResultEntry) -> Vec<f64> {
@@ -49,9 +50,23 @@ pub fn attach(record: &mut RunRecord, confidence: f64) {
     }
     let comparisons = pairs
         .into_iter()
-        .filter_map(|(b, o)| one(&rs[b], &rs[o], confidence))
+        .filter_map(|(b, o)| labelled(rs, (b, o), confidence))
         .collect();
     record.comparisons = comparisons;
+}
+
+/// The comparison of cell `o` of `results` against cell `b`, labelled with the names that tell
+/// two cells of one workload apart ([`CellNames`]).
+pub fn labelled(
+    results: &[ResultEntry],
+    (b, o): (usize, usize),
+    confidence: f64,
+) -> Option<Comparison> {
+    let names = CellNames::new(results);
+    let mut c = one(&results[b], &results[o], confidence)?;
+    c.baseline = names.label(results, b);
+    c.other = names.label(results, o);
+    Some(c)
 }
 
 /// The comparison of `other` against `base` on the baseline's headline metric (`None` with too

@@ -109,7 +109,7 @@ fn every_format_writes_through_the_one_trait() {
         Box::new(Terminal::default()),
         Box::new(Json),
         Box::new(Csv),
-        Box::new(Markdown),
+        Box::new(Markdown::default()),
         Box::new(Html::default()),
     ];
     let names: Vec<&str> = formats.iter().map(|f| f.format()).collect();
@@ -129,7 +129,7 @@ fn csv_is_one_row_per_sample() {
 
 #[test]
 fn markdown_has_the_table_and_the_verdicts() {
-    insta::assert_snapshot!("markdown", Markdown.text(&record()));
+    insta::assert_snapshot!("markdown", Markdown::default().text(&record()));
 }
 
 #[test]
@@ -146,11 +146,7 @@ fn json_round_trips() {
 
 #[test]
 fn terminal_report_snapshot() {
-    let text = Terminal(crate::terminal::TerminalOptions {
-        width: None,
-        plot: false,
-    })
-    .text(&record());
+    let text = Terminal(crate::terminal::TerminalOptions::default()).text(&record());
     insta::assert_snapshot!("terminal", text);
 }
 
