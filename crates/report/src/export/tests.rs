@@ -151,7 +151,7 @@ fn terminal_report_snapshot() {
 }
 
 /// The HTML report's structure: headings, table headers, figures and their chart kinds, without
-/// the SVG drawing itself (whose coordinates are plotters' business).
+/// the SVG drawing itself (its coordinates are checked by the SVG snapshots in `html/tests.rs`).
 #[test]
 fn html_structure_snapshot() {
     let html = Html::default().text(&record());

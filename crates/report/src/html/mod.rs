@@ -16,6 +16,8 @@ pub(crate) mod palette;
 mod scaling;
 mod strip;
 pub(crate) mod svg;
+#[cfg(test)]
+mod tests;
 
 pub use latency::LatencyCurve;
 
