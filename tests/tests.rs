@@ -18,6 +18,7 @@ mod run;
 mod safety;
 mod store;
 mod suite;
+mod tables;
 mod tar;
 mod tree;
 mod uring;

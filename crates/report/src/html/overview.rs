@@ -102,8 +102,8 @@ fn heading(r: &RunRecord, names: &CellNames, c: &Comparison) -> String {
             } else {
                 format!("{} against {}", eo.cache.state, eb.cache.state)
             };
-            let same_target = super::palette::bare_target(&eb.target)
-                == super::palette::bare_target(&eo.target);
+            let same_target =
+                super::palette::bare_target(&eb.target) == super::palette::bare_target(&eo.target);
             let against = if same_target {
                 String::new()
             } else {

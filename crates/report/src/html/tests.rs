@@ -41,7 +41,9 @@ fn study() -> RunRecord {
         let mut e = base.clone();
         e.target = target.into();
         e.cache.state = cache;
-        let v: Vec<f64> = (0..5).map(|k| level * (1.0 + 0.02 * f64::from(k))).collect();
+        let v: Vec<f64> = (0..5)
+            .map(|k| level * (1.0 + 0.02 * f64::from(k)))
+            .collect();
         e.samples = v.iter().map(|&x| sample(x, 1_000_000)).collect();
         e.summary = BTreeMap::from([(metric::IOPS.to_string(), summary(&v))]);
         e
@@ -69,8 +71,20 @@ fn study() -> RunRecord {
         ..r.comparisons[0].clone()
     };
     r.comparisons = vec![
-        c("ext4/rand-read/cold", "fuse/rand-read/cold", -25.0, true, true),
-        c("ext4/rand-read/warm", "fuse/rand-read/warm", 12.5, true, false),
+        c(
+            "ext4/rand-read/cold",
+            "fuse/rand-read/cold",
+            -25.0,
+            true,
+            true,
+        ),
+        c(
+            "ext4/rand-read/warm",
+            "fuse/rand-read/warm",
+            12.5,
+            true,
+            false,
+        ),
     ];
     r.scaling = vec![sweep("ext4", 1.0), sweep("fuse", 0.6)];
     r
@@ -196,7 +210,10 @@ fn the_charts_of_two_runs() {
         seed: None,
     }
     .text(&b);
-    let cross = html.split("<section class=\"run\">").next().unwrap_or_default();
+    let cross = html
+        .split("<section class=\"run\">")
+        .next()
+        .unwrap_or_default();
     insta::assert_snapshot!("svg_two_runs", outline(cross));
     assert!(html.contains("What changed") && html.contains("1 better"));
 }
@@ -230,10 +247,14 @@ fn runs_that_share_no_cell_say_so() {
 fn hostile_labels_stay_text_in_every_chart() {
     let mut r = study();
     for e in &mut r.results {
-        e.target = e.target.replace("fuse", "<script>alert(1)</script>\u{1b}[2J");
+        e.target = e
+            .target
+            .replace("fuse", "<script>alert(1)</script>\u{1b}[2J");
     }
     for c in &mut r.comparisons {
-        c.other = c.other.replace("fuse", "<script>alert(1)</script>\u{1b}[2J");
+        c.other = c
+            .other
+            .replace("fuse", "<script>alert(1)</script>\u{1b}[2J");
     }
     let html = Html::default().text(&r);
     assert!(!html.contains("<script>") && !html.contains('\u{1b}'));

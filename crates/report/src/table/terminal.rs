@@ -23,9 +23,33 @@ fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
-/// The longest word of `s`.
+/// The pieces a line may break between: words, and within a word the parts after each `/` or
+/// inner `-` (`ext4/rand-read/cold` breaks as `ext4/` `rand-` `read/` `cold`), as a typesetter
+/// breaks at a hyphen; each with whether a space preceded it.
+fn pieces(s: &str) -> Vec<(bool, &str)> {
+    let mut out = Vec::new();
+    for word in s.split_whitespace() {
+        let mut first = true;
+        let mut rest = word;
+        while let Some(i) = rest
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '/' || c == '-')
+            .map(|(i, _)| i)
+            .filter(|&i| i + 1 < rest.len())
+        {
+            out.push((first, &rest[..=i]));
+            rest = &rest[i + 1..];
+            first = false;
+        }
+        out.push((first, rest));
+    }
+    out
+}
+
+/// The longest piece of `s` (it cannot be wrapped).
 fn longest_word(s: &str) -> usize {
-    s.split_whitespace().map(chars).max().unwrap_or(0)
+    pieces(s).into_iter().map(|p| chars(p.1)).max().unwrap_or(0)
 }
 
 /// Width taken by borders and padding around `n` columns.
@@ -36,21 +60,22 @@ fn frame(layout: Layout, n: usize) -> usize {
     }
 }
 
-/// `s` wrapped to lines of at most `width` characters, at spaces.
+/// `s` wrapped to lines of at most `width` characters, at spaces or after a `/`, never inside
+/// a word.
 pub fn wrap(s: &str, width: usize) -> String {
     if chars(s) <= width {
         return s.to_string();
     }
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
-    for word in s.split_whitespace() {
-        if !line.is_empty() && chars(&line) + 1 + chars(word) > width {
+    for (spaced, piece) in pieces(s) {
+        let gap = usize::from(spaced && !line.is_empty());
+        if !line.is_empty() && chars(&line) + gap + chars(piece) > width {
             lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
+        } else if gap == 1 {
             line.push(' ');
         }
-        line.push_str(word);
+        line.push_str(piece);
     }
     lines.push(line);
     lines.join("\n")
@@ -69,8 +94,13 @@ fn fit(t: &Table, limit: Option<usize>) -> (Vec<bool>, Vec<usize>) {
                 .unwrap_or(0)
         })
         .collect();
+    // Numbers (right-aligned columns) are never wrapped: `7.64 ms ± 629.5 µs` split over four
+    // lines reads as four numbers. Text wraps at spaces.
     let least: Vec<usize> = (0..n)
         .map(|c| {
+            if t.columns[c].align == Align::Right {
+                return natural[c];
+            }
             t.rows
                 .iter()
                 .map(|r| longest_word(&r[c].text))
@@ -238,5 +268,14 @@ mod tests {
     fn wrapping_never_splits_a_word() {
         assert_eq!(wrap("a bb ccc dddd", 6), "a bb\nccc\ndddd");
         assert_eq!(wrap("unbreakable", 4), "unbreakable");
+        assert_eq!(
+            wrap("a-long-label/latency/warm", 14),
+            "a-long-label/\nlatency/warm"
+        );
+        assert_eq!(
+            wrap("a-long-label/latency/warm", 8),
+            "a-long-\nlabel/\nlatency/\nwarm"
+        );
+        assert_eq!(wrap("-5 x", 2), "-5\nx");
     }
 }
