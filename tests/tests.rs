@@ -16,6 +16,7 @@ mod postmark;
 mod report;
 mod run;
 mod safety;
+mod screenshots;
 mod store;
 mod suite;
 mod tables;
