@@ -75,7 +75,7 @@ interval = "1ms"
 direct = false
 TOML
 if [ "$(id -u)" = 0 ] && "$FSBENCH" lab list 2>/dev/null | grep -q '^ext4-fscrypt *yes'; then
-  run --suite "$WORK/overhead.toml" --lab ext4,ext4-fscrypt,bindfs --lab-size 256m
+  run --suite "$WORK/overhead.toml" --lab ext4,ext4-fscrypt,bindfs --lab-size 256m --lab-dir "$WORK"
 else
   run --suite "$WORK/overhead.toml" -t plain="$WORK/disk" -t mem="$SHM/mem"
 fi
