@@ -202,6 +202,22 @@ fn range(groups: &[Group]) -> (f64, f64) {
     ((lo / 1.15).clamp(1e-4, 0.8), (hi * 1.15).clamp(1.25, 1e4))
 }
 
+/// Log ticks over the range, with at least one on each side of 1× when the range reaches there.
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mut t = axis::log_ticks(lo, hi);
+    if !t.iter().any(|&v| v < 0.999) {
+        t.extend(
+            [0.5, 0.6, 0.7, 0.8, 0.9]
+                .into_iter()
+                .find(|&v| v >= lo * 1.02),
+        );
+    }
+    if !t.iter().any(|&v| v > 1.001) {
+        t.extend([2.0, 1.5, 1.25, 1.1].into_iter().find(|&v| v <= hi / 1.02));
+    }
+    t
+}
+
 /// What is drawn on each line of the chart, top to bottom.
 enum Line<'a> {
     Heading(&'a str),
@@ -265,7 +281,7 @@ pub fn draw(groups: &[Group], palette: &Palette) -> Option<String> {
     let (lo, hi) = range(groups);
     let (x0, w) = (LABEL_W, WIDTH - LABEL_W - TEXT_W - 16.0);
     let x = |v: f64| x0 + (v.clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * w;
-    for t in axis::log_ticks(lo, hi) {
+    for t in ticks(lo, hi) {
         svg.line(x(t), TOP, x(t), bottom, GRID, 1.0);
         svg.text(
             x(t),
@@ -386,6 +402,8 @@ mod tests {
         let means = geomeans(&g);
         assert_eq!(means.len(), 1);
         assert!((means[0].2 - 1.5).abs() < 1e-9);
+        let t = ticks(0.64, 345.0);
+        assert!(t.iter().any(|&v| (0.64..1.0).contains(&v)), "{t:?}");
         let svg = draw(&g, &Palette::default()).unwrap();
         assert!(svg.contains("Geometric mean") && svg.contains("1×"));
     }
