@@ -32,11 +32,24 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
     Ok(r)
 }
 
-/// The seed layout a stored run's suite asks for: the suite named by `--suite` in its command
-/// line, loaded again (a built-in, or a file still readable); `None` without one.
+/// The suite a command line ran: `--suite NAME`, or the default suite of a `run` without
+/// workloads.
+fn suite_in(argv: &[String]) -> Option<String> {
+    fsbench_store::timing::suite_of(argv).or_else(|| {
+        let workloads = argv.iter().skip(2).any(|a| {
+            a == "--workload"
+                || a.starts_with("--workload=")
+                || (a.starts_with("-w") && !a.starts_with("--"))
+        });
+        (argv.get(1).map(String::as_str) == Some("run") && !workloads)
+            .then(|| fsbench_spec::suite::DEFAULT_SUITE.to_string())
+    })
+}
+
+/// The seed layout a stored run's suite asks for: its suite ([`suite_in`]) loaded again (a
+/// built-in, or a file still readable); `None` without one.
 pub fn seed_kind(record: &RunRecord) -> Option<Kind> {
-    let suite = fsbench_store::timing::suite_of(&record.run.argv)?;
-    let loaded = fsbench_spec::suite::load(&suite).ok()?;
+    let loaded = fsbench_spec::suite::load(&suite_in(&record.run.argv)?).ok()?;
     loaded.report.as_deref().and_then(Kind::parse)
 }
 
@@ -102,4 +115,41 @@ pub fn run(args: ShowArgs) -> CliResult<i32> {
         }
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_suite_of_a_command_line_includes_the_default_one() {
+        assert_eq!(
+            suite_in(&argv("fsbench run --suite disk-speed")).as_deref(),
+            Some("disk-speed")
+        );
+        assert_eq!(
+            suite_in(&argv("fsbench run -t /x")).as_deref(),
+            Some("quick")
+        );
+        assert_eq!(suite_in(&argv("fsbench run -w null")), None);
+        assert_eq!(suite_in(&argv("fsbench run --workload=null")), None);
+        assert_eq!(suite_in(&argv("fsbench import x.json")), None);
+        assert_eq!(
+            seed_kind_of("quick"),
+            Some(Kind::Summary),
+            "the quick suite ends with its summary"
+        );
+    }
+
+    fn seed_kind_of(suite: &str) -> Option<Kind> {
+        fsbench_spec::suite::load(suite)
+            .ok()?
+            .report
+            .as_deref()
+            .and_then(Kind::parse)
+    }
 }
