@@ -184,6 +184,10 @@ pub struct ExportArgs {
     /// Write the tables and comparisons as Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Write the time series as CSV to FILE: one row per interval of every sample (its ops,
+    /// bytes, MiB/s, IOPS and latency p50/p99/max).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv_series: Option<PathBuf>,
 }
 
 /// Arguments of `fsbench history`.
@@ -308,6 +312,20 @@ pub struct RunArgs {
     /// Kill `--cold-cmd` (and its children) if it runs longer than this [default: 60s].
     #[arg(long, value_name = "DURATION")]
     pub cold_timeout: Option<String>,
+    /// Interval of each sample's time series (at least 1ms; doubles past 1024 intervals)
+    /// [default: 10ms].
+    #[arg(long, value_name = "DURATION")]
+    pub interval: Option<String>,
+    /// Sample every workload until its headline is steady (SNIA: over the last 5 samples, range
+    /// within 20% and trend within 10% of the average), at most --max-runs (25) or --max-time;
+    /// the headline is then the steady window's. Per workload: until=steady.
+    #[arg(long)]
+    pub until_steady: bool,
+    /// Precondition as SNIA does before measuring: write the whole target sequentially twice
+    /// (a raw device named by --allow-destroy, or a --lab target's free space), then sample
+    /// every workload until steady. The fill passes are kept as a cell with their time series.
+    #[arg(long)]
+    pub precondition: bool,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
     #[arg(long, value_name = "N|auto")]
     pub runs: Option<String>,

@@ -7,7 +7,7 @@ use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult};
 use crate::outfile::OutputKind;
 use fsbench_model::RunRecord;
-use fsbench_report::export::{Csv, Json, Markdown, Renderer};
+use fsbench_report::export::{Csv, Json, Markdown, Renderer, SeriesCsv};
 use std::path::PathBuf;
 
 /// Where one export goes.
@@ -37,6 +37,7 @@ impl Exports {
             ("--export-json", args.export_json.as_deref()),
             ("--export-csv", args.export_csv.as_deref()),
             ("--export-markdown", args.export_markdown.as_deref()),
+            ("--export-csv-series", args.export_csv_series.as_deref()),
         ]
         .into_iter()
         .filter_map(|(f, p)| p.map(|p| (f, p)))
@@ -44,13 +45,18 @@ impl Exports {
         named.extend_from_slice(others);
         crate::outputs::check(&named, protected).map_err(CliError::usage)?;
         let mut outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)> = Vec::new();
-        let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 3] = [
+        let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 4] = [
             (args.export_json.as_ref(), Box::new(Json), "--export-json"),
             (args.export_csv.as_ref(), Box::new(Csv), "--export-csv"),
             (
                 args.export_markdown.as_ref(),
                 Box::new(Markdown::default()),
                 "--export-markdown",
+            ),
+            (
+                args.export_csv_series.as_ref(),
+                Box::new(SeriesCsv),
+                "--export-csv-series",
             ),
         ];
         for (path, exporter, flag) in asked {

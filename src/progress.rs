@@ -84,7 +84,14 @@ impl Progress {
         match &self.bar {
             Some(b) => {
                 b.inc(1);
-                b.set_message(crate::escape_controls(&text));
+                // On a terminal, the sample's course beside its figure.
+                let spark = entry
+                    .samples
+                    .last()
+                    .map(|s| sparkline(&s.series, SPARK_WIDTH))
+                    .filter(|s| !s.is_empty())
+                    .map_or(String::new(), |s| format!(" {s}"));
+                b.set_message(format!("{}{spark}", crate::escape_controls(&text)));
             }
             None => self.line(&text, false),
         }
@@ -110,8 +117,63 @@ impl Progress {
     }
 }
 
+/// Characters of a sample's sparkline.
+const SPARK_WIDTH: usize = 24;
+
+/// The throughput (bytes, else operations) of `series` as block characters, `width` at most,
+/// each the mean of its share of the intervals, scaled to the highest: how the sample went.
+/// Empty for a series of fewer than 4 intervals.
+fn sparkline(series: &[fsbench_model::SeriesPoint], width: usize) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    if series.len() < 4 || width == 0 {
+        return String::new();
+    }
+    let of_bytes = series.iter().any(|p| p.bytes > 0);
+    let amount = |p: &fsbench_model::SeriesPoint| if of_bytes { p.bytes } else { p.ops } as f64;
+    let cols = width.min(series.len());
+    let buckets: Vec<f64> = (0..cols)
+        .map(|c| {
+            let (a, b) = (c * series.len() / cols, (c + 1) * series.len() / cols);
+            let last = &series[b - 1];
+            let start = if a == 0 { 0 } else { series[a - 1].t_ns };
+            let ns = last.t_ns.saturating_sub(start).max(1) as f64;
+            series[a..b].iter().map(amount).sum::<f64>() / ns
+        })
+        .collect();
+    let top = buckets.iter().copied().fold(0.0, f64::max);
+    if top <= 0.0 {
+        return String::new();
+    }
+    buckets
+        .iter()
+        .map(|v| BLOCKS[((v / top) * 7.0).round().clamp(0.0, 7.0) as usize])
+        .collect()
+}
+
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sparkline_shows_a_cliff_and_is_empty_without_a_series() {
+        let series: Vec<fsbench_model::SeriesPoint> = (1..=48u64)
+            .map(|k| fsbench_model::SeriesPoint {
+                t_ns: k * 10,
+                bytes: if k <= 12 { 800 } else { 100 },
+                ..Default::default()
+            })
+            .collect();
+        let s = sparkline(&series, 24);
+        assert_eq!(s.chars().count(), 24);
+        assert!(s.starts_with("██████▂"), "{s}");
+        assert!(s.ends_with('▂'), "{s}");
+        assert_eq!(sparkline(&series[..3], 24), "");
+        assert_eq!(sparkline(&series, 0), "");
     }
 }

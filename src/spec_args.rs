@@ -28,6 +28,9 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         }),
         cold_cmd: args.cold_cmd.clone(),
         cold_timeout: args.cold_timeout.clone(),
+        interval: args.interval.clone(),
+        until_steady: args.until_steady,
+        precondition: args.precondition,
         runs: args.runs.clone(),
         warmup: args.warmup,
         precision: args.precision,
@@ -51,5 +54,6 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         export_json: args.export.export_json.clone(),
         export_csv: args.export.export_csv.clone(),
         export_markdown: args.export.export_markdown.clone(),
+        export_csv_series: args.export.export_csv_series.clone(),
     })
 }

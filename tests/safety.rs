@@ -436,6 +436,36 @@ fn raw_device_is_read_only_unless_named_by_allow_destroy() {
     .success();
 }
 
+#[test]
+#[cfg_attr(not(fsbench_root), ignore = "needs root")]
+fn precondition_writes_a_raw_device_only_when_named_by_allow_destroy() {
+    let lo = Loop::new().expect("attach an 8 MiB loop device (losetup) as root");
+    let run = |extra: &[&str]| {
+        let mut c = fsbench();
+        c.args([
+            "run",
+            "--cache",
+            "warm",
+            "-q",
+            "--no-store",
+            "--precondition",
+        ])
+        .args(["--workload", "seq-read:bs=64k,size=4m", "--target", &lo.dev])
+        .args(extra);
+        c
+    };
+    run(&[]).assert().code(2).stderr(predicate::str::contains(
+        "--precondition writes the whole of",
+    ));
+    let first = || std::fs::read(&lo.dev).map(|b| b[..16].to_vec()).unwrap();
+    assert_eq!(first(), vec![0x5au8; 16], "refused before any write");
+    run(&[&format!("--allow-destroy={}", lo.dev)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("precondition=fill"));
+    assert_ne!(first(), vec![0x5au8; 16], "the fill wrote the device");
+}
+
 /// PR_SET_PDEATHSIG reaches only fsbench's direct child: a command's own children (the `sleep`
 /// under `sh -c`) must be killed by the guard, which is told every child's process group.
 #[test]

@@ -3,6 +3,7 @@
 mod util;
 
 mod cli;
+mod cliff;
 mod cpu;
 mod defaults;
 mod env;
@@ -17,6 +18,8 @@ mod report;
 mod run;
 mod safety;
 mod screenshots;
+mod series;
+mod steady;
 mod store;
 mod suite;
 mod tables;

@@ -112,6 +112,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
+    precondition(&spec, &lab, &mut plan)?;
     let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
@@ -245,6 +246,7 @@ fn check_outputs(
         export_json: spec.export_json.clone(),
         export_csv: spec.export_csv.clone(),
         export_markdown: spec.export_markdown.clone(),
+        export_csv_series: spec.export_csv_series.clone(),
     };
     let mut protected = crate::storage::protected_db(args.db.db.as_deref());
     for w in &plan.workloads {
@@ -278,12 +280,21 @@ fn check_outputs(
 /// Samples the plan takes in all, when the number per cell is fixed.
 fn planned_samples(plan: &Plan) -> Option<u64> {
     match plan.runs {
-        Runs::Fixed(n) => {
+        Runs::Fixed(n) if plan.workloads.iter().all(|w| !w.until_steady) => {
             let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
             Some(cells as u64 * u64::from(n))
         }
-        Runs::Auto { .. } => None,
+        _ => None,
     }
+}
+
+/// `--precondition`: the fill cell first, every workload until steady (after the lab is built:
+/// its targets are the ones it may fill).
+fn precondition(spec: &RunSpec, lab: &crate::lab::Lab, plan: &mut Plan) -> CliResult<()> {
+    if spec.precondition {
+        fsbench_spec::precondition::apply(plan, &lab.labels())?;
+    }
+    Ok(())
 }
 
 /// Builds the lab targets and adds them to the plan, then puts a suite's baseline first.

@@ -302,25 +302,78 @@ fn served_words(v: f64) -> String {
     }
 }
 
+/// fsbench's own threads or processes working at once (`workers=`, `jobs=`), at least 1.
+fn parallel(e: &ResultEntry) -> u32 {
+    ["workers", "jobs"]
+        .iter()
+        .filter_map(|p| e.params.get(*p).and_then(|v| v.parse::<u32>().ok()))
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
 fn cpu(s: &Seen<'_>) -> Option<Bound> {
-    let c = s.own_cpu.filter(|&c| c >= CPU_PCT)?;
+    // The CPUs fsbench's workers can use at once: one per worker, at most the machine's.
+    let n = parallel(s.f.entry).min(s.f.cpus.max(1));
+    let capacity = f64::from(n) * 100.0;
+    let Some(c) = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity) else {
+        return machine_cpu(s);
+    };
     let (u, sys) = (
         s.m(k::USER_NS).unwrap_or(0.0),
         s.m(k::SYS_NS).unwrap_or(0.0),
     );
     let side = if sys >= u { "system" } else { "user" };
+    let who = match n {
+        1 => format!("fsbench's thread used {c:.0}% of a CPU"),
+        n => format!(
+            "fsbench's {n} busy workers used {c:.0}% of a CPU of the {capacity:.0}% they can use"
+        ),
+    };
+    say(
+        BoundBy::Cpu,
+        format!("{who}, mostly {side} time (device busy {})", pct(s.busy)),
+    )
+}
+
+/// The whole machine's CPUs busy this share of the time (user, system, interrupts) is the
+/// limit, whoever used them.
+pub const MACHINE_BUSY_PCT: f64 = 85.0;
+
+/// The machine's CPUs saturated though fsbench's own share was not: other processes (or the
+/// kernel's own threads, a FUSE daemon below its threshold) took the rest.
+fn machine_cpu(s: &Seen<'_>) -> Option<Bound> {
+    let cpus = f64::from(s.f.cpus.max(1));
+    let busy = s.machine_busy? / cpus;
+    (busy >= MACHINE_BUSY_PCT).then_some(())?;
     say(
         BoundBy::Cpu,
         format!(
-            "fsbench's thread used {c:.0}% of a CPU, mostly {side} time (device busy {})",
+            "the machine's {} CPUs were {busy:.0}% busy, fsbench's share {} of a CPU: the CPUs were the limit, partly taken by other processes (device busy {})",
+            s.f.cpus,
+            pct(s.own_cpu),
             pct(s.busy)
         ),
     )
 }
 
+/// A FUSE daemon busy this share of one CPU while the device idles is serving round trips.
+pub const DAEMON_TRIPS_PCT: f64 = 30.0;
+
 fn round_trips(s: &Seen<'_>) -> Option<Bound> {
     let e = s.f.entry;
     let b = s.busy.filter(|&b| b < IDLE_DEVICE_PCT)?;
+    // Through FUSE every request the kernel does not answer itself is a round trip to the
+    // daemon, cached or not, at any parallelism.
+    if let (Some(fu), Some(d)) = (s.fuse, s.daemon.filter(|&d| d >= DAEMON_TRIPS_PCT)) {
+        return say(
+            BoundBy::Daemon,
+            format!(
+                "round trips to the {} daemon: the daemon at {d:.0}% of a CPU and the device mostly idle (busy {b:.0}%)",
+                fu.subtype
+            ),
+        );
+    }
     let qd1 = e.params.get("iodepth").is_none_or(|d| d == "1")
         && e.params.get("jobs").is_none_or(|j| j == "1");
     let waiting = e.cache.state == CacheState::Cold || s.served.is_some_and(|v| v >= 50.0);

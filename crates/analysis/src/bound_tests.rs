@@ -66,6 +66,7 @@ fn cell(metrics: &[(&str, f64)], busy_pct: Option<f64>, params: &[(&str, &str)])
             .map(|(k, v)| ((*k).into(), summary(*v)))
             .collect(),
         precision_reached: None,
+        steady: None,
         warnings: Vec::new(),
         error: None,
         bound: None,
@@ -321,4 +322,60 @@ fn nothing_measured_is_unknown_and_says_what_is_missing() {
     let (by, why) = judge(&e, None, None);
     assert_eq!(by, BoundBy::Unknown);
     assert!(why.contains("device counters"), "{why}");
+}
+
+#[test]
+fn parallel_workers_are_cpu_bound_against_the_cpus_they_can_use() {
+    // readdir-locks on lab ext4, warm, J=2 on 2 CPUs: 172% of a CPU, device idle.
+    let e = cell(
+        &[("cpu_pct", 172.0), ("sys_ns", 4.7e8), ("user_ns", 2.6e7)],
+        Some(1.0),
+        &[("workers", "2")],
+    );
+    let (by, why) = judge(&e, Some(&target("ext4")), None);
+    assert_eq!(by, BoundBy::Cpu, "{why}");
+    assert!(
+        why.contains("fsbench's 2 busy workers used 172% of a CPU of the 200%"),
+        "{why}"
+    );
+    // The same 72% with 8 workers on 2 CPUs is not saturation.
+    let e = cell(&[("cpu_pct", 72.0)], Some(1.0), &[("workers", "8")]);
+    let (by, _) = judge(&e, Some(&target("ext4")), None);
+    assert_ne!(by, BoundBy::Cpu);
+}
+
+#[test]
+fn warm_walks_through_a_busy_daemon_are_its_round_trips() {
+    // readdir-locks on lab bindfs, warm, J=1: daemon 48% of a CPU, device busy 2%.
+    let e = cell(
+        &[("cpu_pct", 44.0), ("daemon_cpu_pct", 48.0)],
+        Some(2.0),
+        &[("workers", "1")],
+    );
+    let mut e = e;
+    e.cache.state = CacheState::Warm;
+    let (by, why) = judge(&e, Some(&fuse_target("bindfs")), None);
+    assert_eq!(by, BoundBy::Daemon, "{why}");
+    assert!(
+        why.contains("round trips to the bindfs daemon: the daemon at 48%"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_machine_saturated_by_others_is_cpu_bound_and_says_so() {
+    // readdir-locks on lab ext4, J=4, while a build ran: fsbench 94% of 200%, machine 95% busy.
+    let e = cell(
+        &[
+            ("cpu_pct", 94.0),
+            ("machine_user_pct", 45.0),
+            ("machine_sys_pct", 50.0),
+        ],
+        Some(3.0),
+        &[("workers", "4")],
+    );
+    let (by, why) = judge(&e, Some(&target("ext4")), None);
+    assert_eq!(by, BoundBy::Cpu, "{why}");
+    assert!(why.contains("the machine's 2 CPUs were 95% busy"), "{why}");
+    assert!(why.contains("other processes"), "{why}");
 }

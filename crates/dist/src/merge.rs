@@ -72,6 +72,7 @@ pub fn merge(ranks: &[RankSample]) -> Option<Merged> {
         phases: agg.phases,
         metrics,
         progress: Vec::new(),
+        series: agg.series.unwrap_or_default(),
     };
     Some(Merged {
         data,
@@ -95,6 +96,7 @@ fn part(r: &RankSample) -> PartResult {
         phases: r.phases.clone(),
         metrics: r.metrics.clone(),
         progress: r.progress_points(),
+        series: r.series.clone(),
     }
 }
 
@@ -130,6 +132,7 @@ mod tests {
                 (fsbench_model::metric::DIRECT_USED.into(), 1.0),
             ],
             progress: Vec::new(),
+            series: Default::default(),
             hist: fsbench_measure::histo::encode(&h),
             resident_pct: Some(10.0),
         }

@@ -39,6 +39,9 @@ pub struct RankSample {
     pub progress: Vec<(u64, u64, u64)>,
     /// Latency histogram (HdrHistogram V2, deflated, base64), if any latency was recorded.
     pub hist: Option<String>,
+    /// The sample's time series, with each interval's latency buckets.
+    #[serde(default)]
+    pub series: fsbench_measure::RawSeries,
     /// Share of the workload's pages cached before the sample on this rank.
     pub resident_pct: Option<f64>,
 }
@@ -60,6 +63,7 @@ impl RankSample {
                 .map(|p| (p.at_ns, p.ops, p.bytes))
                 .collect(),
             hist,
+            series: d.series.clone(),
             resident_pct,
         }
     }

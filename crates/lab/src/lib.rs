@@ -359,6 +359,11 @@ impl Lab {
         }
     }
 
+    /// The labels of the targets this lab built.
+    pub fn labels(&self) -> Vec<String> {
+        self.infos.iter().map(|(l, _)| l.clone()).collect()
+    }
+
     /// Sets `lab` of each environment target that this lab built.
     pub fn annotate(&self, targets: &mut [TargetInfo]) {
         for t in targets {

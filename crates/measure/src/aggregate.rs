@@ -7,6 +7,7 @@
 //! slowest part) is the caller's, so its `throughput_mib_s` and `iops` are the plain aggregate.
 
 use crate::ProgressPoint;
+use crate::series::RawSeries;
 use hdrhistogram::Histogram;
 
 /// What one part (a job thread or an MPI rank) did in one sample.
@@ -26,6 +27,8 @@ pub struct PartResult {
     pub metrics: Vec<(String, f64)>,
     /// Its progress trace (may be empty: then progress is taken as linear over `elapsed_ns`).
     pub progress: Vec<ProgressPoint>,
+    /// Its time series (may be empty: a part recorded before series existed).
+    pub series: RawSeries,
 }
 
 /// The parts of one sample taken together.
@@ -44,6 +47,9 @@ pub struct Aggregate {
     /// Each part metric combined by `combine` (by default the minimum: a flag is 1 only when
     /// every part had it), then the spread and stonewall metrics.
     pub metrics: Vec<(String, f64)>,
+    /// The parts' series added interval by interval (they started together); `None` when a
+    /// part has none, so that its operations are not missing from the series.
+    pub series: Option<RawSeries>,
 }
 
 /// How a part metric is combined across parts.
@@ -57,6 +63,26 @@ pub enum Combine {
     Sum,
     /// The mean (percentages).
     Mean,
+}
+
+/// The parts' series added together; `None` when one part recorded operations without one.
+fn merged_series(parts: &[PartResult]) -> Option<RawSeries> {
+    let complete = parts
+        .iter()
+        .all(|p| p.ops == 0 || !p.series.intervals.is_empty());
+    complete.then(|| {
+        let mut out = RawSeries::new(
+            parts
+                .iter()
+                .map(|p| p.series.interval_ns)
+                .max()
+                .unwrap_or(1),
+        );
+        for p in parts {
+            out.add(&p.series);
+        }
+        out
+    })
 }
 
 /// Combines per-part results; `who` names the parts in the spread metrics (`job`, `rank`) and
@@ -96,6 +122,7 @@ pub fn aggregate(
         hist,
         phases,
         metrics,
+        series: merged_series(parts),
     })
 }
 
@@ -220,6 +247,7 @@ mod tests {
             phases: vec![("fsync".into(), elapsed_ns / 10)],
             metrics: vec![("direct_used".into(), direct)],
             progress: Vec::new(),
+            series: RawSeries::default(),
         }
     }
 

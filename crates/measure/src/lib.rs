@@ -11,6 +11,7 @@ mod machine;
 pub mod netstats;
 mod overhead;
 mod recorder;
+pub mod series;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};
 pub use cpu::{CpuTimes, ProcessCounters};
@@ -22,3 +23,4 @@ pub use overhead::{Overhead, measure_overhead};
 pub use recorder::{
     LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
 };
+pub use series::{RawSeries, SeriesPoint};

@@ -3,6 +3,9 @@
 
 use crate::clock::{Clock, MonotonicClock};
 use crate::cpu::CpuTimes;
+use crate::series::{
+    DEFAULT_INTERVAL_NS, MAX_INTERVALS, MIN_INTERVAL_NS, RawInterval, RawSeries, drain,
+};
 use hdrhistogram::Histogram;
 
 /// What a workload calls while it runs. Implementations must be cheap: `op_done` sits in the
@@ -24,8 +27,16 @@ pub trait Recorder {
     fn op_latency(&mut self, latency_ns: u64, bytes: u64);
 
     /// Operations timed by other recorders (parallel jobs): `ops` and `bytes` are added and the
-    /// latencies of `hist` merged bucket by bucket, which is exact (same histogram layout).
-    fn merge_ops(&mut self, hist: &Histogram<u64>, ops: u64, bytes: u64);
+    /// latencies of `hist` merged bucket by bucket, which is exact (same histogram layout). With
+    /// the parts' merged `series` (started with this sample), their intervals are added to this
+    /// sample's interval by interval, and the latencies are taken from them instead of `hist`.
+    fn merge_ops(
+        &mut self,
+        hist: &Histogram<u64>,
+        ops: u64,
+        bytes: u64,
+        series: Option<&RawSeries>,
+    );
 
     /// A named phase of the sample took `elapsed_ns` (e.g. `create`, `transactions`).
     fn phase(&mut self, name: &str, elapsed_ns: u64);
@@ -80,6 +91,8 @@ pub struct SampleData {
     /// ending with the totals at `wall_ns` (at most [`TRACE_POINTS`] points). Used to tell how
     /// much each MPI rank had done when the first rank finished (IOR-style stonewalling).
     pub progress: Vec<ProgressPoint>,
+    /// The sample as a time series: each interval's operations, bytes and latencies.
+    pub series: RawSeries,
 }
 
 /// Cumulative work done at one moment of a sample.
@@ -93,72 +106,35 @@ pub struct ProgressPoint {
     pub bytes: u64,
 }
 
-/// Most points a progress trace keeps: when full, every other point is dropped and the spacing
-/// doubles, so a trace of any length stays small enough to gather from every MPI rank.
-pub const TRACE_POINTS: usize = 256;
+/// Most points a progress trace keeps (one per interval of the series, plus the totals).
+pub const TRACE_POINTS: usize = MAX_INTERVALS;
 
-/// First spacing of progress points, ns.
-const TRACE_START_SPACING_NS: u64 = 1_000_000;
-
-/// Operations between clock reads for the progress trace when the recorder itself does not read
-/// the clock (latencies measured by the caller).
+/// Operations between clock reads for the series when the recorder itself does not read the
+/// clock (latencies measured by the caller).
 const TRACE_OP_STRIDE: u64 = 64;
-
-/// The progress trace of a running sample: a point at most every `spacing_ns`.
-#[derive(Debug, Clone)]
-struct Trace {
-    points: Vec<ProgressPoint>,
-    spacing_ns: u64,
-    due_ns: u64,
-}
-
-impl Trace {
-    fn new() -> Self {
-        Self {
-            points: Vec::with_capacity(TRACE_POINTS),
-            spacing_ns: TRACE_START_SPACING_NS,
-            due_ns: u64::MAX,
-        }
-    }
-
-    fn reset(&mut self, start_ns: u64) {
-        self.points.clear();
-        self.spacing_ns = TRACE_START_SPACING_NS;
-        self.due_ns = start_ns.saturating_add(self.spacing_ns);
-    }
-
-    /// Records the totals at `now_ns` (called only once `now_ns >= due_ns`).
-    #[cold]
-    fn push(&mut self, start_ns: u64, now_ns: u64, ops: u64, bytes: u64) {
-        if self.points.len() == TRACE_POINTS {
-            let mut keep = 0;
-            for i in (1..self.points.len()).step_by(2) {
-                self.points[keep] = self.points[i];
-                keep += 1;
-            }
-            self.points.truncate(keep);
-            self.spacing_ns *= 2;
-        }
-        self.points.push(ProgressPoint {
-            at_ns: now_ns.saturating_sub(start_ns),
-            ops,
-            bytes,
-        });
-        self.due_ns = now_ns.saturating_add(self.spacing_ns);
-    }
-}
 
 /// Records one sample: call `start`, hand it to the workload as `&mut dyn Recorder`, then `finish`.
 pub struct SampleRecorder<C: Clock = MonotonicClock> {
     clock: C,
+    /// The current interval's latencies (drained into `series` when it ends).
     hist: Histogram<u64>,
+    /// The whole sample's latencies, rebuilt by `finish` from the series.
+    total: Histogram<u64>,
     ops: u64,
     bytes: u64,
     phases: Vec<(String, u64)>,
     metrics: Vec<(String, f64)>,
     start_ns: u64,
     start_cpu: CpuTimes,
-    trace: Trace,
+    /// The interval asked for (`--interval`); the series may double it.
+    interval_ns: u64,
+    series: RawSeries,
+    /// Clock reading at which the current interval ends (the only per-operation comparison).
+    due_ns: u64,
+    /// Operations and bytes when the current interval began.
+    mark: (u64, u64),
+    /// Series of parallel parts merged in (`merge_series`), added to this one's at `finish`.
+    merged: Option<RawSeries>,
 }
 
 impl SampleRecorder<MonotonicClock> {
@@ -178,11 +154,10 @@ impl<C: Clock> SampleRecorder<C> {
     /// A recorder on `clock` (a `FakeClock` in tests).
     pub fn with_clock(clock: C) -> Self {
         // 3 significant figures (0.1% relative error), 1 ns to 1 hour, growing if needed.
-        let mut hist = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-            .expect("invariant: constant histogram bounds are valid");
-        hist.auto(true);
+        let hist = new_histogram();
         Self {
             clock,
+            total: new_histogram(),
             hist,
             ops: 0,
             bytes: 0,
@@ -190,27 +165,73 @@ impl<C: Clock> SampleRecorder<C> {
             metrics: Vec::new(),
             start_ns: 0,
             start_cpu: CpuTimes::default(),
-            trace: Trace::new(),
+            interval_ns: DEFAULT_INTERVAL_NS,
+            series: RawSeries::new(DEFAULT_INTERVAL_NS),
+            due_ns: u64::MAX,
+            mark: (0, 0),
+            merged: None,
         }
+    }
+
+    /// Sets the series' interval for the next samples (`--interval`; never under
+    /// [`MIN_INTERVAL_NS`]).
+    pub fn set_interval(&mut self, interval_ns: u64) {
+        self.interval_ns = interval_ns.max(MIN_INTERVAL_NS);
     }
 
     /// Begins the sample: clears earlier data and reads the wall clock and CPU counters.
     pub fn start(&mut self) {
-        self.hist.reset();
+        // Drained at every interval's end: only a sample abandoned mid-way left anything.
+        if !self.hist.is_empty() {
+            self.hist.reset();
+        }
         self.ops = 0;
         self.bytes = 0;
         self.phases.clear();
         self.metrics.clear();
+        self.series = RawSeries::new(self.interval_ns);
+        self.mark = (0, 0);
+        self.merged = None;
         self.start_cpu = CpuTimes::process_and_children();
         self.start_ns = self.clock.now_ns();
-        self.trace.reset(self.start_ns);
+        self.due_ns = self.start_ns.saturating_add(self.interval_ns);
     }
 
+    /// Called with each clock reading, before the operation it ends is counted.
     #[inline]
     fn trace_at(&mut self, now_ns: u64) {
-        if now_ns >= self.trace.due_ns {
-            self.trace.push(self.start_ns, now_ns, self.ops, self.bytes);
+        if now_ns >= self.due_ns {
+            self.close_intervals(now_ns);
         }
+    }
+
+    /// Ends every interval that ended by `now_ns`: the first holds what was done since the last
+    /// one, those after it (a stall longer than an interval) are empty.
+    #[cold]
+    fn close_intervals(&mut self, now_ns: u64) {
+        let mut first = true;
+        while now_ns >= self.due_ns {
+            let (ops, bytes, buckets) = if first {
+                (
+                    self.ops - self.mark.0,
+                    self.bytes - self.mark.1,
+                    drain(&mut self.hist),
+                )
+            } else {
+                (0, 0, Vec::new())
+            };
+            first = false;
+            let end_ns = self.due_ns - self.start_ns;
+            self.series.push(RawInterval {
+                end_ns,
+                ops,
+                bytes,
+                buckets,
+            });
+            // The interval may have doubled: the next one ends a whole (new) interval later.
+            self.due_ns = (self.start_ns + end_ns).saturating_add(self.series.interval_ns);
+        }
+        self.mark = (self.ops, self.bytes);
     }
 
     /// Ends the sample and returns its data.
@@ -218,29 +239,102 @@ impl<C: Clock> SampleRecorder<C> {
         let now = self.clock.now_ns();
         let wall_ns = now.saturating_sub(self.start_ns);
         let cpu = CpuTimes::process_and_children().since(self.start_cpu);
-        let mut progress = std::mem::take(&mut self.trace.points);
-        progress.push(ProgressPoint {
-            at_ns: wall_ns,
-            ops: self.ops,
-            bytes: self.bytes,
-        });
+        // Outside the timed region from here: the intervals that ended while nothing completed
+        // (a final fsync), the last, partial interval, then the totals.
+        if now >= self.due_ns {
+            self.close_intervals(now);
+        }
+        // A sample within one interval (most short ones) keeps its histogram as the whole: the
+        // two are swapped instead of one being drained and the other refilled, so a sample
+        // clears one histogram (a quarter of a MiB), as before series existed.
+        let whole = self.series.intervals.is_empty() && self.merged.is_none();
+        let last = self.series.intervals.last().map_or(0, |i| i.end_ns);
+        if wall_ns > last || self.ops > self.mark.0 {
+            let buckets = if whole {
+                self.hist
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect()
+            } else {
+                drain(&mut self.hist)
+            };
+            self.series.push(RawInterval {
+                end_ns: wall_ns.max(last),
+                ops: self.ops - self.mark.0,
+                bytes: self.bytes - self.mark.1,
+                buckets,
+            });
+        }
+        let mut series = std::mem::take(&mut self.series);
+        let merged = self.merged.take();
+        if let Some(m) = &merged {
+            series.add(m);
+        }
+        if whole {
+            // The old whole is cleared by the next `start` (only when it holds something).
+            std::mem::swap(&mut self.hist, &mut self.total);
+        } else {
+            if !self.total.is_empty() {
+                self.total.reset();
+            }
+            series.fill(&mut self.total);
+        }
+        let progress = progress_of(&series, wall_ns, self.ops, self.bytes);
+        if self.total.len() <= 1 && merged.is_none() {
+            // Only bulk counts, or one operation timed whole (a walk's entries counted at its
+            // end, an extraction, a command): no course over time to show.
+            series = RawSeries::default();
+        }
         SampleData {
             wall_ns,
             user_ns: cpu.user_ns,
             sys_ns: cpu.sys_ns,
             ops: self.ops,
             bytes: self.bytes,
-            latency: latency_stats(&self.hist),
+            latency: latency_stats(&self.total),
             phases: std::mem::take(&mut self.phases),
             metrics: std::mem::take(&mut self.metrics),
             progress,
+            series,
         }
     }
 
-    /// The histogram of latencies recorded since `start` (for merging across workers).
+    /// The histogram of the latencies of the last finished sample (for merging across workers
+    /// and storing); empty before `finish`.
     pub fn histogram(&self) -> &Histogram<u64> {
-        &self.hist
+        &self.total
     }
+}
+
+/// The empty latency histogram every recorder uses: 3 significant figures (0.1% relative
+/// error), 1 ns to 1 hour, growing if needed.
+fn new_histogram() -> Histogram<u64> {
+    let mut hist = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+        .expect("invariant: constant histogram bounds are valid");
+    hist.auto(true);
+    hist
+}
+
+/// The cumulative work at the end of each interval, then the totals at `wall_ns`: where each
+/// MPI rank stood when the first one finished.
+fn progress_of(series: &RawSeries, wall_ns: u64, ops: u64, bytes: u64) -> Vec<ProgressPoint> {
+    let mut out = Vec::with_capacity(series.intervals.len() + 1);
+    let (mut o, mut b) = (0, 0);
+    for i in series.intervals.iter().filter(|i| i.end_ns < wall_ns) {
+        o += i.ops;
+        b += i.bytes;
+        out.push(ProgressPoint {
+            at_ns: i.end_ns,
+            ops: o,
+            bytes: b,
+        });
+    }
+    out.push(ProgressPoint {
+        at_ns: wall_ns,
+        ops,
+        bytes,
+    });
+    out
 }
 
 impl<C: Clock> Recorder for SampleRecorder<C> {
@@ -252,45 +346,59 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
     #[inline]
     fn op_done(&mut self, start_ns: u64, bytes: u64) -> u64 {
         let now = self.clock.now_ns();
+        self.trace_at(now);
         // saturating_record clamps instead of failing; with auto-resize it never clamps.
         self.hist
             .saturating_record(now.saturating_sub(start_ns).max(1));
         self.ops += 1;
         self.bytes += bytes;
-        self.trace_at(now);
         now
     }
 
     fn add_ops(&mut self, ops: u64, bytes: u64) {
-        self.ops += ops;
-        self.bytes += bytes;
         let now = self.clock.now_ns();
         self.trace_at(now);
+        self.ops += ops;
+        self.bytes += bytes;
     }
 
     #[inline]
     fn op_latency(&mut self, latency_ns: u64, bytes: u64) {
-        self.hist.saturating_record(latency_ns.max(1));
-        self.ops += 1;
-        self.bytes += bytes;
         if self.ops % TRACE_OP_STRIDE == 0 {
             let now = self.clock.now_ns();
             self.trace_at(now);
         }
+        self.hist.saturating_record(latency_ns.max(1));
+        self.ops += 1;
+        self.bytes += bytes;
     }
 
-    fn merge_ops(&mut self, hist: &Histogram<u64>, ops: u64, bytes: u64) {
-        // With auto-resize on, `add` fails only on incompatible layouts; then copy value by value.
+    fn merge_ops(
+        &mut self,
+        hist: &Histogram<u64>,
+        ops: u64,
+        bytes: u64,
+        series: Option<&RawSeries>,
+    ) {
+        self.ops += ops;
+        self.bytes += bytes;
+        if let Some(series) = series {
+            // The parts' intervals (and in them their latencies) are added at `finish`; the
+            // interval being recorded here does not count them.
+            self.mark.0 += ops;
+            self.mark.1 += bytes;
+            self.merged
+                .get_or_insert_with(|| RawSeries::new(series.interval_ns))
+                .add(series);
+            return;
+        }
         if self.hist.add(hist).is_err() {
+            // With auto-resize on, `add` fails only on incompatible layouts: copy value by value.
             for v in hist.iter_recorded() {
                 let n = v.count_at_value();
                 let _ = self.hist.record_n(v.value_iterated_to(), n);
             }
         }
-        self.ops += ops;
-        self.bytes += bytes;
-        let now = self.clock.now_ns();
-        self.trace_at(now);
     }
 
     fn phase(&mut self, name: &str, elapsed_ns: u64) {
@@ -374,10 +482,11 @@ mod tests {
         for ns in [10, 20, 30] {
             job.op_latency(ns, 4096);
         }
+        job.finish();
         let mut r = SampleRecorder::with_clock(FakeClock::new(1));
         r.start();
         r.op_latency(1000, 4096);
-        r.merge_ops(job.histogram(), 3, 3 * 4096);
+        r.merge_ops(job.histogram(), 3, 3 * 4096, None);
         let d = r.finish();
         assert_eq!((d.ops, d.bytes), (4, 4 * 4096));
         let lat = d.latency.unwrap();
@@ -385,17 +494,33 @@ mod tests {
     }
 
     #[test]
-    fn progress_trace_is_bounded_and_ends_with_the_totals() {
-        // 1 ms per operation: a point per operation at first, then thinned as it fills.
+    fn the_series_is_bounded_exact_and_consistent_with_the_progress_trace() {
+        // 1 ms per operation, 1 ms intervals: 5000 intervals, coarsened to at most 1024.
         let mut r = SampleRecorder::with_clock(FakeClock::new(1_000_000));
+        r.set_interval(1_000_000);
         r.start();
         let mut t = r.now_ns();
         for _ in 0..5000 {
             t = r.op_done(t, 10);
         }
         let d = r.finish();
-        assert!(d.progress.len() <= TRACE_POINTS + 1, "{}", d.progress.len());
-        assert!(d.progress.len() > TRACE_POINTS / 2);
+        let s = &d.series;
+        assert!(s.intervals.len() <= MAX_INTERVALS, "{}", s.intervals.len());
+        assert_eq!(s.interval_ns, 8_000_000, "doubled three times");
+        assert_eq!(s.intervals.iter().map(|i| i.ops).sum::<u64>(), 5000);
+        assert_eq!(s.intervals.iter().map(|i| i.bytes).sum::<u64>(), 50_000);
+        // Whole intervals hold one operation per millisecond, each taking 1 ms.
+        for p in &s.points()[1..s.intervals.len() - 1] {
+            // HDR reports a bucket's highest equivalent value: within 0.1% (3 digits).
+            let hdr = r.histogram().highest_equivalent(1_000_000);
+            assert_eq!(
+                (p.ops, p.lat_p50_ns, p.lat_max_ns),
+                (8, Some(hdr), Some(hdr))
+            );
+        }
+        // The whole histogram is the intervals' sum.
+        assert_eq!(d.latency.unwrap().count, 5000);
+        assert_eq!(r.histogram().len(), 5000);
         let last = *d.progress.last().unwrap();
         assert_eq!(
             (last.at_ns, last.ops, last.bytes),
@@ -404,10 +529,63 @@ mod tests {
         for w in d.progress.windows(2) {
             assert!(w[0].at_ns < w[1].at_ns && w[0].ops <= w[1].ops, "{w:?}");
         }
-        // Every point is consistent with one operation per millisecond since the start.
-        for p in &d.progress[..d.progress.len() - 1] {
-            assert_eq!(p.ops, (p.at_ns - 1_000_000) / 1_000_000, "{p:?}");
+        assert!(d.progress.len() <= TRACE_POINTS + 1);
+    }
+
+    #[test]
+    fn a_stall_longer_than_an_interval_shows_as_empty_intervals() {
+        // Two operations of 35 ms with 10 ms intervals: they complete at 70 and 105 ms, and the
+        // sample ends at 140 ms.
+        let mut r = SampleRecorder::with_clock(FakeClock::new(35_000_000));
+        r.start();
+        let t = r.now_ns();
+        let t = r.op_done(t, 4096);
+        r.op_done(t, 4096);
+        let d = r.finish();
+        let ops: Vec<u64> = d.series.intervals.iter().map(|i| i.ops).collect();
+        assert_eq!(ops, vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0]);
+        let ends: Vec<u64> = d
+            .series
+            .intervals
+            .iter()
+            .map(|i| i.end_ns / 1_000_000)
+            .collect();
+        assert_eq!(ends, (1..=14).map(|k| k * 10).collect::<Vec<u64>>());
+        let hdr = r.histogram().highest_equivalent(35_000_000);
+        assert_eq!(d.series.points()[7].lat_max_ns, Some(hdr));
+    }
+
+    #[test]
+    fn work_counted_only_at_the_end_keeps_no_series() {
+        // A 50 ms extraction timed as one operation, its files added at the end.
+        let mut r = SampleRecorder::with_clock(FakeClock::new(50_000_000));
+        r.start();
+        let t = r.now_ns();
+        r.op_done(t, 1 << 20);
+        r.add_ops(7600, 0);
+        let d = r.finish();
+        assert!(d.series.intervals.is_empty(), "{:?}", d.series);
+        assert_eq!(d.latency.unwrap().count, 1, "the histogram is still there");
+    }
+
+    #[test]
+    fn bulk_counts_alone_keep_no_series_and_parallel_parts_keep_theirs() {
+        let mut r = SampleRecorder::with_clock(FakeClock::new(1_000_000));
+        r.start();
+        r.add_ops(1000, 0);
+        assert!(r.finish().series.intervals.is_empty());
+        let mut job = SampleRecorder::with_clock(FakeClock::new(1_000_000));
+        job.start();
+        let mut t = job.now_ns();
+        for _ in 0..50 {
+            t = job.op_done(t, 1);
         }
+        let jd = job.finish();
+        r.start();
+        r.merge_ops(job.histogram(), jd.ops, jd.bytes, Some(&jd.series));
+        let d = r.finish();
+        assert_eq!(d.series.intervals.iter().map(|i| i.ops).sum::<u64>(), 50);
+        assert_eq!(d.latency.unwrap().count, 50, "latencies counted once");
     }
 
     #[test]

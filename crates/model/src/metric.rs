@@ -24,6 +24,18 @@ pub const LAT_P99_NS: &str = "lat_p99_ns";
 pub const READ_MIB_S: &str = "read_mib_s";
 /// `write_mib_s`: write phase throughput, fdatasync included (large-file).
 pub const WRITE_MIB_S: &str = "write_mib_s";
+/// `peak_mib_s`: the best 5-interval stretch of a sample's series, MiB/s.
+pub const PEAK_MIB_S: &str = "peak_mib_s";
+/// `sustained_mib_s`: the rate over the second half of a series' active intervals, MiB/s.
+pub const SUSTAINED_MIB_S: &str = "sustained_mib_s";
+/// `write_peak_mib_s`: `peak_mib_s` of large-file's write phase.
+pub const WRITE_PEAK_MIB_S: &str = "write_peak_mib_s";
+/// `write_sustained_mib_s`: `sustained_mib_s` of large-file's write phase.
+pub const WRITE_SUSTAINED_MIB_S: &str = "write_sustained_mib_s";
+/// `read_peak_mib_s`: `peak_mib_s` of large-file's read phase.
+pub const READ_PEAK_MIB_S: &str = "read_peak_mib_s";
+/// `read_sustained_mib_s`: `sustained_mib_s` of large-file's read phase.
+pub const READ_SUSTAINED_MIB_S: &str = "read_sustained_mib_s";
 /// `entries_per_s`: directory entries walked per second.
 pub const ENTRIES_PER_S: &str = "entries_per_s";
 /// `sys_ns_per_entry`: system CPU per directory entry walked.
@@ -189,6 +201,12 @@ pub const ALL: &[&str] = &[
     LAT_P99_NS,
     READ_MIB_S,
     WRITE_MIB_S,
+    PEAK_MIB_S,
+    SUSTAINED_MIB_S,
+    WRITE_PEAK_MIB_S,
+    WRITE_SUSTAINED_MIB_S,
+    READ_PEAK_MIB_S,
+    READ_SUSTAINED_MIB_S,
     ENTRIES_PER_S,
     SYS_NS_PER_ENTRY,
     USER_NS_PER_ENTRY,

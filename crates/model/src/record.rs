@@ -534,6 +534,10 @@ pub struct ResultEntry {
     /// With `--runs auto`: whether the CI95 half-width reached the requested precision.
     #[serde(default)]
     pub precision_reached: Option<bool>,
+    /// With `until=steady`: the SNIA steady-state judgement of the last rounds; when steady,
+    /// `summary` is of the window's samples only (all samples are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyState>,
     /// Things the reader should know (cold not reached, outliers, slow first sample).
     #[serde(default)]
     pub warnings: Vec<Warning>,
@@ -604,6 +608,23 @@ impl std::fmt::Display for BoundBy {
     }
 }
 
+/// The SNIA steady-state judgement of a cell's last rounds (its headline, one value a sample).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct SteadyState {
+    /// Range within 20% and least-squares excursion within 10% of the window's average.
+    pub steady: bool,
+    /// The window's first sample, numbered from 1.
+    pub window_first: usize,
+    /// Samples in the window.
+    pub window_len: usize,
+    /// The headline's average over the window.
+    pub mean: f64,
+    /// max − min over the window, percent of its average.
+    pub range_pct: f64,
+    /// The least-squares line's rise or fall across the window, percent of its average.
+    pub slope_excursion_pct: f64,
+}
+
 /// What a warning is about, so that every renderer can treat each kind alike.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -621,6 +642,10 @@ pub enum WarningKind {
     Implausible,
     /// `--runs auto` stopped before reaching the precision.
     PrecisionNotReached,
+    /// `until=steady` stopped before the SNIA steady-state criteria held.
+    NotSteady,
+    /// A sustained level change inside a sample's time series (a throughput cliff).
+    Cliff,
     /// Asked-for direct I/O that went through the page cache during a sample.
     DirectNotHonoured,
     /// What the workload settled on its target (e.g. `direct=auto` fell back to buffered I/O).
@@ -735,6 +760,34 @@ pub struct Sample {
     /// when nothing is below (tmpfs, a network filesystem) or in records written before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceIo>,
+    /// The sample as a time series: one point per interval of `series_interval_ns` (the last
+    /// one ends with the sample and may be shorter); empty in records written before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<SeriesPoint>,
+    /// The interval of `series`, ns (it doubles for long samples, to keep at most 1024 points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_interval_ns: Option<u64>,
+}
+
+/// One interval of a sample's time series.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct SeriesPoint {
+    /// End of the interval, ns since the sample's start.
+    pub t_ns: u64,
+    /// Operations completed in the interval.
+    pub ops: u64,
+    /// Bytes moved in the interval.
+    pub bytes: u64,
+    /// Median latency of the interval's operations; `None` when the workload times no single
+    /// operation or none completed in the interval.
+    #[serde(default)]
+    pub lat_p50_ns: Option<u64>,
+    /// 99th percentile latency of the interval's operations.
+    #[serde(default)]
+    pub lat_p99_ns: Option<u64>,
+    /// Slowest operation of the interval.
+    #[serde(default)]
+    pub lat_max_ns: Option<u64>,
 }
 
 /// A block device's measured speed: its ceiling, above which a result was served by a cache.

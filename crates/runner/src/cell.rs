@@ -29,6 +29,8 @@ pub struct Prepared {
     pub devices: fsbench_measure::diskstats::Devices,
     /// Where the wire bytes of a network filesystem target are read.
     pub wire: Option<fsbench_measure::netstats::WireSource>,
+    /// The time series' interval (`--interval`), ns; `None` for the recorder's default.
+    pub interval_ns: Option<u64>,
 }
 
 /// Sampling state of one cell.
@@ -47,6 +49,10 @@ pub struct Cell {
     pub done: bool,
     /// With `--runs auto`: whether the precision was reached.
     pub precision_reached: Option<bool>,
+    /// With `until=steady`: the last judgement of the steady-state window.
+    pub steady: Option<fsbench_model::SteadyState>,
+    /// How many samples it takes (the plan's policy, or steady state for `until=steady`).
+    pub runs: Runs,
     /// Warm cells read their files once before the first sample.
     pub primed: bool,
 }
@@ -82,7 +88,32 @@ impl Cell {
                 self.precision_reached = Some(reached);
                 reached || n >= max || out_of_time
             }
+            Runs::Steady {
+                window,
+                max,
+                max_time_ns,
+            } => {
+                let values = self.headline_values(headline);
+                let judged = fsbench_stats::steady::judge(&values, window as usize);
+                self.steady = judged.map(|s| fsbench_model::SteadyState {
+                    steady: s.steady,
+                    window_first: s.first + 1,
+                    window_len: s.len,
+                    mean: s.mean,
+                    range_pct: s.range_pct,
+                    slope_excursion_pct: s.slope_excursion_pct,
+                });
+                let out_of_time = max_time_ns.is_some_and(|t| self.elapsed_ns >= t);
+                judged.is_some_and(|s| s.steady) || n >= max || out_of_time
+            }
         }
+    }
+
+    fn headline_values(&self, headline: &str) -> Vec<f64> {
+        self.samples
+            .iter()
+            .filter_map(|s| s.metrics.get(headline).copied())
+            .collect()
     }
 }
 
@@ -177,6 +208,9 @@ fn timed_run<C: Clock>(
     let dev_before = p.devices.read();
     let wire_before = p.wire.as_ref().and_then(|w| w.read());
     let cpu_before = CpuSnapshot::take(&p.daemon_pids);
+    if let Some(ns) = p.interval_ns {
+        rec.set_interval(ns);
+    }
     rec.start();
     p.workload.run(&p.ctx, &mut rec)?;
     let data = rec.finish();

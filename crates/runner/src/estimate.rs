@@ -102,18 +102,19 @@ const PROBE_BYTES: usize = 8 << 20;
 /// Small files (4 KiB) the probe creates and removes.
 const PROBE_FILES: usize = 256;
 
-/// Measured samples a cell takes (`--runs auto`: its minimum).
-fn measured(plan: &Plan) -> f64 {
-    f64::from(match plan.runs {
+/// Measured samples a cell takes (`--runs auto`: its minimum; steady state: its window).
+fn measured(runs: Runs) -> f64 {
+    f64::from(match runs {
         Runs::Fixed(n) => n,
         Runs::Auto { min, .. } => min,
+        Runs::Steady { window, .. } => window,
     })
 }
 
 /// Samples a cell takes, warm-ups included.
-fn samples(plan: &Plan, cache: CacheState) -> f64 {
+fn samples(plan: &Plan, runs: Runs, cache: CacheState) -> f64 {
     let warmup = plan.warmup.unwrap_or(u32::from(cache == CacheState::Warm));
-    measured(plan) + f64::from(warmup)
+    measured(runs) + f64::from(warmup)
 }
 
 /// Seconds one sample of `w` takes at speed `s` by the model, and seconds its preparation
@@ -160,12 +161,12 @@ pub fn estimate(
                 .iter()
                 .filter(|&&c| !w.warm_only || c == CacheState::Warm)
             {
-                let n = samples(plan, cache);
+                let n = samples(plan, plan.runs_for(w), cache);
                 let (seconds, source) = match past(ti, wi, cache) {
                     // The stored run's overhead factor already counts its warm-ups (they are
                     // not stored): only the measured samples are multiplied here.
                     Some(p) => (
-                        measured(plan) * p.mean_wall_ns / 1e9 * p.overhead_factor,
+                        measured(plan.runs_for(w)) * p.mean_wall_ns / 1e9 * p.overhead_factor,
                         Source::History(p.run_id),
                     ),
                     None => match speeds[ti].as_ref().and_then(|s| model(w, s)) {
@@ -190,7 +191,8 @@ pub fn estimate(
     Estimate {
         cells,
         speeds,
-        at_least: matches!(plan.runs, Runs::Auto { .. }),
+        at_least: matches!(plan.runs, Runs::Auto { .. })
+            || plan.workloads.iter().any(|w| w.until_steady),
     }
 }
 

@@ -7,8 +7,10 @@
 pub mod cache;
 pub mod ceiling;
 mod cell;
+pub mod cliff;
 mod daemons;
 pub mod estimate;
+pub mod gauge;
 pub mod metrics;
 pub mod overhead;
 mod setup;
@@ -20,7 +22,7 @@ pub use team::Team;
 use cell::{Cell, Prepared};
 use fsbench_model::EngineResult;
 use fsbench_model::{CacheInfo, ResultEntry};
-use fsbench_spec::plan::{CacheState, Plan};
+use fsbench_spec::plan::{CacheState, Plan, PlanWorkload};
 use fsbench_workload::{CancelToken, WorkloadError};
 
 /// What the runner reports while it works: typed, never preformatted, so that each sink (the
@@ -126,7 +128,7 @@ pub fn execute(
     };
     for (wi, w) in plan.workloads.iter().enumerate() {
         let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink, team);
-        let mut cells = make_cells(plan, w.warm_only, &prepared);
+        let mut cells = make_cells(plan, w, &prepared);
         let base = out.results.len();
         out.results.extend(
             cells
@@ -165,7 +167,8 @@ pub fn execute(
     Ok(out)
 }
 
-fn make_cells(plan: &Plan, warm_only: bool, prepared: &[Prepared]) -> Vec<Cell> {
+fn make_cells(plan: &Plan, w: &PlanWorkload, prepared: &[Prepared]) -> Vec<Cell> {
+    let warm_only = w.warm_only;
     let mut cells = Vec::new();
     for &cache in plan
         .caches
@@ -182,6 +185,8 @@ fn make_cells(plan: &Plan, warm_only: bool, prepared: &[Prepared]) -> Vec<Cell> 
                 elapsed_ns: 0,
                 done: false,
                 precision_reached: None,
+                steady: None,
+                runs: plan.runs_for(w),
                 primed: false,
             });
         }
@@ -223,6 +228,7 @@ fn empty_entry(
         samples: Vec::new(),
         summary: Default::default(),
         precision_reached: None,
+        steady: None,
         warnings: Vec::new(),
         error: None,
         bound: None,
@@ -307,16 +313,18 @@ fn step(
             }
             cell.samples.push(sample.clone());
             entry.samples.push(sample);
-            let of = match plan.runs {
+            let of = match cell.runs {
                 fsbench_spec::plan::Runs::Fixed(n) => Some(n),
-                fsbench_spec::plan::Runs::Auto { .. } => None,
+                fsbench_spec::plan::Runs::Auto { .. } | fsbench_spec::plan::Runs::Steady { .. } => {
+                    None
+                }
             };
             sink.event(Event::Sample {
                 entry,
                 n: cell.samples.len(),
                 of,
             });
-            cell.done = cell.policy_met(plan.runs, &entry.headline);
+            cell.done = cell.policy_met(cell.runs, &entry.headline);
             false
         }
         Err(team::Failure::Interrupted) => true,

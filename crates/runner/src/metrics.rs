@@ -76,7 +76,9 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     }
     let (machine, daemon, process) = cpu_parts(cpu);
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
-    Sample {
+    let series = d.series.points();
+    let series_interval_ns = (!series.is_empty()).then_some(d.series.interval_ns);
+    let mut s = Sample {
         wall_ns: d.wall_ns,
         user_ns: d.user_ns,
         sys_ns: d.sys_ns,
@@ -92,7 +94,11 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         daemon,
         process,
         devices: Vec::new(),
-    }
+        series,
+        series_interval_ns,
+    };
+    crate::gauge::add(&mut s);
+    s
 }
 
 /// Adds the bytes received and sent on the wire during the sample (network filesystems).
@@ -284,6 +290,7 @@ mod tests {
             phases: Vec::new(),
             metrics: Vec::new(),
             progress: Vec::new(),
+            series: Default::default(),
         }
     }
 

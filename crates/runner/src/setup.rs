@@ -131,6 +131,7 @@ pub fn prepare_all(
                 &info,
             )),
             wire: wire_source(&info),
+            interval_ns: plan.interval_ns,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
@@ -275,10 +276,47 @@ fn flag_outliers(entry: &mut ResultEntry) {
     }
 }
 
+/// With `until=steady`: a steady cell's summary is its window's (every sample is kept); a cell
+/// that never got steady says so, with the last window's figures.
+fn steady_window(entry: &mut ResultEntry, cell: &Cell) {
+    if !matches!(cell.runs, fsbench_spec::plan::Runs::Steady { .. }) {
+        return;
+    }
+    entry.steady = cell.steady;
+    match cell.steady {
+        Some(s) if s.steady => {
+            let from = s.window_first.saturating_sub(1);
+            if let Some(window) = entry.samples.get(from..from + s.window_len) {
+                entry.summary = crate::metrics::summarize(window);
+            }
+        }
+        Some(s) => entry.warnings.push(Warning::new(
+            WarningKind::NotSteady,
+            format!(
+                "never reached steady state in {} samples: the last {} ranged {:.0}% and trended {:.0}% of their average (steady needs within 20% and 10%) — the summary is of all samples",
+                entry.samples.len(),
+                s.window_len,
+                s.range_pct,
+                s.slope_excursion_pct
+            ),
+        )),
+        None => entry.warnings.push(Warning::new(
+            WarningKind::NotSteady,
+            format!(
+                "not judged steady: {} samples, fewer than the window of {} (sampling stopped early)",
+                entry.samples.len(),
+                fsbench_stats::steady::WINDOW
+            ),
+        )),
+    }
+}
+
 /// Fills a cell's summary, residency, warnings and error once its samples are in.
 pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
+    steady_window(entry, cell);
+    crate::cliff::check(entry, p.caps.flow, fsbench_sys::vm::DirtyLimits::read());
     flag_outliers(entry);
     let res: Vec<f64> = entry
         .samples

@@ -6,6 +6,7 @@
 
 pub mod cold;
 pub mod plan;
+pub mod precondition;
 mod run_spec;
 pub mod suite;
 

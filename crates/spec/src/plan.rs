@@ -52,6 +52,10 @@ pub struct PlanWorkload {
     pub caps: fsbench_workload::Caps,
     /// Measured warm only: a suite asked for cold, which this workload cannot be made here.
     pub warm_only: bool,
+    /// `until=steady`: sampled until steady state instead of the plan's `runs`.
+    pub until_steady: bool,
+    /// Its own number of samples, instead of the plan's (the `--precondition` fill's passes).
+    pub runs: Option<Runs>,
 }
 
 /// How many samples a cell takes.
@@ -66,6 +70,16 @@ pub enum Runs {
         /// At least this many.
         min: u32,
         /// At most this many.
+        max: u32,
+        /// Stop a cell after this much sampling time, ns.
+        max_time_ns: Option<u64>,
+    },
+    /// Until the SNIA steady-state criteria hold over the last `window` samples (`until=steady`,
+    /// `--until-steady`).
+    Steady {
+        /// Samples in the judged window (5).
+        window: u32,
+        /// At most this many samples.
         max: u32,
         /// Stop a cell after this much sampling time, ns.
         max_time_ns: Option<u64>,
@@ -89,6 +103,23 @@ pub struct Plan {
     pub warmup: Option<u32>,
     /// Interleave targets round by round.
     pub interleave: bool,
+    /// `--interval`: of each sample's time series, ns; `None` for the recorder's default.
+    pub interval_ns: Option<u64>,
+    /// The policy of `until=steady` workloads (and of all with `--until-steady`).
+    pub steady: Runs,
+}
+
+impl Plan {
+    /// How many samples a cell of `w` takes.
+    pub fn runs_for(&self, w: &PlanWorkload) -> Runs {
+        if let Some(r) = w.runs {
+            r
+        } else if w.until_steady {
+            self.steady
+        } else {
+            self.runs
+        }
+    }
 }
 
 /// Validates the specification into a plan.
@@ -110,6 +141,9 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         check_worker_counts(&workloads)?;
     }
     check_compatible(&targets, &workloads)?;
+    if args.until_steady {
+        workloads.iter_mut().for_each(|w| w.until_steady = true);
+    }
     let cold_timeout_text = args
         .cold_timeout
         .as_deref()
@@ -154,15 +188,30 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         runs: parse_runs(args)?,
         warmup: args.warmup,
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
+        interval_ns: parse_interval(args.interval.as_deref())?,
+        steady: steady_policy(args)?,
     })
+}
+
+/// `--interval`: a duration of at least the recorder's finest interval.
+fn parse_interval(text: Option<&str>) -> EngineResult<Option<u64>> {
+    let Some(t) = text else { return Ok(None) };
+    let min = fsbench_measure::series::MIN_INTERVAL_NS;
+    match fsbench_workload::units::parse_duration(t) {
+        Ok(ns) if ns >= min => Ok(Some(ns)),
+        _ => Err(Failure::input(format!(
+            "invalid --interval '{t}' — give a duration of at least {} ms, e.g. 10ms or 1s",
+            min / 1_000_000
+        ))),
+    }
 }
 
 fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
     let runs = args.runs.as_deref().unwrap_or(run_spec::DEFAULT_RUNS);
     let precision = args.precision.unwrap_or(run_spec::DEFAULT_PRECISION);
-    if runs != "auto" && args.max_time.is_some() {
+    if runs != "auto" && args.max_time.is_some() && !args.until_steady {
         return Err(Failure::input(
-            "--max-time applies only to --runs auto — add --runs auto, or drop --max-time",
+            "--max-time applies only to --runs auto and --until-steady — add one, or drop --max-time",
         ));
     }
     if runs == "auto" {
@@ -178,19 +227,7 @@ fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
                 "invalid --precision — give a percentage between 0 and 100, e.g. 5",
             ));
         }
-        let max_time_ns = match &args.max_time {
-            Some(t) => Some(
-                fsbench_workload::units::parse_duration(t)
-                    .ok()
-                    .filter(|&ns| ns > 0)
-                    .ok_or_else(|| {
-                        Failure::input(format!(
-                            "invalid --max-time '{t}' — give a duration above zero, e.g. 2m"
-                        ))
-                    })?,
-            ),
-            None => None,
-        };
+        let max_time_ns = parse_max_time(args)?;
         return Ok(Runs::Auto {
             precision: precision / 100.0,
             min,
@@ -405,6 +442,16 @@ fn build_workload(
             "bad {e} ({origin}) — 'fsbench workloads {name}' lists its parameters"
         ))
     };
+    let mut raw = raw;
+    let until_steady = match raw.remove("until").as_deref() {
+        None => false,
+        Some("steady") => true,
+        Some(other) => {
+            return Err(Failure::input(format!(
+                "bad parameter 'until={other}' ({origin}) — until= takes 'steady' (sample until the SNIA steady state holds)"
+            )));
+        }
+    };
     let built = fsbench_workload::build(info, Params::new(raw.clone())).map_err(bad)?;
     Ok(PlanWorkload {
         info,
@@ -413,7 +460,44 @@ fn build_workload(
         sweep: BTreeMap::new(),
         caps: built.caps,
         warm_only: false,
+        until_steady,
+        runs: None,
     })
+}
+
+/// The policy of `until=steady` cells: the SNIA window of 5, at most `--max-runs` (25 by
+/// default) samples or `--max-time`.
+fn steady_policy(args: &RunSpec) -> EngineResult<Runs> {
+    let window = fsbench_stats::steady::WINDOW as u32;
+    let max = args.max_runs.unwrap_or(STEADY_MAX_RUNS);
+    if max < window {
+        return Err(Failure::input(format!(
+            "invalid --max-runs {max} for steady state — the window alone is {window} samples"
+        )));
+    }
+    Ok(Runs::Steady {
+        window,
+        max,
+        max_time_ns: parse_max_time(args)?,
+    })
+}
+
+/// Most samples a cell sampled until steady takes by default.
+pub const STEADY_MAX_RUNS: u32 = 25;
+
+fn parse_max_time(args: &RunSpec) -> EngineResult<Option<u64>> {
+    match &args.max_time {
+        Some(t) => fsbench_workload::units::parse_duration(t)
+            .ok()
+            .filter(|&ns| ns > 0)
+            .map(Some)
+            .ok_or_else(|| {
+                Failure::input(format!(
+                    "invalid --max-time '{t}' — give a duration above zero, e.g. 2m"
+                ))
+            }),
+        None => Ok(None),
+    }
 }
 
 fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> EngineResult<()> {

@@ -193,6 +193,12 @@ pub struct RunSpec {
     pub cold_cmd: Option<String>,
     /// `--cold-timeout`.
     pub cold_timeout: Option<String>,
+    /// `--interval`: of each sample's time series.
+    pub interval: Option<String>,
+    /// `--until-steady`: every workload sampled until the SNIA steady state holds.
+    pub until_steady: bool,
+    /// `--precondition`: fill the targets twice, then sample until steady.
+    pub precondition: bool,
     /// `--runs N|auto`.
     pub runs: Option<String>,
     /// `--warmup N`.
@@ -226,6 +232,8 @@ pub struct RunSpec {
     pub export_csv: Option<PathBuf>,
     /// `--export-markdown FILE`.
     pub export_markdown: Option<PathBuf>,
+    /// `--export-csv-series FILE`.
+    pub export_csv_series: Option<PathBuf>,
 }
 
 impl RunSpec {

@@ -4,10 +4,12 @@
 #![warn(missing_docs)]
 
 pub mod cfmt;
+pub mod changepoint;
 mod compare;
 pub mod ministat;
 mod moments;
 mod outliers;
+pub mod steady;
 mod summary;
 
 pub use compare::{Difference, Method, compare, compare_ministat, relative_precision};

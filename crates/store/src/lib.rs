@@ -11,6 +11,7 @@ mod error;
 mod open;
 mod read;
 pub mod schema;
+mod series_blob;
 pub mod timing;
 mod write;
 

@@ -232,19 +232,32 @@ impl Store {
     fn load_samples(&self, cell_id: i64) -> Result<Vec<Sample>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT sample, latency_hdr FROM samples WHERE cell_id = ?1 ORDER BY seq",
-            )
+            .prepare_cached(if self.has_series()? {
+                "SELECT sample, latency_hdr, series FROM samples WHERE cell_id = ?1 ORDER BY seq"
+            } else {
+                // Opened read-only before its migration to version 4: no series column.
+                "SELECT sample, latency_hdr, NULL FROM samples WHERE cell_id = ?1 ORDER BY seq"
+            })
             .map_err(|e| self.sql(e))?;
-        let rows: Vec<(String, Option<String>)> = stmt
-            .query_map([cell_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        type Row = (String, Option<String>, Option<Vec<u8>>);
+        let rows: Vec<Row> = stmt
+            .query_map([cell_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.sql(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.sql(e))?;
         rows.into_iter()
-            .map(|(json, hdr)| {
+            .map(|(json, hdr, series)| {
                 let mut s: Sample = self.parse(&json, "sample")?;
                 s.latency_hdr = hdr;
+                if let Some(blob) = series {
+                    let (points, interval) =
+                        crate::series_blob::decode(&blob).ok_or_else(|| StoreError::Corrupt {
+                            path: self.path.clone(),
+                            what: "a sample's series: not a series this build reads".into(),
+                        })?;
+                    s.series = points;
+                    s.series_interval_ns = interval;
+                }
                 Ok(s)
             })
             .collect()
@@ -260,6 +273,15 @@ impl Store {
             .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    /// Whether the samples table has its `series` column (schema version 4 and later).
+    fn has_series(&self) -> Result<bool, StoreError> {
+        let v: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.sql(e))?;
+        Ok(v >= 4)
     }
 
     fn parse<T: serde::de::DeserializeOwned>(

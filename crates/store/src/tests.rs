@@ -22,6 +22,8 @@ fn sample(v: f64) -> Sample {
         daemon: None,
         process: None,
         devices: Vec::new(),
+        series: Vec::new(),
+        series_interval_ns: None,
     }
 }
 
@@ -41,6 +43,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         samples,
         summary: BTreeMap::new(),
         precision_reached: None,
+        steady: None,
         warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
         bound: None,
@@ -85,7 +88,20 @@ fn a_run_round_trips_sample_by_sample() {
     let mut cur = s.begin_run(&r, 42, 7).unwrap();
     r.results.push(entry("ext4", vec![sample(1.0)]));
     s.sync(&mut cur, &r.results).unwrap();
-    r.results[0].samples.push(sample(2.0));
+    // A sample with its time series, later rewritten as an outlier: the series stays.
+    let mut with_series = sample(2.0);
+    with_series.series = (1..=300u64)
+        .map(|k| fsbench_model::SeriesPoint {
+            t_ns: k * 10_000_000,
+            ops: 100 + k,
+            bytes: (100 + k) << 12,
+            lat_p50_ns: Some(4000 + k),
+            lat_p99_ns: Some(90_000),
+            lat_max_ns: (k % 2 == 0).then_some(1_000_000),
+        })
+        .collect();
+    with_series.series_interval_ns = Some(10_000_000);
+    r.results[0].samples.push(with_series);
     r.results.push(entry("xfs", vec![sample(3.0)]));
     s.sync(&mut cur, &r.results).unwrap();
     r.run.status = fsbench_model::RunStatus::Ok;

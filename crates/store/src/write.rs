@@ -34,6 +34,7 @@ fn entry_json(e: &ResultEntry) -> String {
         samples: Vec::new(),
         summary: e.summary.clone(),
         precision_reached: e.precision_reached,
+        steady: e.steady,
         warnings: e.warnings.clone(),
         error: e.error.clone(),
         bound: e.bound.clone(),
@@ -217,6 +218,8 @@ fn update_sample(
 ) -> rusqlite::Result<()> {
     let mut body = s.clone();
     body.latency_hdr = None;
+    body.series = Vec::new();
+    body.series_interval_ns = None;
     tx.execute(
         "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
         params![json(&body), cell_id, seq as i64],
@@ -233,11 +236,14 @@ fn insert_sample(
 ) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO samples (cell_id, seq, wall_ns, user_ns, sys_ns, ops, bytes, headline,
-            latency_hdr, sample)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            latency_hdr, sample, series)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     let mut body = s.clone();
     let hdr = body.latency_hdr.take();
+    let series = crate::series_blob::encode(&body.series, body.series_interval_ns);
+    body.series = Vec::new();
+    body.series_interval_ns = None;
     stmt.execute(params![
         cell_id,
         seq as i64,
@@ -249,6 +255,7 @@ fn insert_sample(
         s.metrics.get(headline),
         hdr,
         json(&body),
+        series,
     ])?;
     Ok(())
 }

@@ -36,3 +36,6 @@ pub mod remove;
 #[cfg(target_os = "linux")]
 #[path = "linux/residency.rs"]
 pub mod residency;
+#[cfg(target_os = "linux")]
+#[path = "linux/vm.rs"]
+pub mod vm;

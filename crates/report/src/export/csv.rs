@@ -27,7 +27,8 @@ const KEYS: &[&str] = &[
     "bytes",
 ];
 
-fn join(m: &std::collections::BTreeMap<String, String>) -> String {
+/// `k=v;k=v` of a cell's parameters or sweep, one CSV field.
+pub(super) fn join(m: &std::collections::BTreeMap<String, String>) -> String {
     m.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()

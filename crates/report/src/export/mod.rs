@@ -5,9 +5,11 @@
 
 mod csv;
 mod markdown;
+mod series_csv;
 
 pub use self::csv::Csv;
 pub use self::markdown::Markdown;
+pub use self::series_csv::SeriesCsv;
 pub use crate::html::Html;
 pub use crate::json::Json;
 pub use crate::terminal::Terminal;

@@ -25,6 +25,8 @@ fn sample(v: f64, wall: u64) -> Sample {
         daemon: None,
         process: None,
         devices: Vec::new(),
+        series: Vec::new(),
+        series_interval_ns: None,
     }
 }
 
@@ -62,6 +64,7 @@ pub(crate) fn record() -> RunRecord {
         samples: vec![sample(v - 1.0, 1_000_000), sample(v + 1.0, 1_100_000)],
         summary: BTreeMap::from([(fsbench_model::metric::IOPS.to_string(), summary(v))]),
         precision_reached: None,
+        steady: None,
         warnings: Vec::new(),
         error: None,
         bound: None,

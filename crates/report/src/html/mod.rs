@@ -14,6 +14,7 @@ mod latency;
 mod overview;
 pub(crate) mod palette;
 mod scaling;
+mod series;
 mod strip;
 pub(crate) mod svg;
 #[cfg(test)]
@@ -189,6 +190,7 @@ fn run_section(
     charts::distributions(r, &names, palette, out);
     let curve = |i: usize| input.latency.get(&(ri, i));
     charts::latencies(r, &names, palette, &curve, out);
+    series::section(r, esc, out);
     charts::scaling(r, palette, out);
     tables(r, &names, seed, out);
     environment(r, out);

@@ -105,6 +105,8 @@ pub struct Suite {
     pub export_csv: Option<String>,
     /// `--export-markdown`.
     pub export_markdown: Option<String>,
+    /// `--export-csv-series`.
+    pub export_csv_series: Option<String>,
     /// Scale of the workloads' sizes (`--scale` overrides it).
     pub scale: Option<f64>,
     /// Extra report after the tables: `summary`, `times` or `overhead`.
@@ -135,6 +137,7 @@ pub const TOP_KEYS: &[&str] = &[
     "export_json",
     "export_csv",
     "export_markdown",
+    "export_csv_series",
     "scale",
     "report",
 ];
@@ -255,6 +258,7 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.export_json = string(src, t, "export_json")?;
     s.export_csv = string(src, t, "export_csv")?;
     s.export_markdown = string(src, t, "export_markdown")?;
+    s.export_csv_series = string(src, t, "export_csv_series")?;
     s.report = choice(src, t, "report", &["summary", "times", "overhead"])?;
     Ok(())
 }

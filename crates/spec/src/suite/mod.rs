@@ -377,6 +377,7 @@ fn apply(s: &Suite, args: &mut RunSpec) {
     args.export_json = args.export_json.take().or(path(&s.export_json));
     args.export_csv = args.export_csv.take().or(path(&s.export_csv));
     args.export_markdown = args.export_markdown.take().or(path(&s.export_markdown));
+    args.export_csv_series = args.export_csv_series.take().or(path(&s.export_csv_series));
 }
 
 /// Puts the suite's baseline target first (the first target is the one others are compared

@@ -20,7 +20,7 @@ pub fn aggregate(jobs: &[JobResult]) -> Option<Aggregate> {
 
 /// Reports an aggregate into the sample's recorder.
 pub fn record(agg: &Aggregate, rec: &mut dyn Recorder) {
-    rec.merge_ops(&agg.hist, agg.ops, agg.bytes);
+    rec.merge_ops(&agg.hist, agg.ops, agg.bytes, agg.series.as_ref());
     for (name, ns) in &agg.phases {
         rec.phase(name, *ns);
     }
@@ -102,8 +102,8 @@ where
     let mut rec = SampleRecorder::new();
     rec.start();
     job(ctx, &mut rec, s)?;
-    let hist = rec.histogram().clone();
     let d = rec.finish();
+    let hist = rec.histogram().clone();
     Ok(JobResult {
         ops: d.ops,
         bytes: d.bytes,
@@ -112,6 +112,7 @@ where
         phases: d.phases,
         metrics: d.metrics,
         progress: d.progress,
+        series: d.series,
     })
 }
 

@@ -174,7 +174,14 @@ impl Workload for LargeFile {
     }
 
     fn also_shown(&self) -> &'static [&'static str] {
-        &["write_mib_s"]
+        // The Disk Speed Test's gauge: each phase's peak and where it settles, from the series.
+        &[
+            "write_mib_s",
+            "write_peak_mib_s",
+            "write_sustained_mib_s",
+            "read_peak_mib_s",
+            "read_sustained_mib_s",
+        ]
     }
 
     fn headline(&self) -> Headline {

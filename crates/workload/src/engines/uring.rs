@@ -454,7 +454,14 @@ mod tests {
             self.latencies.push(latency_ns);
             self.now.set(self.now.get() + self.record_cost_ns);
         }
-        fn merge_ops(&mut self, _: &hdrhistogram::Histogram<u64>, _: u64, _: u64) {}
+        fn merge_ops(
+            &mut self,
+            _: &hdrhistogram::Histogram<u64>,
+            _: u64,
+            _: u64,
+            _: Option<&fsbench_measure::RawSeries>,
+        ) {
+        }
         fn phase(&mut self, _name: &str, _elapsed_ns: u64) {}
         fn metric(&mut self, _name: &str, _value: f64) {}
     }

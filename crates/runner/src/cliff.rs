@@ -1,0 +1,215 @@
+//! Cliffs inside samples: a sustained fall of throughput within one sample's time series (the
+//! page cache's dirty limit reached by buffered writes, an SSD's write cache filled, a cache
+//! above the device run out), found by the change-point test of `fsbench_stats::changepoint`
+//! and reported as a typed warning that names the likely cause where fsbench can see it.
+
+use fsbench_model::metric as k;
+use fsbench_model::{ResultEntry, Sample, SeriesPoint, Warning, WarningKind};
+use fsbench_stats::changepoint::{LevelShift, level_shift};
+use fsbench_sys::vm::DirtyLimits;
+use fsbench_workload::Flow;
+
+/// Least intervals a series needs to be judged.
+const MIN_POINTS: usize = 12;
+
+/// A cliff found in one sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cliff {
+    /// The level change, in MiB/s (or operations/s when the workload moves no bytes).
+    pub shift: LevelShift,
+    /// Bytes moved before it.
+    pub bytes_before: u64,
+    /// Time into the sample when it happened, ns.
+    pub at_ns: u64,
+    /// True when the rates are of bytes (MiB/s), false of operations.
+    pub of_bytes: bool,
+}
+
+/// Each interval's rate: MiB/s, or operations/s when no interval moved a byte. The last
+/// interval is left out when it is under half an interval long (its rate is noise).
+fn rates(series: &[SeriesPoint], interval_ns: u64) -> (Vec<f64>, bool) {
+    let of_bytes = series.iter().any(|p| p.bytes > 0);
+    let mut prev = 0;
+    let mut out = Vec::with_capacity(series.len());
+    for p in series {
+        let len = p.t_ns.saturating_sub(prev);
+        prev = p.t_ns;
+        if len == 0 || len < interval_ns / 2 {
+            continue;
+        }
+        let amount = if of_bytes {
+            p.bytes as f64 / 1_048_576.0
+        } else {
+            p.ops as f64
+        };
+        out.push(amount / (len as f64 / 1e9));
+    }
+    (out, of_bytes)
+}
+
+/// The fall of throughput inside `s`, if its series has one.
+pub fn find(s: &Sample) -> Option<Cliff> {
+    let interval = s.series_interval_ns?;
+    if s.series.len() < MIN_POINTS {
+        return None;
+    }
+    let (r, of_bytes) = rates(&s.series, interval);
+    let shift = level_shift(&r).filter(|c| c.after < c.before)?;
+    // `at` counts judged intervals; the skipped short one can only be the last.
+    let before = &s.series[..shift.at];
+    Some(Cliff {
+        shift,
+        bytes_before: before.iter().map(|p| p.bytes).sum(),
+        at_ns: before.last().map_or(0, |p| p.t_ns),
+        of_bytes,
+    })
+}
+
+/// What most likely made throughput fall, from what the workload did and the machine's settings.
+pub fn cause(c: &Cliff, flow: Flow, direct: bool, dirty: Option<DirtyLimits>) -> String {
+    let written = matches!(flow, Flow::Write { .. } | Flow::WriteThenRead);
+    match (written, direct, dirty) {
+        (true, false, Some(d))
+            if c.bytes_before >= d.background() / 2 && c.bytes_before <= d.limit() * 3 / 2 =>
+        {
+            format!(
+                "the kernel's dirty-page limit ({}): buffered writes ran at memory speed until it, then at the speed of writeback to the storage below",
+                d.describe()
+            )
+        }
+        (true, false, Some(d)) => format!(
+            "not the dirty-page limit ({}): likely a write cache below the page cache (the device's, an SSD's SLC cache, or the hypervisor's) filling",
+            d.describe()
+        ),
+        (true, true, _) => "direct writes bypass the page cache: likely the device's own write cache (an SSD's SLC cache, a controller's or the hypervisor's) filling".into(),
+        (false, _, _) => "a cache above the device ran out (the page cache, read-ahead, or the hypervisor's cache)".into(),
+        (true, false, None) => "the dirty-page limit could not be read".into(),
+    }
+}
+
+/// Looks for cliffs in every sample of `entry` and warns once, with the first one's figures.
+pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
+    let found: Vec<(usize, Cliff)> = entry
+        .samples
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| find(s).map(|c| (i, c)))
+        .collect();
+    let Some(&(i, c)) = found.first() else {
+        return;
+    };
+    let direct = entry.samples[i].metrics.get(k::DIRECT_USED) == Some(&1.0);
+    let unit = if c.of_bytes { "MiB/s" } else { "operations/s" };
+    let after = if c.of_bytes {
+        format!("{:.1} MiB", c.bytes_before as f64 / 1_048_576.0)
+    } else {
+        "the start".into()
+    };
+    entry.warnings.push(Warning::new(
+        WarningKind::Cliff,
+        format!(
+            "throughput fell from {:.0} to {:.0} {unit} after {after} / {:.2} s in sample {} ({} of {} samples fell) — {}",
+            c.shift.before,
+            c.shift.after,
+            c.at_ns as f64 / 1e9,
+            i + 1,
+            found.len(),
+            entry.samples.len(),
+            cause(&c, flow, direct, dirty)
+        ),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recorded on this VM: a 2 GiB buffered write with vm.dirty_bytes = 512 MiB and
+    /// vm.dirty_background_bytes = 256 MiB, 10 ms intervals: ~4000 MiB/s for 70 ms, then ~300.
+    fn recorded() -> Sample {
+        let mib: [u64; 24] = [
+            37, 45, 30, 34, 38, 50, 49, 20, 4, 4, 4, 2, 9, 7, 0, 0, 7, 5, 2, 3, 2, 4, 2, 3,
+        ];
+        let mut s: Sample = serde_json::from_value(serde_json::json!({
+            "wall_ns": 240_000_000u64, "user_ns": 0, "sys_ns": 0, "ops": 0, "bytes": 0, "metrics": {}
+        }))
+        .unwrap();
+        s.series = mib
+            .iter()
+            .cycle()
+            .take(24)
+            .chain(mib[8..].iter().cycle().take(76))
+            .enumerate()
+            .map(|(k, &m)| SeriesPoint {
+                t_ns: (k as u64 + 1) * 10_000_000,
+                ops: m,
+                bytes: m << 20,
+                ..SeriesPoint::default()
+            })
+            .collect();
+        s.series_interval_ns = Some(10_000_000);
+        s
+    }
+
+    #[test]
+    fn the_recorded_dirty_limit_cliff_is_found_where_the_writes_fell() {
+        let c = find(&recorded()).expect("a cliff");
+        assert_eq!(c.shift.at, 7, "{c:?}");
+        assert_eq!(c.bytes_before, 283 << 20);
+        assert_eq!(c.at_ns, 70_000_000);
+        assert!(c.shift.before > 3500.0 && c.shift.after < 600.0, "{c:?}");
+    }
+
+    #[test]
+    fn the_cause_follows_what_was_written_and_the_dirty_limit() {
+        let c = find(&recorded()).unwrap();
+        let write = Flow::Write { durable: true };
+        let dirty = DirtyLimits {
+            dirty_bytes: 512 << 20,
+            background_bytes: 256 << 20,
+            ..DirtyLimits::default()
+        };
+        assert!(cause(&c, write, false, Some(dirty)).starts_with("the kernel's dirty-page limit (vm.dirty_background_bytes = 256 MiB, vm.dirty_bytes = 512 MiB)"));
+        let far = DirtyLimits {
+            dirty_bytes: 8 << 30,
+            background_bytes: 4 << 30,
+            ..dirty
+        };
+        assert!(cause(&c, write, false, Some(far)).starts_with("not the dirty-page limit"));
+        assert!(cause(&c, write, true, Some(dirty)).contains("device's own write cache"));
+        assert!(cause(&c, Flow::Read, false, None).contains("a cache above the device"));
+    }
+
+    #[test]
+    fn a_steady_series_or_a_rise_warns_nothing() {
+        let mut s = recorded();
+        s.series.reverse();
+        let mut t = 0;
+        for p in &mut s.series {
+            t += 10_000_000;
+            p.t_ns = t;
+        }
+        assert_eq!(find(&s), None, "a rise is not a cliff");
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
+            "headline": "iops", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        e.samples.push(s);
+        check(&mut e, Flow::Read, None);
+        assert!(e.warnings.is_empty());
+        e.samples.push(recorded());
+        check(&mut e, Flow::Read, None);
+        assert_eq!(e.warnings.len(), 1);
+        assert!(
+            e.warnings[0].message.starts_with("throughput fell from"),
+            "{:?}",
+            e.warnings
+        );
+        assert!(
+            e.warnings[0]
+                .message
+                .contains("after 283.0 MiB / 0.07 s in sample 2 (1 of 2 samples fell)")
+        );
+    }
+}

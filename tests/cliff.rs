@@ -1,0 +1,101 @@
+//! Cliffs inside a sample (issue 22): buffered writes beyond a lowered dirty-page limit fall from
+//! memory speed to writeback speed, and the run says so, where and why.
+
+use crate::util::fsbench;
+use serde_json::Value;
+
+/// Sets `vm.dirty_*` for the test and puts the machine's back when dropped (panics included).
+struct DirtyLimits {
+    saved: Vec<(&'static str, String)>,
+}
+
+const KNOBS: [&str; 4] = [
+    "dirty_ratio",
+    "dirty_background_ratio",
+    "dirty_bytes",
+    "dirty_background_bytes",
+];
+
+impl DirtyLimits {
+    fn set(bytes: u64, background: u64) -> Self {
+        let saved = KNOBS
+            .iter()
+            .map(|k| {
+                (
+                    *k,
+                    std::fs::read_to_string(format!("/proc/sys/vm/{k}")).unwrap(),
+                )
+            })
+            .collect();
+        std::fs::write("/proc/sys/vm/dirty_bytes", bytes.to_string()).unwrap();
+        std::fs::write(
+            "/proc/sys/vm/dirty_background_bytes",
+            background.to_string(),
+        )
+        .unwrap();
+        Self { saved }
+    }
+}
+
+impl Drop for DirtyLimits {
+    fn drop(&mut self) {
+        // Writing a ratio turns its *_bytes off and the reverse: only the non-zero one of each
+        // pair is written back.
+        for (k, v) in self.saved.iter().filter(|(_, v)| v.trim() != "0") {
+            let _ = std::fs::write(format!("/proc/sys/vm/{k}"), v.trim());
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (vm.dirty_bytes, a lab ext4 with fscrypt)"
+)]
+fn buffered_writes_past_a_lowered_dirty_limit_report_the_cliff_at_that_size() {
+    // On ext4 with fscrypt, pages are encrypted at writeback (in software here): buffered writes
+    // run at memory speed until the dirty limit, then at the cipher's speed — a clean cliff
+    // whatever the disk below does.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a dir on a disk");
+    let json = dir.path().join("r.json");
+    let run = {
+        let _limits = DirtyLimits::set(256 << 20, 128 << 20);
+        fsbench()
+            .args(["run", "-q", "--lab", "ext4-fscrypt", "--lab-dir"])
+            .arg(dir.path())
+            .args(["-w", "seq-write:size=320m,bs=1m", "--cache", "cold"])
+            .args(["--runs", "1", "--interval", "2ms"])
+            .arg("--db")
+            .arg(dir.path().join("r.db"))
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let r = &v["results"][0];
+    let cliff = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "cliff")
+        .unwrap_or_else(|| panic!("no cliff: {}", r["warnings"]));
+    let text = cliff["message"].as_str().unwrap();
+    assert!(
+        text.contains("the kernel's dirty-page limit (vm.dirty_background_bytes = 128 MiB, vm.dirty_bytes = 256 MiB)"),
+        "{text}"
+    );
+    // "after X MiB": between half the background threshold and 1.5 times the limit.
+    let mib: f64 = text
+        .split("after ")
+        .nth(1)
+        .and_then(|t| t.split(" MiB").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!((64.0..=384.0).contains(&mib), "{text}");
+}
