@@ -125,6 +125,7 @@ const RULES: &[Rule] = &[
     cpu,
     round_trips,
     harness,
+    machine_cpu,
 ];
 
 fn pct(v: Option<f64>) -> String {
@@ -316,9 +317,7 @@ fn cpu(s: &Seen<'_>) -> Option<Bound> {
     // The CPUs fsbench's workers can use at once: one per worker, at most the machine's.
     let n = parallel(s.f.entry).min(s.f.cpus.max(1));
     let capacity = f64::from(n) * 100.0;
-    let Some(c) = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity) else {
-        return machine_cpu(s);
-    };
+    let c = s.own_cpu.filter(|&c| c >= CPU_PCT / 100.0 * capacity)?;
     let (u, sys) = (
         s.m(k::USER_NS).unwrap_or(0.0),
         s.m(k::SYS_NS).unwrap_or(0.0),
@@ -374,8 +373,7 @@ fn round_trips(s: &Seen<'_>) -> Option<Bound> {
             ),
         );
     }
-    let qd1 = e.params.get("iodepth").is_none_or(|d| d == "1")
-        && e.params.get("jobs").is_none_or(|j| j == "1");
+    let qd1 = e.params.get("iodepth").is_none_or(|d| d == "1") && parallel(e) == 1;
     let waiting = e.cache.state == CacheState::Cold || s.served.is_some_and(|v| v >= 50.0);
     (qd1 && waiting).then_some(())?;
     let lat = s.m(k::LAT_P50_NS).map_or(String::new(), |l| {

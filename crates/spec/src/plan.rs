@@ -180,6 +180,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
             )));
         }
     }
+    let steady = steady_policy(args, &workloads)?;
     Ok(Plan {
         targets,
         workloads,
@@ -189,7 +190,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         warmup: args.warmup,
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
         interval_ns: parse_interval(args.interval.as_deref())?,
-        steady: steady_policy(args)?,
+        steady,
     })
 }
 
@@ -467,8 +468,16 @@ fn build_workload(
 
 /// The policy of `until=steady` cells: the SNIA window of 5, at most `--max-runs` (25 by
 /// default) samples or `--max-time`.
-fn steady_policy(args: &RunSpec) -> EngineResult<Runs> {
+fn steady_policy(args: &RunSpec, workloads: &[PlanWorkload]) -> EngineResult<Runs> {
     let window = fsbench_stats::steady::WINDOW as u32;
+    if !args.until_steady && !workloads.iter().any(|w| w.until_steady) {
+        // Unused (`--precondition` may still ask for it later): `--max-runs` is `auto`'s.
+        return Ok(Runs::Steady {
+            window,
+            max: args.max_runs.unwrap_or(STEADY_MAX_RUNS).max(window),
+            max_time_ns: None,
+        });
+    }
     let max = args.max_runs.unwrap_or(STEADY_MAX_RUNS);
     if max < window {
         return Err(Failure::input(format!(
