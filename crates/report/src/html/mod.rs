@@ -72,7 +72,7 @@ body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:
 h1{font-size:1.6em;margin:.8em 0 .3em}h2{font-size:1.3em;margin-top:1.8em;border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:1.4em 0 .4em}
 table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-th{background:#f4f4f6}figure{margin:.6em 0 1.4em;break-inside:avoid}figure svg{width:100%;height:auto;max-width:880px;display:block}
+th{background:#f4f4f6}figure{margin:.6em 0 1.4em;break-inside:avoid}figure svg{width:100%;height:auto;max-width:880px;display:block}svg.chart{width:100%;height:auto;max-width:700px;display:block}
 figcaption{font-size:.9em;color:#444}figcaption ul{margin:.3em 0;padding-left:1.2em}
 pre{background:#f7f7f9;padding:8px;overflow-x:auto;font-size:.82em;line-height:1.25}
 details{margin:.6em 0}summary{cursor:pointer;color:#444}
