@@ -202,18 +202,18 @@ fn range(groups: &[Group]) -> (f64, f64) {
     ((lo / 1.15).clamp(1e-4, 0.8), (hi * 1.15).clamp(1.25, 1e4))
 }
 
-/// Log ticks over the range, with at least one on each side of 1× when the range reaches there.
+/// Log ticks over the range, with one on each side of 1× when the range reaches there far
+/// enough for its label (8% of the axis) to stand apart from 1×'s.
 fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     let mut t = axis::log_ticks(lo, hi);
+    let apart = |v: f64| v.ln().abs() >= 0.08 * (hi / lo).ln();
     if !t.iter().any(|&v| v < 0.999) {
-        t.extend(
-            [0.5, 0.6, 0.7, 0.8, 0.9]
-                .into_iter()
-                .find(|&v| v >= lo * 1.02),
-        );
+        let below = [0.5, 0.6, 0.7, 0.8, 0.9];
+        t.extend(below.into_iter().find(|&v| v >= lo * 1.02 && apart(v)));
     }
     if !t.iter().any(|&v| v > 1.001) {
-        t.extend([2.0, 1.5, 1.25, 1.1].into_iter().find(|&v| v <= hi / 1.02));
+        let above = [2.0, 1.5, 1.25, 1.1];
+        t.extend(above.into_iter().find(|&v| v <= hi / 1.02 && apart(v)));
     }
     t
 }
@@ -402,8 +402,10 @@ mod tests {
         let means = geomeans(&g);
         assert_eq!(means.len(), 1);
         assert!((means[0].2 - 1.5).abs() < 1e-9);
-        let t = ticks(0.64, 345.0);
-        assert!(t.iter().any(|&v| (0.64..1.0).contains(&v)), "{t:?}");
+        let t = ticks(0.6, 40.0);
+        assert!(t.contains(&0.7), "{t:?}");
+        let crowded = ticks(0.84, 345.0);
+        assert!(!crowded.contains(&0.9), "0.9× would sit on 1×: {crowded:?}");
         let svg = draw(&g, &Palette::default()).unwrap();
         assert!(svg.contains("Geometric mean") && svg.contains("1×"));
     }
