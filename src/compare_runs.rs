@@ -52,7 +52,7 @@ pub fn print_and_gate(
             "no cells in common (same target label, workload, parameters and cache state)\n",
         );
     }
-    let opts = TerminalOptions { width: None, plot };
+    let opts: TerminalOptions = crate::cmd::show::terminal_options(plot, None);
     fsbench_report::terminal::comparisons(&merged, opts, &mut text);
     if let Some(args) = export {
         let mut ex = crate::exports::Exports::check(args, &[], &[])?;

@@ -50,7 +50,7 @@ impl Exports {
             (args.export_csv.as_ref(), Box::new(Csv), "--export-csv"),
             (
                 args.export_markdown.as_ref(),
-                Box::new(Markdown),
+                Box::new(Markdown::default()),
                 "--export-markdown",
             ),
             (
@@ -100,7 +100,13 @@ impl Exports {
             if !due {
                 continue;
             }
-            let text = exporter.text(record);
+            let text = if exporter.format() == "markdown" {
+                // Markdown carries the seed layout of the run's suite, as the terminal does.
+                let seed = crate::cmd::show::seed_kind(record);
+                Markdown { seed }.text(record)
+            } else {
+                exporter.text(record)
+            };
             let result = match dest {
                 Dest::Stdout => crate::out::stdout(&text).map_err(|e| e.message),
                 Dest::File(p, _) => crate::outfile::write(p, text.as_bytes()).map_err(|e| {

@@ -1,10 +1,11 @@
-//! `fsbench history`: stored runs, newest first, with filters; `--export-json` for scripts. A run
-//! still marked running whose process is gone (killed, crashed) is shown as `incomplete`.
+//! `fsbench history`: stored runs, newest first, with filters — how long each took, its status,
+//! the suite it ran and its notes — or `--export-json` for scripts. A run still marked running
+//! whose process is gone (killed, crashed) is shown as `incomplete`.
 
 use crate::cli::HistoryArgs;
 use crate::error::{CliError, CliResult};
-use comfy_table::{Table, presets};
 use fsbench_model::RunStatus;
+use fsbench_report::table::{Column, Table};
 use fsbench_store::{HistoryFilter, RunRow};
 
 /// The status to show: `incomplete` for a run whose owner is gone before it finished.
@@ -59,28 +60,74 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             serde_json::to_string_pretty(&list).expect("invariant: JSON values serialise") + "\n";
         return write_json(path, &text).map(|()| 0);
     }
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED);
-    t.set_header([
-        "run",
-        "started",
-        "targets",
-        "workloads",
-        "status",
-        "samples",
-    ]);
+    let mut t = Table::new(
+        "",
+        vec![
+            Column::text("run"),
+            Column::text("started").optional(4),
+            Column::number("duration"),
+            Column::text("status"),
+            Column::text("suite").optional(5),
+            Column::text("note"),
+            Column::text("targets").optional(3),
+            Column::text("workloads").optional(2),
+            Column::number("samples").optional(1),
+        ],
+    );
     for r in &rows {
-        t.add_row([
-            r.id.clone(),
-            r.started_at.clone(),
-            crate::escape_controls(&r.targets.join(", ")),
-            r.workloads.join(", "),
-            shown_status(r).to_string(),
-            r.samples.to_string(),
+        let notes: Vec<String> = store
+            .notes(&r.id)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        t.push(vec![
+            r.id.clone().into(),
+            r.started_at.clone().into(),
+            duration(r).into(),
+            shown_status(r).to_string().into(),
+            fsbench_store::timing::suite_of(&r.argv)
+                .unwrap_or_else(|| "-".into())
+                .into(),
+            dash_if_empty(notes.join("; ")).into(),
+            r.targets.join(", ").into(),
+            r.workloads.join(", ").into(),
+            r.samples.to_string().into(),
         ]);
     }
-    crate::outln!("{}", fsbench_report::format::terminal_safe(&t.to_string()))?;
+    let style = super::show::terminal_options(false, None).style();
+    let text = fsbench_report::table::terminal::render(&t, style);
+    crate::out::stdout(&fsbench_report::format::terminal_safe(&text))?;
     Ok(0)
+}
+
+fn dash_if_empty(s: String) -> String {
+    if s.is_empty() { "-".into() } else { s }
+}
+
+/// Seconds from start to finish, when the run finished and both times read.
+fn seconds(r: &RunRow) -> Option<f64> {
+    let start = humantime::parse_rfc3339_weak(&r.started_at).ok()?;
+    let end = humantime::parse_rfc3339_weak(r.finished_at.as_deref()?).ok()?;
+    end.duration_since(start).ok().map(|d| d.as_secs_f64())
+}
+
+/// How long a run took (`42 s`, `12 min 5 s`, `1 h 3 min`; times are stored to the second),
+/// or `-` when it did not finish.
+fn duration(r: &RunRow) -> String {
+    let Some(s) = seconds(r) else {
+        return "-".into();
+    };
+    let whole = s.round() as u64;
+    if whole < 1 {
+        "<1 s".into()
+    } else if whole < 60 {
+        format!("{whole} s")
+    } else if whole < 3600 {
+        format!("{} min {} s", whole / 60, whole % 60)
+    } else {
+        format!("{} h {} min", whole / 3600, whole % 3600 / 60)
+    }
 }
 
 fn row_json(r: &RunRow) -> serde_json::Value {
@@ -93,6 +140,8 @@ fn row_json(r: &RunRow) -> serde_json::Value {
         "targets": r.targets,
         "workloads": r.workloads,
         "samples": r.samples,
+        "suite": fsbench_store::timing::suite_of(&r.argv),
+        "duration_s": seconds(r),
     })
 }
 

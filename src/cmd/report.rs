@@ -7,9 +7,11 @@ use fsbench_model::RunRecord;
 use fsbench_report::export::Renderer;
 use std::path::Path;
 
-/// The report of `last` after the `earlier` runs (oldest first) as HTML.
+/// The report of `last` after the `earlier` runs (oldest first) as HTML, with the seed layout
+/// of `last`'s suite.
 pub fn html(earlier: Vec<RunRecord>, last: &RunRecord) -> String {
-    fsbench_analysis::html::renderer(earlier, last).text(last)
+    let seed = super::show::seed_kind(last);
+    fsbench_analysis::html::renderer(earlier, last, seed).text(last)
 }
 
 /// Writes the report to `output` (`-`: standard output) through the careful output writer.

@@ -11,7 +11,6 @@ use fsbench_model::{CacheState, ResultEntry, RunInfo, RunRecord, RunStatus, SCHE
 use fsbench_spec::RunSpec;
 use fsbench_spec::plan::{Plan, PlanTarget, Runs, TargetKind};
 use fsbench_workload::CancelToken;
-use std::io::IsTerminal;
 
 struct RunSink {
     record: RunRecord,
@@ -208,11 +207,10 @@ fn print_tables(
     plot: bool,
     suite: Option<&fsbench_spec::suite::file::Suite>,
 ) -> CliResult<()> {
-    print_report(record, plot)?;
-    match suite {
-        Some(s) => crate::out::stdout(&fsbench_report::seed::render(s.report.as_deref(), record)),
-        None => Ok(()),
-    }
+    let seed = suite
+        .and_then(|s| s.report.as_deref())
+        .and_then(fsbench_report::seed::Kind::parse);
+    super::show::print(record, plot, seed)
 }
 
 /// The stored run `--baseline` names, loaded before the run starts (so a wrong id costs
@@ -498,22 +496,4 @@ fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
         comparisons: Vec::new(),
         scaling: Vec::new(),
     }
-}
-
-/// Prints the tables of `record` as `fsbench run` does (also used by `show`).
-pub fn print_report(record: &RunRecord, plot: bool) -> CliResult<()> {
-    let width = if std::io::stdout().is_terminal() {
-        rustix::termios::tcgetwinsize(std::io::stdout())
-            .ok()
-            .map(|w| w.ws_col)
-            .filter(|&c| c > 0)
-    } else {
-        None
-    };
-    use fsbench_report::export::Renderer;
-    let terminal = fsbench_report::terminal::Terminal(fsbench_report::terminal::TerminalOptions {
-        width,
-        plot,
-    });
-    crate::out::stdout(&terminal.text(record))
 }

@@ -7,6 +7,7 @@
 use fsbench_model::{CacheState, Comparison, ResultEntry, RunRecord};
 use fsbench_stats::{Method, compare, compare_ministat, ministat};
 
+use fsbench_report::names::CellNames;
 use fsbench_report::terminal::label_of as cell_label;
 
 fn values(r: &ResultEntry) -> Vec<f64> {
@@ -49,13 +50,28 @@ pub fn attach(record: &mut RunRecord, confidence: f64) {
     }
     let comparisons = pairs
         .into_iter()
-        .filter_map(|(b, o)| one(&rs[b], &rs[o], confidence))
+        .filter_map(|(b, o)| labelled(rs, (b, o), confidence))
         .collect();
     record.comparisons = comparisons;
 }
 
+/// The comparison of cell `o` of `results` against cell `b`, labelled with the names that tell
+/// two cells of one workload apart ([`CellNames`]).
+pub fn labelled(
+    results: &[ResultEntry],
+    (b, o): (usize, usize),
+    confidence: f64,
+) -> Option<Comparison> {
+    let names = CellNames::new(results);
+    let mut c = one(&results[b], &results[o], confidence)?;
+    c.baseline = names.label(results, b);
+    c.other = names.label(results, o);
+    Some(c)
+}
+
 /// The comparison of `other` against `base` on the baseline's headline metric (`None` with too
-/// few samples), with the comparability check.
+/// few samples, or when the difference in % is undefined: a baseline mean of zero), with the
+/// comparability check.
 pub fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Comparison> {
     let (x, y) = (values(base), values(other));
     let (d, method) = match ministat::confidence_index(confidence).filter(|&i| i < 5) {
@@ -68,6 +84,14 @@ pub fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<C
             "student-pooled",
         ),
     };
+    // A baseline whose mean is zero (a command timed at 0 ns) has no difference in %: no
+    // comparison, rather than a NaN that JSON stores as null and no record can load again.
+    if ![d.difference, d.ci_half, d.difference_pct, d.ci_half_pct]
+        .iter()
+        .all(|v| v.is_finite())
+    {
+        return None;
+    }
     let reasons = not_comparable(base, other);
     let how = how_to_compare(base, other, &reasons);
     Some(Comparison {
@@ -188,4 +212,34 @@ pub fn how_to_compare(a: &ResultEntry, b: &ResultEntry, reasons: &[String]) -> O
         fixes.push("run as root so drop_caches empties every target's cache".into());
     }
     (!fixes.is_empty()).then(|| fixes.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(target: &str, values: &[f64]) -> ResultEntry {
+        let samples: Vec<serde_json::Value> = values
+            .iter()
+            .map(|v| {
+                serde_json::json!({"wall_ns": 1, "user_ns": 0, "sys_ns": 0, "ops": 1, "bytes": 0,
+                    "metrics": {"command_ns": v}})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "target": target, "workload": "command", "params": {"run": "true"},
+            "cache": {"state": "warm", "method": "none", "resident_pct": null},
+            "headline": "command_ns", "samples": samples, "summary": {}
+        }))
+        .expect("a valid cell")
+    }
+
+    #[test]
+    fn a_baseline_of_zero_gives_no_comparison_rather_than_nan() {
+        let zero = cell("a", &[0.0, 0.0, 0.0]);
+        let some = cell("b", &[1.0, 2.0, 3.0]);
+        assert!(one(&zero, &some, 95.0).is_none());
+        let c = one(&some, &cell("c", &[2.0, 3.0, 4.0]), 95.0).expect("compared");
+        assert!(c.difference_pct.is_finite());
+    }
 }

@@ -15,25 +15,25 @@ pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f6
             .first()
             .map(|r| r.target.clone())
             .unwrap_or_default();
-        for o in record.results.iter().filter(|r| r.target != first) {
-            let base = record
-                .results
+        let rs = &record.results;
+        for (oi, o) in rs.iter().enumerate().filter(|(_, r)| r.target != first) {
+            let base = rs
                 .iter()
-                .find(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
-            out.extend(base.and_then(|b| crate::cells::one(b, o, confidence)));
+                .position(|b| b.target == first && b.cache.state == o.cache.state && same(b, o));
+            out.extend(base.and_then(|b| crate::cells::labelled(rs, (b, oi), confidence)));
         }
     }
     if matches!(policy, "cache" | "both") {
-        for o in record
-            .results
+        let rs = &record.results;
+        for (oi, o) in rs
             .iter()
-            .filter(|r| r.cache.state == CacheState::Warm)
+            .enumerate()
+            .filter(|(_, r)| r.cache.state == CacheState::Warm)
         {
-            let base = record
-                .results
-                .iter()
-                .find(|b| b.target == o.target && b.cache.state == CacheState::Cold && same(b, o));
-            out.extend(base.and_then(|b| crate::cells::one(b, o, confidence)));
+            let base = rs.iter().position(|b| {
+                b.target == o.target && b.cache.state == CacheState::Cold && same(b, o)
+            });
+            out.extend(base.and_then(|b| crate::cells::labelled(rs, (b, oi), confidence)));
         }
     }
     record.comparisons = out;

@@ -75,10 +75,13 @@ pub(crate) fn key(
 /// Every shared cell of `a` (baseline) and `b`, compared; cell labels carry `A:`/`B:`.
 pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Comparison> {
     let mut out = Vec::new();
-    for ea in &a.results {
-        let Some(eb) = b.results.iter().find(|eb| key(eb) == key(ea)) else {
+    let tagged = merged(a, b, Vec::new()).results;
+    let names = fsbench_report::names::CellNames::new(&tagged);
+    for (ia, ea) in a.results.iter().enumerate() {
+        let Some(ib) = b.results.iter().position(|eb| key(eb) == key(ea)) else {
             continue;
         };
+        let eb = &b.results[ib];
         let Some(mut c) = crate::cells::one(ea, eb, confidence) else {
             continue;
         };
@@ -90,8 +93,8 @@ pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Com
             c.comparable = false;
             c.proven = false;
         }
-        c.baseline = format!("A:{}", c.baseline);
-        c.other = format!("B:{}", c.other);
+        c.baseline = names.label(&tagged, ia);
+        c.other = names.label(&tagged, a.results.len() + ib);
         out.push(c);
     }
     out

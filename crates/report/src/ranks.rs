@@ -3,9 +3,10 @@
 //! and the fastest rank, each the median over the samples.
 
 use crate::format::metric_number;
-use crate::terminal::{TerminalOptions, cache_label, right, table, workload_label};
-use comfy_table::{Cell, Table};
-use fsbench_model::ResultEntry;
+use crate::names::CellNames;
+use crate::table::{Column, Table};
+use crate::tables::cache_label;
+use fsbench_model::{ResultEntry, RunRecord};
 
 /// Column heads of the ranks table.
 const HEAD: [&str; 9] = [
@@ -70,7 +71,7 @@ fn row(r: &ResultEntry) -> [String; 9] {
     };
     [
         r.target.clone(),
-        workload_label(r),
+        r.workload.clone(),
         cache_label(r),
         number_or_dash("ranks", med("ranks")),
         r.params
@@ -90,51 +91,37 @@ fn row(r: &ResultEntry) -> [String; 9] {
     ]
 }
 
-/// The ranks table for the terminal, or `None` when no cell was measured by several ranks.
-pub fn ranks_table(results: &[ResultEntry], opts: TerminalOptions) -> Option<Table> {
-    let rows = rows(results);
-    if rows.is_empty() {
+/// The ranks table, or `None` when no cell was measured by several ranks.
+pub fn table(record: &RunRecord, names: &CellNames) -> Option<Table> {
+    let cells: Vec<usize> = (0..record.results.len())
+        .filter(|&i| {
+            record.results[i]
+                .summary
+                .get("ranks")
+                .is_some_and(|s| s.median > 1.0)
+        })
+        .collect();
+    if cells.is_empty() {
         return None;
     }
-    let mut t = table(opts, &HEAD);
-    for r in rows {
-        let cells: Vec<Cell> = r
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i >= 3 && i != 4 {
-                    right(c)
-                } else {
-                    Cell::new(c)
-                }
-            })
-            .collect();
-        t.add_row(cells);
+    let columns = HEAD
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            if i >= 3 && i != 4 {
+                Column::number(h)
+            } else {
+                Column::text(h)
+            }
+        })
+        .collect();
+    let mut t = Table::new("MPI ranks", columns);
+    for i in cells {
+        let mut r = row(&record.results[i]);
+        r[1] = names.workload(i);
+        t.push(r.into_iter().map(Into::into).collect());
     }
     Some(t)
-}
-
-/// The ranks table as HTML (nothing when no cell was measured by several ranks); `esc` escapes
-/// text for HTML.
-pub fn ranks_html(results: &[ResultEntry], esc: fn(&str) -> String, out: &mut String) {
-    let rows = rows(results);
-    if rows.is_empty() {
-        return;
-    }
-    out.push_str("<h3>MPI ranks</h3><table><tr>");
-    for h in HEAD {
-        out.push_str(&format!("<th>{h}</th>"));
-    }
-    out.push_str("</tr>\n");
-    for r in rows {
-        out.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            let class = if i >= 3 && i != 4 { " class=\"n\"" } else { "" };
-            out.push_str(&format!("<td{class}>{}</td>", esc(c)));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table>\n");
 }
 
 #[cfg(test)]
@@ -165,8 +152,8 @@ mod tests {
         assert!(row[5].ends_with("IOPS") && row[6] == "5000 IOPS", "{row:?}");
         assert_eq!(row[7], "3.5 – 4.3");
         assert_eq!(row[8], "900 – 1100");
-        let mut html = String::new();
-        ranks_html(&r.results, |s| s.to_string(), &mut html);
-        assert!(html.contains("<h3>MPI ranks</h3>") && html.contains("900 – 1100"));
+        let t = table(&r, &CellNames::new(&r.results)).unwrap();
+        assert_eq!(t.title, "MPI ranks");
+        assert_eq!(t.rows[0][8].text, "900 – 1100");
     }
 }

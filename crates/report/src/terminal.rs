@@ -2,18 +2,33 @@
 //! headline metrics per target × workload × cache state (median, mean ± stddev, min–max, n,
 //! cache residency), a table of CPU and latency, then warnings and failures.
 
-use crate::format::{duration_ns, metric_number};
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
-use fsbench_model::{CacheState, ResultEntry, RunRecord};
+use crate::format::duration_ns;
+use crate::names::CellNames;
+use crate::table::terminal::Style;
+use fsbench_model::{ResultEntry, RunRecord};
 use std::fmt::Write;
 
 /// Options of the terminal report.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TerminalOptions {
-    /// Table width in columns (`None`: no wrapping).
+    /// Table width in columns (`None`: no limit).
     pub width: Option<u16>,
     /// Draw ministat's distribution plot for each comparison.
     pub plot: bool,
+    /// Unicode box-drawing borders (a terminal) instead of ASCII (files, pipes, logs).
+    pub unicode: bool,
+    /// The seed layout the run's suite asks for, printed after the standard tables.
+    pub seed: Option<crate::seed::Kind>,
+}
+
+impl TerminalOptions {
+    /// How tables are drawn with these options.
+    pub fn style(self) -> Style {
+        Style {
+            width: self.width.map(usize::from),
+            unicode: self.unicode,
+        }
+    }
 }
 
 /// The tables `fsbench run` prints, with these options.
@@ -32,189 +47,180 @@ impl crate::export::Renderer for Terminal {
     }
 }
 
-/// Renders `record` as text.
+/// Renders `record` as text: header, the standard tables, comparisons, the seed layout, notes.
 fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     header(record, out);
-    if record.results.iter().any(|r| !r.samples.is_empty()) {
-        let _ = writeln!(out, "{}", headline_table(&record.results, opts));
-        let _ = writeln!(out, "{}", cpu_latency_table(&record.results, opts));
-        if let Some(t) = bound_table(&record.results, opts) {
-            let _ = writeln!(out, "{t}");
-        }
-        if let Some(t) = crate::ranks::ranks_table(&record.results, opts) {
-            let _ = writeln!(out, "{t}");
-        }
-    }
-    for s in &record.scaling {
-        let _ = writeln!(out, "{}", scaling_table(s, opts));
-        let _ = writeln!(
-            out,
-            "{} on {} ({}): {}",
-            s.workload, s.target, s.cache, s.explanation
-        );
+    let names = CellNames::new(&record.results);
+    for t in crate::tables::standard(record, &names) {
+        out.push_str(&crate::table::terminal::render(&t, opts.style()));
     }
     comparisons(record, opts, out);
-    notes(&record.results, out);
+    match opts.seed {
+        Some(crate::seed::Kind::Summary) => out.push_str(&crate::seed::summary::render(record)),
+        kind => {
+            for t in crate::seed::tables(kind, record, &names) {
+                out.push('\n');
+                out.push_str(&crate::table::terminal::render(&t, opts.style()));
+            }
+        }
+    }
+    notes(record, &names, out);
 }
 
-/// A comparison's verdict in words: not comparable (and why), proven, or no difference proven.
+/// A comparison's verdict in words: not comparable (and why), better or worse (proven), or no
+/// difference proven.
 pub fn verdict(c: &fsbench_model::Comparison) -> String {
-    if !c.comparable {
-        format!("not comparable: {}", c.not_comparable.join("; "))
-    } else if c.proven {
-        format!("proven at {}%", c.confidence)
-    } else {
-        format!("no difference proven at {}%", c.confidence)
-    }
+    crate::tables::comparisons::verdict(c)
 }
 
-/// The comparisons table of `record` (and, with `opts.plot`, ministat's plot of each one).
+/// The comparisons table of `record` (and, with `opts.plot`, ministat's plot of each baseline
+/// with everything compared with it).
 pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
-    if record.comparisons.is_empty() {
+    let Some(t) = crate::tables::comparisons::table(record, "Comparisons", false, false) else {
         return;
-    }
-    let head = ["metric", "baseline", "vs", "difference", "%", "verdict"];
-    let mut t = table(opts, &head);
-    for c in &record.comparisons {
-        let n = |v: f64| metric_number(&c.metric, v);
-        let verdict = verdict(c);
-        t.add_row(vec![
-            Cell::new(metric_label(&c.metric)),
-            Cell::new(&c.baseline),
-            Cell::new(&c.other),
-            right(format!("{} ± {}", n(c.difference), n(c.ci_half))),
-            right(format!("{:+.2}% ± {:.2}%", c.difference_pct, c.ci_half_pct)),
-            Cell::new(verdict),
-        ]);
-    }
-    let _ = writeln!(out, "{t}");
+    };
+    out.push_str(&crate::table::terminal::render(&t, opts.style()));
     for c in &record.comparisons {
         if let Some(how) = &c.how_to_compare {
             let _ = writeln!(out, "to compare {} with {}: {how}", c.baseline, c.other);
         }
     }
     if opts.plot {
-        for c in &record.comparisons {
-            plot_comparison(record, c, opts, out);
+        let width = opts
+            .width
+            .map_or(74, |w| usize::from(w).saturating_sub(2).max(40));
+        for (title, block) in ministat_blocks(record, width) {
+            let _ = writeln!(out, "{title}");
+            out.push_str(&block);
         }
     }
 }
 
-/// ministat's own report (plot, vitals, verdict) for the samples of one comparison.
-fn plot_comparison(
-    record: &RunRecord,
-    c: &fsbench_model::Comparison,
-    opts: TerminalOptions,
-    out: &mut String,
-) {
-    let width = opts.width.map(|w| w as usize - 2).unwrap_or(74);
-    match ministat_block(record, c, width) {
-        Some(text) => {
-            let _ = writeln!(
-                out,
-                "{}: {} vs {}",
-                metric_label(&c.metric),
-                c.baseline,
-                c.other
-            );
-            out.push_str(&text);
+/// A divisor and unit that put `max` in its natural unit for metric `name` (`s` for 2e10 ns);
+/// `(1, unit)` for metrics that are not durations.
+fn natural_unit(name: &str, max: f64) -> (f64, &'static str) {
+    match fsbench_model::catalogue::unit_kind(name) {
+        fsbench_model::catalogue::Unit::Ns => {
+            if max >= 1e9 {
+                (1e9, "s")
+            } else if max >= 1e6 {
+                (1e6, "ms")
+            } else if max >= 1e3 {
+                (1e3, "µs")
+            } else {
+                (1.0, "ns")
+            }
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "(no plot for {} vs {}: ministat needs 3 samples per side)",
-                c.baseline, c.other
-            );
-        }
+        u => (1.0, u.label()),
     }
 }
 
-/// ministat's report (plot, vitals, verdict) `width` columns wide for the two cells of `c`;
-/// `None` when either side has fewer than 3 samples.
-pub fn ministat_block(
+/// ministat's reports (plot, vitals, verdicts) `width` columns wide: one per baseline and metric
+/// with up to six cells compared with it overlaid (ministat's seven symbols), in the metric's
+/// natural unit; each with a title line. Cells with fewer than 3 samples are left out (and said).
+pub fn ministat_blocks(record: &RunRecord, width: usize) -> Vec<(String, String)> {
+    let names = CellNames::new(&record.results);
+    let mut groups: Vec<(&str, &str, f64, Vec<&str>)> = Vec::new();
+    for c in &record.comparisons {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == c.baseline && g.1 == c.metric && g.2 == c.confidence)
+        {
+            Some(g) => g.3.push(&c.other),
+            None => groups.push((&c.baseline, &c.metric, c.confidence, vec![&c.other])),
+        }
+    }
+    let mut out = Vec::new();
+    for (base, metric, confidence, others) in groups {
+        for chunk in others.chunks(6) {
+            let cells: Vec<&str> = std::iter::once(base).chain(chunk.iter().copied()).collect();
+            out.push(ministat_of(
+                record,
+                &names,
+                (metric, confidence),
+                &cells,
+                width,
+            ));
+        }
+    }
+    out
+}
+
+/// One ministat report over `cells` (the first the baseline).
+fn ministat_of(
     record: &RunRecord,
-    c: &fsbench_model::Comparison,
+    names: &CellNames,
+    (metric, confidence): (&str, f64),
+    cells: &[&str],
     width: usize,
-) -> Option<String> {
+) -> (String, String) {
     use fsbench_stats::ministat::{self, Dataset, Options};
-    let find = |label: &str| {
-        record
-            .results
-            .iter()
-            .find(|r| label_of(r) == label)
-            .map(|r| {
-                let v: Vec<f64> = r
-                    .samples
-                    .iter()
-                    .filter_map(|s| s.metrics.get(&c.metric).copied())
-                    .collect();
-                Dataset::from_values(label, &v)
-            })
-    };
-    let (a, b) = (find(&c.baseline)?, find(&c.other)?);
-    if a.n() < 3 || b.n() < 3 {
-        return None;
+    let values: Vec<(&str, Vec<f64>)> = cells
+        .iter()
+        .map(|label| {
+            let v = names
+                .find(&record.results, label)
+                .map(|i| {
+                    record.results[i]
+                        .samples
+                        .iter()
+                        .filter_map(|s| s.metrics.get(metric).copied())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (*label, v)
+        })
+        .collect();
+    let max = values
+        .iter()
+        .flat_map(|v| &v.1)
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let (div, unit) = natural_unit(metric, max);
+    let title = format!(
+        "{}{}: {}",
+        fsbench_model::label_of(metric),
+        if unit.is_empty() {
+            String::new()
+        } else {
+            format!(" ({unit})")
+        },
+        cells.join(" vs ")
+    );
+    let (enough, few): (Vec<_>, Vec<_>) = values.into_iter().partition(|v| v.1.len() >= 3);
+    if enough.len() < 2 || enough[0].0 != cells[0] {
+        return (
+            title,
+            "(no plot: ministat needs 3 samples per side)\n".to_string(),
+        );
     }
+    let sets: Vec<Dataset> = enough
+        .iter()
+        .map(|(l, v)| {
+            let scaled: Vec<f64> = v.iter().map(|x| x / div).collect();
+            Dataset::from_values(l, &scaled)
+        })
+        .collect();
     let o = Options {
         width,
-        confidence_index: ministat::confidence_index(c.confidence).unwrap_or(2),
+        confidence_index: ministat::confidence_index(confidence).unwrap_or(2),
         no_plot: false,
         stats_only: false,
         separate_bars: false,
         quiet: false,
         modern: false,
     };
-    Some(ministat::render(&[a, b], &o))
+    let mut text = ministat::render(&sets, &o);
+    for (l, _) in few {
+        text.push_str(&format!("({l} left out: fewer than 3 samples)\n"));
+    }
+    (title, text)
 }
 
-/// The label comparisons use for a cell (`target/workload[ sweep]/cache`).
+/// The label older records' comparisons use for a cell (`target/workload[ sweep]/cache`); the
+/// reports name cells with [`CellNames`], which tells two cells of one workload apart.
 pub fn label_of(r: &ResultEntry) -> String {
     let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
     format!("{}/{}{}/{}", r.target, r.workload, sweep, r.cache.state)
-}
-
-/// `12%`, or `-` when not measured.
-fn pct_or_dash(v: Option<f64>) -> String {
-    v.filter(|p| p.is_finite())
-        .map(|p| format!("{p:.0}%"))
-        .unwrap_or_else(|| "-".into())
-}
-
-fn scaling_table(s: &fsbench_model::Scaling, opts: TerminalOptions) -> Table {
-    let daemon = s.rows.iter().any(|r| r.daemon_cpu_pct.is_some());
-    let mut head = vec![
-        "J",
-        "entries/s",
-        "speedup",
-        "efficiency",
-        "real",
-        "user",
-        "sys",
-        "sys/entry",
-        "machine sys",
-    ];
-    if daemon {
-        head.push("daemon CPU");
-    }
-    let mut t = table(opts, &head);
-    for r in &s.rows {
-        let mut row = vec![
-            right(r.workers.to_string()),
-            right(crate::format::count(r.rate)),
-            right(format!("{:.2}x", r.speedup)),
-            right(format!("{:.0}%", r.efficiency * 100.0)),
-            right(duration_ns(r.wall_ns)),
-            right(duration_ns(r.user_ns)),
-            right(duration_ns(r.sys_ns)),
-            right(duration_ns(r.sys_ns_per_entry)),
-            right(pct_or_dash(r.machine_sys_pct)),
-        ];
-        if daemon {
-            row.push(right(pct_or_dash(r.daemon_cpu_pct)));
-        }
-        t.add_row(row);
-    }
-    t
 }
 
 fn header(r: &RunRecord, out: &mut String) {
@@ -260,14 +266,20 @@ fn header(r: &RunRecord, out: &mut String) {
         duration_ns(o.reference_read_ns),
         o.recorder_only_ns
     );
-    let mut seen = Vec::new();
-    for res in &r.results {
-        if !seen.contains(&&res.workload) {
-            seen.push(&res.workload);
+    let names = CellNames::new(&r.results);
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, res) in r.results.iter().enumerate() {
+        if !seen.contains(&names.base(i)) {
+            seen.push(names.base(i));
             let p: Vec<String> = res.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = writeln!(out, "workload {}: {}", res.workload, p.join(" "));
+            let _ = writeln!(out, "workload {}: {}", names.base(i), p.join(" "));
         }
     }
+}
+
+/// A short column label for a metric, from the catalogue.
+pub fn metric_label(name: &str) -> String {
+    fsbench_model::label_of(name)
 }
 
 /// What the reader must know about a target's stack to read its numbers: each encryption
@@ -353,251 +365,24 @@ fn virtual_disk(t: &fsbench_model::TargetInfo) -> Option<String> {
         .and_then(virtual_disk)
 }
 
-pub(crate) fn table(opts: TerminalOptions, head: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED);
-    match opts.width {
-        Some(w) => {
-            t.set_width(w);
-            t.set_content_arrangement(ContentArrangement::Dynamic);
-        }
-        None => {
-            t.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
-    t.set_header(head.iter().map(|h| Cell::new(*h)));
-    t
-}
-
-pub(crate) fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
-/// The workload's name with the swept parameters of this cell (`walk workers=2`).
-pub(crate) fn workload_label(r: &ResultEntry) -> String {
-    let mut s = r.workload.clone();
-    for (k, v) in &r.sweep {
-        s.push_str(&format!(" {k}={v}"));
-    }
-    s
-}
-
-pub(crate) fn cache_label(r: &ResultEntry) -> String {
-    let res = r
-        .cache
-        .resident_pct
-        .map(|p| format!(" {p:.0}%"))
-        .unwrap_or_default();
-    if r.cache.state == CacheState::Cold {
-        format!("cold ({}){res}", r.cache.method)
-    } else {
-        format!("warm{res}")
-    }
-}
-
-fn headline_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
-    let mut t = table(
-        opts,
-        &[
-            "target",
-            "workload",
-            "cache (cached)",
-            "metric",
-            "median",
-            "mean ± sd",
-            "min – max",
-            "n",
-        ],
-    );
-    for r in results {
-        for name in std::iter::once(&r.headline).chain(&r.also_shown) {
-            headline_row(&mut t, r, name);
-        }
-    }
-    t
-}
-
-/// One row of the headline table: cell `r`'s metric `name`.
-fn headline_row(t: &mut Table, r: &ResultEntry, name: &str) {
-    let Some(s) = r.summary.get(name) else {
-        return;
-    };
-    let n = |v: f64| metric_number(name, v);
-    let outliers = r.samples.iter().filter(|s| s.outlier).count();
-    let count = if outliers > 0 {
-        format!("{} ({outliers} outl.)", s.n)
-    } else {
-        s.n.to_string()
-    };
-    let metric = metric_label(name);
-    t.add_row(vec![
-        Cell::new(&r.target),
-        Cell::new(workload_label(r)),
-        Cell::new(cache_label(r)),
-        Cell::new(metric),
-        right(n(s.median)),
-        right(format!("{} ± {}", n(s.mean), n(s.stddev))),
-        right(format!("{} – {}", n(s.min), n(s.max))),
-        right(count),
-    ]);
-}
-
-/// A short column label for a metric, from the catalogue.
-pub fn metric_label(name: &str) -> String {
-    fsbench_model::label_of(name)
-}
-
-/// The mean of metric `name` in `r`; `None` when the cell has no such metric.
-fn mean_of(r: &ResultEntry, name: &str) -> Option<f64> {
-    r.summary
-        .get(name)
-        .map(|s| s.mean)
-        .filter(|v| v.is_finite())
-}
-
-/// A time, or `-` when there is none.
-fn duration_or_dash(ns: Option<f64>) -> String {
-    ns.map_or_else(|| "-".into(), duration_ns)
-}
-
-/// The median over the samples of one latency figure; `None` without latencies.
-fn median_latency(r: &ResultEntry, pick: fn(&fsbench_model::LatencySummary) -> f64) -> Option<f64> {
-    let mut v: Vec<f64> = r
-        .samples
-        .iter()
-        .filter_map(|s| s.latency.as_ref().map(pick))
-        .collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
-}
-
-/// Below this much CPU capacity (wall × CPUs, summed over a cell's samples) the machine's
-/// shares rest on under 20 clock ticks of 10 ms: shown with `~`.
-const COARSE_CAPACITY_NS: u64 = 200_000_000;
-
-fn coarse_machine_shares(r: &ResultEntry) -> bool {
-    let capacity: u64 = r
-        .samples
-        .iter()
-        .filter_map(|s| {
-            s.machine
-                .map(|m| s.wall_ns.saturating_mul(u64::from(m.cpus)))
-        })
-        .fold(0, u64::saturating_add);
-    capacity > 0 && capacity < COARSE_CAPACITY_NS
-}
-
-/// What bounded each cell, with the evidence; `None` when no cell was judged.
-fn bound_table(results: &[ResultEntry], opts: TerminalOptions) -> Option<Table> {
-    if results.iter().all(|r| r.bound.is_none()) {
-        return None;
-    }
-    let mut t = table(
-        opts,
-        &["target", "workload", "cache", "bound by", "evidence"],
-    );
-    for r in results {
-        if let Some(b) = &r.bound {
-            t.add_row(vec![
-                Cell::new(&r.target),
-                Cell::new(workload_label(r)),
-                Cell::new(r.cache.state),
-                Cell::new(b.by),
-                Cell::new(&b.evidence),
-            ]);
-        }
-    }
-    Some(t)
-}
-
-fn cpu_latency_table(results: &[ResultEntry], opts: TerminalOptions) -> Table {
-    let any = |name: &str| results.iter().any(|r| r.summary.contains_key(name));
-    let daemon = any(fsbench_model::metric::DAEMON_CPU_PCT);
-    let device = any(fsbench_model::metric::DEVICE_BUSY_PCT);
-    let mut head = vec![
-        "target",
-        "workload",
-        "cache",
-        "real",
-        "user",
-        "sys",
-        "%CPU",
-        "machine sys",
-    ];
-    if daemon {
-        head.push("daemon CPU");
-    }
-    if device {
-        head.extend(["device busy", "device read", "device written"]);
-    }
-    head.extend(["lat p50", "p99", "p99.9", "max"]);
-    let mut t = table(opts, &head);
-    for r in results.iter().filter(|r| !r.samples.is_empty()) {
-        let machine_sys = pct_or_dash(
-            r.summary
-                .get(fsbench_model::metric::MACHINE_SYS_PCT)
-                .map(|s| s.mean),
-        );
-        let machine_sys = if coarse_machine_shares(r) {
-            format!("~{machine_sys}")
-        } else {
-            machine_sys
-        };
-        let mut row = vec![
-            Cell::new(&r.target),
-            Cell::new(workload_label(r)),
-            Cell::new(r.cache.state),
-            right(duration_or_dash(mean_of(r, fsbench_model::metric::WALL_NS))),
-            right(duration_or_dash(mean_of(r, fsbench_model::metric::USER_NS))),
-            right(duration_or_dash(mean_of(r, fsbench_model::metric::SYS_NS))),
-            right(pct_or_dash(mean_of(r, fsbench_model::metric::CPU_PCT))),
-            right(machine_sys),
-        ];
-        if daemon {
-            row.push(right(pct_or_dash(mean_of(
-                r,
-                fsbench_model::metric::DAEMON_CPU_PCT,
-            ))));
-        }
-        if device {
-            let bytes = |name: &str| {
-                mean_of(r, name).map_or_else(|| "-".into(), |b| crate::format::bytes(b as u64))
-            };
-            row.push(right(pct_or_dash(mean_of(
-                r,
-                fsbench_model::metric::DEVICE_BUSY_PCT,
-            ))));
-            row.push(right(bytes(fsbench_model::metric::DEVICE_READ_BYTES)));
-            row.push(right(bytes(fsbench_model::metric::DEVICE_WRITE_BYTES)));
-        }
-        row.extend([
-            right(duration_or_dash(median_latency(r, |l| l.p50_ns as f64))),
-            right(duration_or_dash(median_latency(r, |l| l.p99_ns as f64))),
-            right(duration_or_dash(median_latency(r, |l| l.p999_ns as f64))),
-            right(duration_or_dash(median_latency(r, |l| l.max_ns as f64))),
-        ]);
-        t.add_row(row);
-    }
-    t
-}
-
-fn notes(results: &[ResultEntry], out: &mut String) {
-    for r in results {
+fn notes(record: &RunRecord, names: &CellNames, out: &mut String) {
+    for (i, r) in record.results.iter().enumerate() {
         for w in &r.warnings {
             let _ = writeln!(
                 out,
                 "note: {} on {} ({}): {w}",
-                r.workload, r.target, r.cache.state
+                names.workload(i),
+                r.target,
+                r.cache.state
             );
         }
         if let Some(e) = &r.error {
             let _ = writeln!(
                 out,
                 "FAILED: {} on {} ({}): {e}",
-                r.workload, r.target, r.cache.state
+                names.workload(i),
+                r.target,
+                r.cache.state
             );
         }
     }

@@ -26,6 +26,8 @@ pub struct RunRow {
     pub workloads: Vec<String>,
     /// Samples stored.
     pub samples: i64,
+    /// The command line that made the run (empty when unreadable).
+    pub argv: Vec<String>,
 }
 
 /// Filters of `fsbench history`.
@@ -53,7 +55,8 @@ impl Store {
                         (SELECT group_concat(workload, char(31)) FROM
                             (SELECT workload FROM cells c WHERE c.run_id = r.id ORDER BY position)),
                         (SELECT count(*) FROM samples s JOIN cells c ON s.cell_id = c.id
-                            WHERE c.run_id = r.id)
+                            WHERE c.run_id = r.id),
+                        r.argv
                  FROM runs r
                  WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM targets t WHERE t.run_id = r.id AND t.label = ?1))
                    AND (?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?2))
@@ -93,6 +96,7 @@ impl Store {
                     targets: split(r.get(7)?),
                     workloads: split(r.get(8)?),
                     samples: r.get(9)?,
+                    argv: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
                 })
             })
             .map_err(|e| self.sql(e))?;

@@ -30,7 +30,7 @@ pub use error::WorkloadError;
 pub use fsbench_measure::Recorder;
 pub use info::{Built, Caps, Flow, WorkloadInfo};
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
-pub use registry::{build, find, names, suggest};
+pub use registry::{LABEL, build, find, names, suggest};
 
 use std::path::PathBuf;
 

@@ -39,8 +39,13 @@ pub fn suggest(name: &str) -> Option<&'static str> {
     closest(name, &names())
 }
 
+/// The parameter every workload takes: a name for the cell in every report (`label=uc-on`),
+/// recorded with the parameters and never seen by the workload.
+pub const LABEL: &str = "label";
+
 /// Builds workload `info` from `params`, or returns the first parameter error.
 pub fn build(info: &WorkloadInfo, mut params: Params) -> Result<Built, ParamError> {
+    params.optional(LABEL);
     let workload = (info.build)(&mut params)?;
     let canonical = params.finish(info.params)?;
     let caps = Caps::of(workload.as_ref());
@@ -72,6 +77,16 @@ mod tests {
             assert!(a.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{a}");
             assert!(!n[i + 1..].contains(a), "duplicate {a}");
         }
+    }
+
+    #[test]
+    fn every_workload_takes_a_label_and_records_it() {
+        let info = crate::find("null").expect("null is registered");
+        let raw = [("label".to_string(), "mine".to_string())]
+            .into_iter()
+            .collect();
+        let built = build(info, Params::new(raw)).expect("label is accepted");
+        assert_eq!(built.params.get(LABEL).map(String::as_str), Some("mine"));
     }
 
     #[test]

@@ -1,18 +1,17 @@
-//! Markdown: the headline table and the comparisons, for pasting into an issue or a pull request.
+//! Markdown: every table the terminal prints (results, times and CPU, bound by, ranks, scaling,
+//! comparisons, the suite's seed layout), for pasting into an issue or a pull request.
 
 use super::Renderer;
-use crate::format::metric_number;
-use crate::terminal::{label_of, metric_label};
+use crate::names::CellNames;
+use crate::table::markdown::{cell, render as table};
 use fsbench_model::RunRecord;
 use std::fmt::Write;
 
-/// Headline table and comparisons as GitHub-flavoured Markdown.
+/// Every table as GitHub-flavoured Markdown.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Markdown;
-
-/// Escapes the characters that would break a table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+pub struct Markdown {
+    /// The seed layout the run's suite asks for.
+    pub seed: Option<crate::seed::Kind>,
 }
 
 impl Renderer for Markdown {
@@ -21,73 +20,38 @@ impl Renderer for Markdown {
     }
 
     fn render(&self, r: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(markdown(r).as_bytes())
+        out.write_all(markdown(r, self.seed).as_bytes())
     }
 }
 
 /// The Markdown text of `r`.
-fn markdown(r: &RunRecord) -> String {
+fn markdown(r: &RunRecord, seed: Option<crate::seed::Kind>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## fsbench run {}\n", cell(&r.run.id));
     let _ = writeln!(
         out,
         "fsbench {} · {} {} · {} CPUs · status {}\n",
-        r.run.fsbench_version,
-        r.environment.os,
-        r.environment.kernel,
+        cell(&r.run.fsbench_version),
+        cell(&r.environment.os),
+        cell(&r.environment.kernel),
         r.environment.cpus,
         r.run.status
     );
-    let _ = writeln!(out, "| cell | metric | median | mean ± sd | n |");
-    let _ = writeln!(out, "|---|---|---:|---:|---:|");
-    for e in &r.results {
-        for name in std::iter::once(&e.headline).chain(&e.also_shown) {
-            let Some(s) = e.summary.get(name) else {
-                continue;
-            };
-            let n = |v: f64| metric_number(name, v);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} ± {} | {} |",
-                cell(&label_of(e)),
-                cell(&metric_label(name)),
-                n(s.median),
-                n(s.mean),
-                n(s.stddev),
-                s.n
-            );
-        }
+    let names = CellNames::new(&r.results);
+    for t in crate::tables::standard(r, &names) {
+        out.push_str(&table(&t));
     }
-    if r.results.iter().any(|e| e.bound.is_some()) {
-        let _ = writeln!(out, "\n| cell | bound by | evidence |");
-        let _ = writeln!(out, "|---|---|---|");
-        for e in &r.results {
-            if let Some(b) = &e.bound {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} |",
-                    cell(&label_of(e)),
-                    b.by,
-                    cell(&b.evidence)
-                );
+    if let Some(t) = crate::tables::comparisons::table(r, "Comparisons", false, true) {
+        out.push_str(&table(&t));
+    }
+    match seed {
+        Some(crate::seed::Kind::Summary) => {
+            let _ = writeln!(out, "```\n{}\n```", crate::seed::summary::render(r).trim());
+        }
+        kind => {
+            for t in crate::seed::tables(kind, r, &names) {
+                out.push_str(&table(&t));
             }
-        }
-    }
-    if !r.comparisons.is_empty() {
-        let _ = writeln!(out, "\n| metric | baseline | vs | difference | verdict |");
-        let _ = writeln!(out, "|---|---|---|---:|---|");
-        for c in &r.comparisons {
-            let verdict = crate::terminal::verdict(c);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {:+.2}% ± {:.2}% | {} |",
-                cell(&metric_label(&c.metric)),
-                cell(&c.baseline),
-                cell(&c.other),
-                c.difference_pct,
-                c.ci_half_pct,
-                cell(&verdict)
-            );
         }
     }
     out

@@ -112,7 +112,7 @@ fn every_format_writes_through_the_one_trait() {
         Box::new(Terminal::default()),
         Box::new(Json),
         Box::new(Csv),
-        Box::new(Markdown),
+        Box::new(Markdown::default()),
         Box::new(Html::default()),
     ];
     let names: Vec<&str> = formats.iter().map(|f| f.format()).collect();
@@ -132,7 +132,7 @@ fn csv_is_one_row_per_sample() {
 
 #[test]
 fn markdown_has_the_table_and_the_verdicts() {
-    insta::assert_snapshot!("markdown", Markdown.text(&record()));
+    insta::assert_snapshot!("markdown", Markdown::default().text(&record()));
 }
 
 #[test]
@@ -149,16 +149,12 @@ fn json_round_trips() {
 
 #[test]
 fn terminal_report_snapshot() {
-    let text = Terminal(crate::terminal::TerminalOptions {
-        width: None,
-        plot: false,
-    })
-    .text(&record());
+    let text = Terminal(crate::terminal::TerminalOptions::default()).text(&record());
     insta::assert_snapshot!("terminal", text);
 }
 
 /// The HTML report's structure: headings, table headers, figures and their chart kinds, without
-/// the SVG drawing itself (whose coordinates are plotters' business).
+/// the SVG drawing itself (its coordinates are checked by the SVG snapshots in `html/tests.rs`).
 #[test]
 fn html_structure_snapshot() {
     let html = Html::default().text(&record());

@@ -1,206 +1,159 @@
-//! The report's SVG charts, drawn with plotters' SVG backend into strings: a strip plot of each
-//! cell's samples with its median and 95% confidence interval (cold beside warm), latency
-//! percentile curves from the stored histograms, and scaling curves (speedup and efficiency
-//! against workers). Every chart has a fixed viewBox and scales to the page width.
+//! From a record to its charts: the cells grouped by workload and headline for the
+//! distributions (a row per target and swept value, a panel per cache state), latency curves by
+//! workload with a panel per cache state, and the sweeps of one workload and cache state
+//! together. Each function writes `<figure>`s into the page.
 
-use plotters::prelude::*;
+use super::latency::{self, Curve, LatencyCurve};
+use super::palette::Palette;
+use super::strip::{self, Row};
+use super::svg::esc;
+use crate::names::CellNames;
+use fsbench_model::{CacheState, RunRecord, Scaling};
+use std::fmt::Write;
 
-/// One row of a strip plot: a label, the samples, and their median and CI95 half-width.
-pub struct StripRow {
-    /// Row label (`ext4 cold`).
-    pub label: String,
-    /// The samples.
-    pub values: Vec<f64>,
-    /// Median of the samples.
-    pub median: f64,
-    /// Half-width of the 95% confidence interval of the mean, when known.
-    pub ci95: Option<f64>,
-    /// Mean of the samples.
-    pub mean: f64,
-    /// Cold rows are drawn in one colour, warm in another.
-    pub cold: bool,
+/// The cache states present among `cells`, cold first.
+fn panels(r: &RunRecord, cells: &[usize]) -> Vec<CacheState> {
+    [CacheState::Cold, CacheState::Warm]
+        .into_iter()
+        .filter(|c| cells.iter().any(|&i| r.results[i].cache.state == *c))
+        .collect()
 }
 
-/// One curve of a line chart.
-pub struct Curve {
-    /// Legend label.
-    pub label: String,
-    /// Points (x, y).
-    pub points: Vec<(f64, f64)>,
-}
-
-const COLD: RGBColor = RGBColor(0x1f, 0x5f, 0xbf);
-const WARM: RGBColor = RGBColor(0xd9, 0x6c, 0x1a);
-const PALETTE: [RGBColor; 6] = [
-    RGBColor(0x1f, 0x5f, 0xbf),
-    RGBColor(0xd9, 0x6c, 0x1a),
-    RGBColor(0x2c, 0x9a, 0x45),
-    RGBColor(0xb2, 0x2c, 0x7a),
-    RGBColor(0x6a, 0x55, 0xb8),
-    RGBColor(0x5a, 0x5a, 0x5a),
-];
-
-/// The x range covering every value (and CI), padded by 5%; a flat range is widened.
-fn value_range(rows: &[StripRow]) -> (f64, f64) {
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for r in rows {
-        for v in r.values.iter().copied().chain([
-            r.mean - r.ci95.unwrap_or(0.0),
-            r.mean + r.ci95.unwrap_or(0.0),
-        ]) {
-            if v.is_finite() {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
+/// Cells grouped by workload (without swept values) and headline, in plan order.
+fn groups(r: &RunRecord, names: &CellNames) -> Vec<(String, String, Vec<usize>)> {
+    let mut g: Vec<(String, String, Vec<usize>)> = Vec::new();
+    for (i, e) in r.results.iter().enumerate() {
+        let base = names.base(i);
+        match g.iter_mut().find(|(b, m, _)| b == base && *m == e.headline) {
+            Some((_, _, v)) => v.push(i),
+            None => g.push((base.to_string(), e.headline.clone(), vec![i])),
         }
     }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.01).max(1e-9);
-    (lo - pad, hi + pad)
+    g
 }
 
-/// A strip plot: one row per cell, every sample a dot, the median a bar, the mean's 95% CI a
-/// line. `unit` labels the x axis.
-pub fn strip(title: &str, unit: &str, rows: &[StripRow], fmt: &dyn Fn(f64) -> String) -> String {
-    let mut svg = String::new();
-    let height = 70 + 28 * rows.len() as u32;
-    {
-        let root = SVGBackend::with_string(&mut svg, (760, height)).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let (lo, hi) = value_range(rows);
-        let n = rows.len().max(1) as f64;
-        let chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 15))
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(190)
-            .build_cartesian_2d(lo..hi, -0.5..(n - 0.5));
-        let Ok(mut chart) = chart else {
-            return String::new();
-        };
-        let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-        let _ = chart
-            .configure_mesh()
-            .y_labels(rows.len().max(1))
-            .y_label_formatter(&|y| {
-                let i = y.round();
-                if (y - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
+/// One distributions chart per workload group.
+pub fn distributions(r: &RunRecord, names: &CellNames, palette: &Palette, out: &mut String) {
+    for (base, metric, cells) in groups(r, names) {
+        let panels = panels(r, &cells);
+        let mut rows: Vec<Row<'_>> = Vec::new();
+        for &i in &cells {
+            let e = &r.results[i];
+            if e.samples.is_empty() {
+                continue;
+            }
+            let label = format!("{}{}", e.target, names.sweep(i));
+            let p = panels
+                .iter()
+                .position(|c| *c == e.cache.state)
+                .expect("invariant: the panels hold every cell's cache state");
+            match rows.iter_mut().find(|x| x.label == label) {
+                Some(row) => row.cells[p] = Some(e),
+                None => {
+                    let mut cells = vec![None; panels.len()];
+                    cells[p] = Some(e);
+                    rows.push(Row {
+                        label,
+                        target: e.target.clone(),
+                        cells,
+                    });
                 }
-            })
-            .x_label_formatter(&|x| fmt(*x))
-            .x_desc(unit)
-            .disable_y_mesh()
-            .draw();
-        for (i, r) in rows.iter().enumerate() {
-            draw_row(&mut chart, i as f64, r);
-        }
-        let _ = root.present();
-    }
-    svg
-}
-
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
-
-fn draw_row(chart: &mut Chart<'_, '_>, y: f64, r: &StripRow) {
-    let color = if r.cold { COLD } else { WARM };
-    let n = r.values.len().max(1) as f64;
-    let pts = r
-        .values
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.is_finite())
-        .map(|(k, &v)| {
-            // Jitter within the row so equal samples stay visible.
-            (v, y - 0.25 + 0.5 * (k as f64 + 0.5) / n)
-        });
-    let _ = chart.draw_series(pts.map(|p| Circle::new(p, 3, color.mix(0.7).filled())));
-    if let Some(h) = r.ci95.filter(|h| h.is_finite()) {
-        let _ = chart.draw_series(LineSeries::new(
-            [(r.mean - h, y), (r.mean + h, y)],
-            color.stroke_width(2),
-        ));
-    }
-    if r.median.is_finite() {
-        let _ = chart.draw_series(LineSeries::new(
-            [(r.median, y - 0.35), (r.median, y + 0.35)],
-            BLACK.stroke_width(2),
-        ));
-    }
-}
-
-/// A line chart of `curves`; `log_x` draws the x axis as -log10(1 - p) for percentile curves.
-pub fn lines(
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    curves: &[Curve],
-    x_fmt: &dyn Fn(f64) -> String,
-    y_fmt: &dyn Fn(f64) -> String,
-) -> String {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (760, 340)).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let all = curves
-            .iter()
-            .flat_map(|c| c.points.iter())
-            .filter(|p| p.0.is_finite() && p.1.is_finite());
-        let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-        for &(x, y) in all {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y1 = y1.max(y);
-        }
-        if !x0.is_finite() || x1 <= x0 {
-            x1 = x0.max(0.0) + 1.0;
-            x0 = x0.min(0.0);
-        }
-        let chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 15))
-            .margin(8)
-            .x_label_area_size(32)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, 0.0..(y1 * 1.08).max(1e-9));
-        let Ok(mut chart) = chart else {
-            return String::new();
-        };
-        let _ = chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .x_label_formatter(&|x| x_fmt(*x))
-            .y_label_formatter(&|y| y_fmt(*y))
-            .draw();
-        for (i, c) in curves.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            if let Ok(s) = chart.draw_series(LineSeries::new(
-                c.points.iter().copied(),
-                color.stroke_width(2),
-            )) {
-                s.label(c.label.clone()).legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2))
-                });
             }
         }
-        if !curves.is_empty() {
-            let _ = chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw();
+        if rows.is_empty() {
+            continue;
         }
-        let _ = root.present();
+        let chart = strip::Chart {
+            title: base,
+            metric,
+            panels,
+            rows,
+        };
+        let _ = writeln!(
+            out,
+            "<figure class=\"chart strip\">{}</figure>",
+            strip::draw(&chart, palette)
+        );
     }
-    svg
+}
+
+/// One latency chart per workload (swept values included, so each target has one curve and one
+/// colour), its cells' curves in a panel per cache state; `curve` gives a cell's curve by index;
+/// the cells of a run A are drawn dashed.
+pub fn latencies<'c>(
+    r: &RunRecord,
+    names: &CellNames,
+    palette: &Palette,
+    curve: &dyn Fn(usize) -> Option<&'c LatencyCurve>,
+    out: &mut String,
+) {
+    let mut by_workload: Vec<(String, Vec<usize>)> = Vec::new();
+    for i in 0..r.results.len() {
+        if curve(i).is_none() {
+            continue;
+        }
+        let name = names.workload(i);
+        match by_workload.iter_mut().find(|(b, _)| *b == name) {
+            Some((_, v)) => v.push(i),
+            None => by_workload.push((name, vec![i])),
+        }
+    }
+    for (base, cells) in by_workload {
+        let panels: Vec<(CacheState, Vec<Curve<'_>>)> = panels(r, &cells)
+            .into_iter()
+            .map(|c| {
+                let curves = cells
+                    .iter()
+                    .filter(|&&i| r.results[i].cache.state == c)
+                    .filter_map(|&i| {
+                        let e = &r.results[i];
+                        Some(Curve {
+                            label: e.target.clone(),
+                            target: e.target.clone(),
+                            dashed: e.target.starts_with("A:"),
+                            curve: curve(i)?,
+                        })
+                    })
+                    .collect();
+                (c, curves)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<figure class=\"chart latency\">{}</figure>",
+            latency::draw(&base, &panels, palette)
+        );
+    }
+}
+
+/// One scaling chart per workload and cache state (every target's sweep on it), with the
+/// verdicts as its caption.
+pub fn scaling(r: &RunRecord, palette: &Palette, out: &mut String) {
+    let mut groups: Vec<((&str, &str), Vec<&Scaling>)> = Vec::new();
+    for s in &r.scaling {
+        let key = (s.workload.as_str(), s.cache.as_str());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(s),
+            None => groups.push((key, vec![s])),
+        }
+    }
+    for ((workload, cache), sweeps) in groups {
+        let svg = super::scaling::draw(
+            &format!("{workload} ({cache})"),
+            &sweeps,
+            r.environment.cpus,
+            palette,
+        );
+        let _ = write!(out, "<figure class=\"chart scaling\">{svg}<figcaption><ul>");
+        for s in sweeps {
+            let _ = write!(
+                out,
+                "<li><b>{}</b>: {} — {}</li>",
+                esc(&s.target),
+                esc(s.verdict.name()),
+                esc(&s.explanation)
+            );
+        }
+        out.push_str("</ul></figcaption></figure>\n");
+    }
 }

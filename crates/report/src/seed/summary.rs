@@ -13,10 +13,15 @@ fn mean(r: &ResultEntry) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
-/// `seq-read`, or `walk workers=2` for a swept cell.
-fn name(r: &ResultEntry) -> String {
-    let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
-    format!("{}{sweep}", r.workload)
+/// `seq-read`, `walk workers=2` for a swept cell, `command run='git status'` for one of two
+/// command cells ([`crate::names::CellNames`]).
+fn name(record: &RunRecord, r: &ResultEntry) -> String {
+    let i = record
+        .results
+        .iter()
+        .position(|x| std::ptr::eq(x, r))
+        .expect("invariant: r is one of the record's cells");
+    crate::names::CellNames::new(&record.results).workload(i)
 }
 
 fn find<'a>(
@@ -28,7 +33,7 @@ fn find<'a>(
     record
         .results
         .iter()
-        .find(|r| r.target == target && name(r) == w && r.cache.state == cache)
+        .find(|r| r.target == target && r.cache.state == cache && name(record, r) == w)
 }
 
 /// The summary of `record`, a few lines of text.
@@ -40,8 +45,9 @@ pub fn render(record: &RunRecord) -> String {
         if !targets.contains(&r.target.as_str()) {
             targets.push(&r.target);
         }
-        if !workloads.contains(&name(r)) {
-            workloads.push(name(r));
+        let n = name(record, r);
+        if !workloads.contains(&n) {
+            workloads.push(n);
         }
     }
     for t in &targets {

@@ -1,10 +1,10 @@
-//! Reports in the seeds' layouts, after the standard tables: `times` (the Chromium study: one row
+//! Tables in the seeds' layouts, after the standard tables: `times` (the Chromium study: one row
 //! per operation and cache state, real/user/sys/%CPU per target) and `overhead` (the encryption
 //! study: each target's headline against the baseline, as an overhead in %).
 
 use crate::format::metric_value;
-use crate::terminal::label_of;
-use comfy_table::{Cell, CellAlignment, Table, presets};
+use crate::names::CellNames;
+use crate::table::{Cell, Column, Layout, Table, Tone};
 use fsbench_model::{Better, ResultEntry, RunRecord, unit_of};
 
 /// Targets in the order of the results (the first is the baseline).
@@ -18,31 +18,24 @@ fn targets(record: &RunRecord) -> Vec<String> {
     v
 }
 
-/// `status-scan untracked-cache=on, cold`: the row of a cell, without its target.
-fn row_label(r: &ResultEntry) -> String {
-    let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
-    format!("{}{sweep}, {}", r.workload, r.cache.state)
-}
-
-/// Cells of every target for one row, in target order.
-fn rows(record: &RunRecord) -> Vec<(String, Vec<Option<&ResultEntry>>)> {
+/// The cells of every target for one row (`status-scan untracked-cache=on, cold`), in target
+/// order, as indices into the results.
+fn rows(record: &RunRecord, names: &CellNames) -> Vec<(String, Vec<Option<usize>>)> {
     let ts = targets(record);
-    let mut out: Vec<(String, Vec<Option<&ResultEntry>>)> = Vec::new();
-    for r in &record.results {
-        let label = row_label(r);
-        if out.iter().any(|(l, _)| *l == label) {
+    let label = |i: usize| format!("{}, {}", names.workload(i), record.results[i].cache.state);
+    let mut out: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    for i in 0..record.results.len() {
+        let l = label(i);
+        if out.iter().any(|(x, _)| *x == l) {
             continue;
         }
         let cells = ts
             .iter()
             .map(|t| {
-                record
-                    .results
-                    .iter()
-                    .find(|c| &c.target == t && row_label(c) == label)
+                (0..record.results.len()).find(|&j| &record.results[j].target == t && label(j) == l)
             })
             .collect();
-        out.push((label, cells));
+        out.push((l, cells));
     }
     out
 }
@@ -56,106 +49,112 @@ fn value_or_dash(metric: &str, v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| metric_value(metric, v))
 }
 
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
-fn new_table(head: Vec<String>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::NOTHING);
-    t.set_header(head);
-    t
-}
-
 /// The Chromium study's table: seconds of real, user and sys time and %CPU (means).
-pub fn times(record: &RunRecord) -> String {
+pub fn times(record: &RunRecord, names: &CellNames) -> Table {
     let ts = targets(record);
-    let mut head = vec![String::from("wall clock (s), mean")];
+    let mut cols = vec![Column::text("wall clock (s), mean")];
     for t in &ts {
-        head.extend([
-            format!("{t} real"),
-            "user".into(),
-            "sys".into(),
-            "%CPU".into(),
+        cols.extend([
+            Column::number(&format!("{t} real")),
+            Column::number("user"),
+            Column::number("sys"),
+            Column::number("%CPU"),
         ]);
     }
-    let mut table = new_table(head);
-    for (label, cells) in rows(record) {
-        let mut row = vec![Cell::new(label)];
+    let mut table = Table::new(
+        "In the seed's layout (real, user, sys in seconds; %CPU = (user+sys)/real):",
+        cols,
+    );
+    table.layout = Layout::Plain;
+    for (label, cells) in rows(record, names) {
+        let mut row: Vec<Cell> = vec![label.into()];
         for c in cells {
+            let c = c.map(|i| &record.results[i]);
             let secs = |m: &str| mean(c, m).map_or("-".into(), |ns| format!("{:.3}", ns / 1e9));
             let cpu =
                 mean(c, fsbench_model::metric::CPU_PCT).map_or("-".into(), |p| format!("{p:.0}%"));
             row.extend([
-                right(secs(fsbench_model::metric::WALL_NS)),
-                right(secs(fsbench_model::metric::USER_NS)),
-                right(secs(fsbench_model::metric::SYS_NS)),
-                right(cpu),
+                secs(fsbench_model::metric::WALL_NS).into(),
+                secs(fsbench_model::metric::USER_NS).into(),
+                secs(fsbench_model::metric::SYS_NS).into(),
+                cpu.into(),
             ]);
         }
-        table.add_row(row);
+        table.push(row);
     }
-    format!(
-        "\nIn the seed's layout (real, user, sys in seconds; %CPU = (user+sys)/real):\n{table}\n"
-    )
+    table
 }
 
 /// The encryption study's overhead table: the headline of every cell per target, and each
-/// target's overhead against the first in % (positive: slower than the baseline).
-pub fn overhead(record: &RunRecord) -> String {
+/// target's overhead against the first in % (positive: slower than the baseline); `None` with
+/// no target.
+pub fn overhead(record: &RunRecord, names: &CellNames) -> Option<Table> {
     let ts = targets(record);
-    let Some(base) = ts.first() else {
-        return String::new();
-    };
-    let mut head = vec![String::from("headline (mean)"), base.clone()];
+    let base = ts.first()?;
+    let mut cols = vec![Column::text("headline (mean)"), Column::number(base)];
     for t in &ts[1..] {
-        head.extend([t.clone(), "overhead".into()]);
+        cols.extend([Column::number(t), Column::number("overhead")]);
     }
-    let mut table = new_table(head);
-    for (label, cells) in rows(record) {
-        let Some(b) = cells[0] else { continue };
+    let mut table = Table::new(
+        &format!(
+            "Overhead against {base} (how much slower, in %; the seed's \"encryption overhead\"):"
+        ),
+        cols,
+    );
+    table.layout = Layout::Plain;
+    for (label, cells) in rows(record, names) {
+        let Some(bi) = cells[0] else { continue };
+        let b = &record.results[bi];
         let metric = &b.headline;
-        let mut row = vec![
-            Cell::new(format!("{label}: {}", fsbench_model::label_of(metric))),
-            right(value_or_dash(metric, mean(Some(b), metric))),
+        let mut row: Vec<Cell> = vec![
+            format!("{label}: {}", fsbench_model::label_of(metric)).into(),
+            value_or_dash(metric, mean(Some(b), metric)).into(),
         ];
         for o in &cells[1..] {
-            let v = mean(*o, metric);
-            row.extend([
-                right(value_or_dash(metric, v)),
-                right(overhead_cell(record, b, *o, v)),
-            ]);
+            let other = o.map(|i| (i, &record.results[i]));
+            let v = mean(other.map(|o| o.1), metric);
+            row.push(value_or_dash(metric, v).into());
+            row.push(overhead_cell(record, names, (bi, b), other, v));
         }
-        table.add_row(row);
+        table.push(row);
     }
-    format!(
-        "\nOverhead against {base} (how much slower, in %; the seed's \"encryption overhead\"):\n{table}\n"
-    )
+    Some(table)
 }
 
 fn overhead_cell(
     record: &RunRecord,
-    base: &ResultEntry,
-    other: Option<&ResultEntry>,
+    names: &CellNames,
+    (bi, base): (usize, &ResultEntry),
+    other: Option<(usize, &ResultEntry)>,
     v: Option<f64>,
-) -> String {
-    let (Some(o), Some(v), Some(bv)) = (other, v, mean(Some(base), &base.headline)) else {
+) -> Cell {
+    let (Some((oi, _)), Some(v), Some(bv)) = (other, v, mean(Some(base), &base.headline)) else {
         return "-".into();
     };
-    let comparable = record
+    let (bl, ol) = (
+        names.label(&record.results, bi),
+        names.label(&record.results, oi),
+    );
+    let comparison = record
         .comparisons
         .iter()
-        .find(|c| c.baseline == label_of(base) && c.other == label_of(o))
-        .is_none_or(|c| c.comparable);
-    if !comparable {
-        return "not comparable".into();
+        .find(|c| c.baseline == bl && c.other == ol);
+    let tone = comparison.map(Tone::of);
+    if tone == Some(Tone::NotComparable) {
+        return Cell {
+            text: "not comparable".into(),
+            tone,
+        };
     }
     let pct = match unit_of(&base.headline).1 {
         Better::Higher => (bv - v) / bv * 100.0,
         Better::Lower => (v - bv) / bv * 100.0,
     };
     if pct.is_finite() {
-        format!("{pct:+.0}%")
+        Cell {
+            text: format!("{pct:+.0}%"),
+            tone,
+        }
     } else {
         "-".into()
     }

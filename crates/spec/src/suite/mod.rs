@@ -145,7 +145,7 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
     })?;
     let keys: Vec<&str> = info.params.iter().map(|d| d.key).collect();
     for p in &w.params {
-        if !keys.contains(&p.key.as_str()) {
+        if !keys.contains(&p.key.as_str()) && p.key != fsbench_workload::LABEL {
             return Err(src.err_at(
                 p.key_pos,
                 format!(
