@@ -190,7 +190,7 @@ fn run_section(
     charts::distributions(r, &names, palette, out);
     let curve = |i: usize| input.latency.get(&(ri, i));
     charts::latencies(r, &names, palette, &curve, out);
-    series::section(r, esc, out);
+    series::section(r, esc, palette, out);
     charts::scaling(r, palette, out);
     tables(r, &names, seed, out);
     environment(r, out);

@@ -2,7 +2,8 @@
 //! throughput and p99 latency against time into the sample, one line per target and cache state
 //! (its median sample, so a curve is a real sample, not an average of unlike ones). Drawn as
 //! plain SVG polylines: a few hundred points per line, no library needed, and the numbers on
-//! the axes are the natural units (MiB/s or operations/s, µs or ms, s).
+//! the axes are the natural units (MiB/s or operations/s, µs or ms, s). Each target has the
+//! report's colour for it; warm lines are dashed.
 
 use fsbench_model::{CacheState, ResultEntry, RunRecord, Sample};
 use std::fmt::Write;
@@ -14,14 +15,10 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 34.0;
 
-/// Colour-blind-safe line colours (Okabe–Ito), one per line in order.
-const COLOURS: [&str; 7] = [
-    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000",
-];
-
-/// One line: its legend and its points (seconds, value).
+/// One line: its legend, colour and points (seconds, value).
 struct Line {
     label: String,
+    colour: &'static str,
     points: Vec<(f64, f64)>,
     dashed: bool,
 }
@@ -63,7 +60,12 @@ fn points(s: &Sample, of_bytes: bool) -> Vec<(f64, f64, Option<f64>)> {
 }
 
 /// Writes the section for every workload with a series (nothing when none has one).
-pub fn section(r: &RunRecord, esc: fn(&str) -> String, out: &mut String) {
+pub fn section(
+    r: &RunRecord,
+    esc: fn(&str) -> String,
+    palette: &super::palette::Palette,
+    out: &mut String,
+) {
     let mut workloads: Vec<&str> = Vec::new();
     for e in &r.results {
         if e.samples.iter().any(|s| !s.series.is_empty()) && !workloads.contains(&&*e.workload) {
@@ -89,10 +91,16 @@ pub fn section(r: &RunRecord, esc: fn(&str) -> String, out: &mut String) {
         for e in &cells {
             let Some(s) = median_sample(e) else { continue };
             let pts = points(s, of_bytes);
+            if pts.is_empty() {
+                // A sample shorter than one interval: nothing to draw, nothing in the legend.
+                continue;
+            }
             let label = format!("{} {}", cell_name(e), e.cache.state.name());
             let dashed = e.cache.state == CacheState::Warm;
+            let colour = palette.of(&e.target);
             rates.push(Line {
                 label: label.clone(),
+                colour,
                 points: pts.iter().map(|p| (p.0, p.1)).collect(),
                 dashed,
             });
@@ -100,10 +108,14 @@ pub fn section(r: &RunRecord, esc: fn(&str) -> String, out: &mut String) {
             if !lat.is_empty() {
                 p99.push(Line {
                     label,
+                    colour,
                     points: lat,
                     dashed,
                 });
             }
+        }
+        if rates.is_empty() {
+            continue;
         }
         let unit = if of_bytes { "MiB/s" } else { "operations/s" };
         let _ = writeln!(out, "<h4>{}</h4>\n<div class=\"charts\">", esc(w));
@@ -211,7 +223,7 @@ fn chart(lines: &[Line], xmax: f64, y_title: &str, esc: fn(&str) -> String) -> S
         esc(y_title)
     );
     for (i, l) in lines.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
+        let colour = l.colour;
         let pts: Vec<String> = l
             .points
             .iter()
@@ -270,14 +282,16 @@ mod tests {
             .collect();
         s.series_interval_ns = Some(10_000_000);
         let mut out = String::new();
-        section(&rec, super::super::esc, &mut out);
+        let mut palette = crate::html::palette::Palette::default();
+        palette.add("<b>");
+        section(&rec, super::super::esc, &palette, &mut out);
         assert_eq!(out.matches("<polyline").count(), 2, "throughput and p99");
         assert!(out.contains("throughput, MiB/s") && out.contains("p99 latency, µs"));
         assert!(out.contains("&lt;b&gt;") && !out.contains("<b>"), "{out}");
         assert!(out.contains(">4000<"), "MiB/s ticks: {out}");
         let empty = crate::export::tests::record();
         let mut none = String::new();
-        section(&empty, super::super::esc, &mut none);
+        section(&empty, super::super::esc, &palette, &mut none);
         assert!(none.is_empty());
     }
 }
