@@ -5,6 +5,7 @@
 
 use super::axis::{self, Kind};
 use super::palette::{GRID, INK, MUTED, Palette, Tone};
+use super::strip::values;
 use super::svg::{Anchor, Svg, fit};
 use fsbench_model::{Comparison, ResultEntry};
 
@@ -14,14 +15,6 @@ const LEFT: f64 = 60.0;
 const SPLIT: f64 = 560.0;
 const TOP: f64 = 38.0;
 const ROW: f64 = 22.0;
-
-fn values(e: &ResultEntry, metric: &str) -> Vec<f64> {
-    e.samples
-        .iter()
-        .filter_map(|s| s.metrics.get(metric).copied())
-        .filter(|v| v.is_finite())
-        .collect()
-}
 
 /// The chart of `c` between cells `a` and `b`; `title` names the cell.
 pub fn draw(

@@ -79,14 +79,7 @@ pub fn draw(title: &str, panels: &[(CacheState, Vec<Curve<'_>>)], palette: &Pale
     let height = HEIGHT.max(TOP + 22.0 * legend.len() as f64 + 20.0);
     let full = format!("{title} — latency by percentile, log scale, lower is better");
     let mut svg = Svg::new(WIDTH, height, &full);
-    svg.bold(
-        8.0,
-        20.0,
-        &fit(&full, 14.0, WIDTH - 16.0),
-        Anchor::Start,
-        14.0,
-        INK,
-    );
+    svg.title(&full, WIDTH);
     let xmax = max_nines(panels);
     let n = panels.len().max(1) as f64;
     let pw = (WIDTH - legend_w - 16.0 - (LEFT + 12.0) * n) / n;

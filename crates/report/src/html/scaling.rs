@@ -64,14 +64,7 @@ pub fn draw(title: &str, sweeps: &[&Scaling], cpus: u32, palette: &Palette) -> S
     let full =
         format!("{title} — speedup (higher is better) and kernel time per entry (lower is better)");
     let mut svg = Svg::new(WIDTH, HEIGHT, &full);
-    svg.bold(
-        8.0,
-        20.0,
-        &fit(&full, 14.0, WIDTH - 16.0),
-        Anchor::Start,
-        14.0,
-        INK,
-    );
+    svg.title(&full, WIDTH);
     let js = workers(sweeps);
     let jx = JAxis::new(&js);
     let pw = (WIDTH - legend_w - 24.0 - 2.0 * (LEFT + 12.0)) / 2.0;

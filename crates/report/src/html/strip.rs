@@ -37,7 +37,8 @@ const GAP: f64 = 28.0;
 /// Room around a row label: the swatch before it and a gap after it.
 const LABEL_PAD: f64 = 36.0;
 
-fn values(e: &ResultEntry, metric: &str) -> Vec<f64> {
+/// The finite values of `metric` over the samples of `e`.
+pub(super) fn values(e: &ResultEntry, metric: &str) -> Vec<f64> {
     e.samples
         .iter()
         .filter_map(|s| s.metrics.get(metric).copied())

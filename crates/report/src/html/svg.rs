@@ -247,6 +247,19 @@ impl Svg {
         self.styled_text(x, y, s, anchor, size, fill, 600);
     }
 
+    /// A chart's title: bold, top left, cut to fit a chart `width` wide.
+    pub fn title(&mut self, s: &str, width: f64) {
+        let ink = super::palette::INK;
+        self.bold(
+            8.0,
+            20.0,
+            &fit(s, 14.0, width - 16.0),
+            Anchor::Start,
+            14.0,
+            ink,
+        );
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn styled_text(
         &mut self,
