@@ -90,6 +90,7 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("lat_p99_ns", Ns, L, "latency p99", "99th percentile per-operation latency"),
     m("read_mib_s", MibPerS, H, "read MiB/s", "read phase throughput (large-file)"),
     m("write_mib_s", MibPerS, H, "write MiB/s", "write phase throughput, fdatasync included (large-file)"),
+    m("unique_write_bytes", Bytes, L, "unique written", "bytes random writes covered, expected: a block written twice before a flush reaches the device once (rand-write)"),
     m("peak_mib_s", MibPerS, H, "peak MiB/s", "the best 5 intervals of the sample's series (the gauge's peak)"),
     m("sustained_mib_s", MibPerS, H, "sustained MiB/s", "the rate over the second half of the active intervals of the series (where the gauge settles; idle starts and final flushes left out)"),
     m("write_peak_mib_s", MibPerS, H, "write peak MiB/s", "peak_mib_s of the write phase (large-file)"),

@@ -24,6 +24,9 @@ pub const LAT_P99_NS: &str = "lat_p99_ns";
 pub const READ_MIB_S: &str = "read_mib_s";
 /// `write_mib_s`: write phase throughput, fdatasync included (large-file).
 pub const WRITE_MIB_S: &str = "write_mib_s";
+/// `unique_write_bytes`: the bytes random writes covered, expected (a block written twice before
+/// a flush reaches the device once).
+pub const UNIQUE_WRITE_BYTES: &str = "unique_write_bytes";
 /// `peak_mib_s`: the best 5-interval stretch of a sample's series, MiB/s.
 pub const PEAK_MIB_S: &str = "peak_mib_s";
 /// `sustained_mib_s`: the rate over the second half of a series' active intervals, MiB/s.
@@ -201,6 +204,7 @@ pub const ALL: &[&str] = &[
     LAT_P99_NS,
     READ_MIB_S,
     WRITE_MIB_S,
+    UNIQUE_WRITE_BYTES,
     PEAK_MIB_S,
     SUSTAINED_MIB_S,
     WRITE_PEAK_MIB_S,

@@ -459,6 +459,8 @@ pub struct Offsets {
     rng: Rng,
     blocks: u64,
     bs: u64,
+    /// Offsets drawn so far.
+    drawn: u64,
 }
 
 impl Offsets {
@@ -469,6 +471,7 @@ impl Offsets {
             rng: Rng::new(seed),
             blocks: (size / bs).max(1),
             bs,
+            drawn: 0,
         }
     }
 
@@ -482,6 +485,46 @@ impl Offsets {
     /// The next offset.
     #[inline]
     pub fn next_offset(&mut self) -> u64 {
+        self.drawn += 1;
         self.base + self.rng.below(self.blocks) * self.bs
+    }
+
+    /// Offsets drawn so far, and the blocks they are drawn from.
+    pub fn drawn(&self) -> (u64, u64) {
+        (self.drawn, self.blocks)
+    }
+}
+
+/// Bytes that `draws` uniform random blocks of `bs` out of `blocks` cover, expected: a block
+/// drawn twice before a flush is written to the device once, so random writes reach it as
+/// `blocks × (1 − (1 − 1/blocks)^draws)` blocks, not `draws` (63% of them when as many writes as
+/// blocks).
+pub fn expected_unique_bytes(draws: u64, blocks: u64, bs: u64) -> f64 {
+    if blocks == 0 || draws == 0 {
+        return 0.0;
+    }
+    let m = blocks as f64;
+    // (1 − 1/blocks)^draws, the chance that a block is never drawn.
+    let missed = (draws as f64 * (-1.0 / m).ln_1p()).exp();
+    m * (1.0 - missed) * bs as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_writes_cover_fewer_blocks_than_they_write() {
+        // As many uniform draws as blocks cover 1 − 1/e of them.
+        let u = expected_unique_bytes(100_000, 100_000, 4096) / (100_000.0 * 4096.0);
+        assert!((u - (1.0 - (-1.0f64).exp())).abs() < 1e-3, "{u}");
+        // Few draws over many blocks are nearly all distinct; none cover nothing.
+        let few = expected_unique_bytes(10, 1_000_000, 4096);
+        assert!((few - 10.0 * 4096.0).abs() < 1.0, "{few}");
+        assert_eq!(expected_unique_bytes(0, 10, 4096), 0.0);
+        let mut o = Offsets::new(1, 1 << 20, 4096);
+        o.next_offset();
+        o.next_offset();
+        assert_eq!(o.drawn(), (2, 256));
     }
 }

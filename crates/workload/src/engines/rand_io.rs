@@ -395,6 +395,27 @@ impl Source for RandSource<'_> {
     }
 }
 
+impl RandIo {
+    /// The bytes this sample's random writes cover, expected (a block written twice reaches the
+    /// device once): per file, from the offsets drawn since `before`.
+    fn unique_write_bytes(&self, before: &[u64]) -> f64 {
+        let drawn = self
+            .offsets
+            .iter()
+            .zip(before)
+            .map(|(o, b)| (o.drawn().0 - b, o.drawn().1));
+        if self.jobs.file_per_job {
+            drawn
+                .map(|(n, m)| common::expected_unique_bytes(n, m, self.spec.bs))
+                .sum()
+        } else {
+            // The jobs share one file: their draws land on the same blocks.
+            let (n, m) = drawn.fold((0, 0), |(n, m), (dn, dm)| (n + dn, m.max(dm)));
+            common::expected_unique_bytes(n, m, self.spec.bs)
+        }
+    }
+}
+
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
@@ -440,11 +461,16 @@ impl Workload for RandIo {
         let files = self.files(ctx)?;
         let spec = self.spec;
         let seed = self.seed;
+        let before: Vec<u64> = self.offsets.iter().map(|o| o.drawn().0).collect();
         let states: Vec<_> = files.into_iter().zip(self.offsets.iter_mut()).collect();
         let states: Vec<_> = states.into_iter().enumerate().collect();
         jobs::run(ctx, rec, states, |ctx, rec, (k, (file, offsets))| {
             spec.job(ctx, rec, &file, offsets, queue::job_seed(seed, k as u32))
-        })
+        })?;
+        if spec.write {
+            rec.metric("unique_write_bytes", self.unique_write_bytes(&before));
+        }
+        Ok(())
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
