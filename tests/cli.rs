@@ -80,6 +80,25 @@ fn workloads_lists_every_data_path_workload_with_parameters() {
         assert!(text.contains(&format!("{w}:")), "{w} missing");
     }
     assert!(text.contains("bs"));
+    // The keys every workload takes are listed once, and they are accepted.
+    assert!(text.contains("every workload also takes:"), "{text}");
+    assert!(
+        text.contains("    label ") && text.contains("    until "),
+        "{text}"
+    );
+    let d = crate::util::temp_dir();
+    fsbench()
+        .args(["run", "-q", "--no-store", "--cache", "warm", "--runs", "1"])
+        .args([
+            "-w",
+            "null:label=mine,until=steady",
+            "--max-runs",
+            "5",
+            "-t",
+        ])
+        .arg(d.path())
+        .assert()
+        .success();
     fsbench()
         .args(["workloads", "seq-reed"])
         .assert()

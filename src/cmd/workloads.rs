@@ -30,5 +30,17 @@ pub fn run(name: Option<&str>) -> CliResult<i32> {
             crate::outln!("    {:<14} {:<10} {}", p.key, default, p.help)?;
         }
     }
+    // Keys the plan takes off every workload before the workload sees its parameters.
+    crate::outln!("every workload also takes:")?;
+    crate::outln!(
+        "    {:<14} {:<10} names the cell in every table, chart and comparison",
+        "label",
+        "-"
+    )?;
+    crate::outln!(
+        "    {:<14} {:<10} until=steady: sample until the SNIA steady state holds (--until-steady for all)",
+        "until",
+        "-"
+    )?;
     Ok(0)
 }
