@@ -80,8 +80,7 @@ fn workloads_lists_every_data_path_workload_with_parameters() {
         assert!(text.contains(&format!("{w}:")), "{w} missing");
     }
     assert!(text.contains("bs"));
-    // The keys every workload takes are listed once, and they are accepted.
-    assert!(text.contains("every workload also takes:"), "{text}");
+    // The keys every workload takes are listed with each, and they are accepted.
     assert!(
         text.contains("    label ") && text.contains("    until "),
         "{text}"

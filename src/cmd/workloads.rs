@@ -29,18 +29,22 @@ pub fn run(name: Option<&str>) -> CliResult<i32> {
             };
             crate::outln!("    {:<14} {:<10} {}", p.key, default, p.help)?;
         }
+        // Keys every workload takes: the plan reads them before the workload sees the rest.
+        for (key, help) in COMMON {
+            crate::outln!("    {:<14} {:<10} {}", key, "-", help)?;
+        }
     }
-    // Keys the plan takes off every workload before the workload sees its parameters.
-    crate::outln!("every workload also takes:")?;
-    crate::outln!(
-        "    {:<14} {:<10} names the cell in every table, chart and comparison",
-        "label",
-        "-"
-    )?;
-    crate::outln!(
-        "    {:<14} {:<10} until=steady: sample until the SNIA steady state holds (--until-steady for all)",
-        "until",
-        "-"
-    )?;
     Ok(0)
 }
+
+/// The keys every workload takes, with their help.
+const COMMON: [(&str, &str); 2] = [
+    (
+        "label",
+        "names the cell in every table, chart and comparison (any workload)",
+    ),
+    (
+        "until",
+        "until=steady: sample until the SNIA steady state holds (any workload; --until-steady for all)",
+    ),
+];
