@@ -22,8 +22,9 @@ fn live() -> bool {
 
 impl Progress {
     /// A display for a run of `total` samples (`None`: adaptive); no bar when `quiet` or when
-    /// stderr is not a live terminal.
-    pub fn new(quiet: bool, total: Option<u64>) -> Self {
+    /// stderr is not a live terminal. The bar shows the rate of the interval that just ended in
+    /// the running sample, from `live`.
+    pub fn new(quiet: bool, total: Option<u64>, rate: fsbench_measure::LiveRate) -> Self {
         let bar = (!quiet && live()).then(|| {
             let b = match total {
                 Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
@@ -31,16 +32,25 @@ impl Progress {
             };
             let color = std::env::var_os("NO_COLOR").is_none();
             let template = if color {
-                "{spinner:.cyan} [{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} (eta {eta}) {msg}"
+                "{spinner:.cyan} [{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} (eta {eta}) {now}{msg}"
             } else {
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}"
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {now}{msg}"
             };
             let style = match total {
                 Some(_) => ProgressStyle::with_template(template),
-                None => ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} samples {msg}"),
+                None => ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {pos} samples {now}{msg}",
+                ),
             };
             if let Ok(s) = style {
-                b.set_style(s);
+                b.set_style(s.with_key(
+                    "now",
+                    move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        if let Some(r) = rate.latest() {
+                            let _ = write!(w, "now {} · ", now_rate(r));
+                        }
+                    },
+                ));
             }
             b.enable_steady_tick(Duration::from_millis(200));
             b
@@ -114,6 +124,18 @@ impl Progress {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
+    }
+}
+
+/// The running sample's current rate, as the bar shows it: MiB/s when it moves bytes, else
+/// operations per second.
+fn now_rate(r: fsbench_measure::Rate) -> String {
+    if r.bytes_per_s > 0.0 {
+        format!("{:.1} MiB/s", r.bytes_per_s / 1_048_576.0)
+    } else if r.ops_per_s >= 1000.0 {
+        format!("{:.1}k ops/s", r.ops_per_s / 1000.0)
+    } else {
+        format!("{:.0} ops/s", r.ops_per_s)
     }
 }
 

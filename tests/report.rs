@@ -201,3 +201,48 @@ fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("sample 2/2") && !err.contains("eta"), "{err}");
 }
+
+/// The bar shows the running sample's current rate, from the interval that just ended.
+#[test]
+#[cfg_attr(not(fsbench_tool_tmux), ignore = "needs tmux")]
+fn the_progress_bar_shows_the_current_intervals_rate_while_a_sample_runs() {
+    let d = temp_dir();
+    let socket = d.path().join("tmux.sock");
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .expect("tmux")
+    };
+    let bin = assert_cmd::cargo::cargo_bin("fsbench");
+    // One warm sample of 3 s: the bar redraws every 200 ms while it runs.
+    let script = format!(
+        "XDG_DATA_HOME={} {} run -w rand-read:size=16m,duration=3s --runs 1 --cache warm --no-store -t {}; echo EXIT=$?; sleep 60",
+        crate::util::data_home().display(),
+        bin.display(),
+        d.path().display()
+    );
+    tmux(&["new-session", "-d", "-x", "200", "-y", "45", &script]);
+    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut saw_rate = false;
+    let last = loop {
+        let s = screen();
+        saw_rate |= s
+            .lines()
+            .any(|l| l.contains("(eta") && l.contains("now ") && l.contains(" MiB/s"));
+        if s.contains("EXIT=") {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "run did not finish:\n{s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    tmux(&["kill-server"]);
+    assert!(last.contains("EXIT=0"), "{last}");
+    assert!(saw_rate, "no current rate was seen beside the bar:\n{last}");
+}

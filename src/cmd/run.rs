@@ -136,7 +136,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
         record,
         exports,
         store,
-        progress: Progress::new(args.quiet, total),
+        progress: Progress::new(args.quiet, total, team.live.clone()),
         last_words: None,
     };
     sink.save(false);
@@ -330,6 +330,7 @@ fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
         shared: args.layout == crate::cli::LayoutArg::Shared,
         clock: runner::ClockChoice::Real,
         cleanup: crate::signals::cleanup().clone(),
+        live: Default::default(),
     };
     if team.parallel() && !team.root() {
         crate::out::silence();

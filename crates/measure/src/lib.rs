@@ -7,6 +7,7 @@ mod clock;
 mod cpu;
 pub mod diskstats;
 pub mod histo;
+pub mod live;
 mod machine;
 pub mod netstats;
 mod overhead;
@@ -16,6 +17,7 @@ pub mod ticker;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};
 pub use cpu::{CpuTimes, ProcessCounters};
+pub use live::{LiveRate, Rate};
 pub use machine::{
     CpuDelta, CpuSnapshot, MachineCpuNs, MachineTicks, clock_ticks_per_s, parse_pid_stat,
     parse_proc_stat,

@@ -135,6 +135,8 @@ pub struct SampleRecorder<C: Clock = MonotonicClock> {
     mark: (u64, u64),
     /// Series of parallel parts merged in (`merge_series`), added to this one's at `finish`.
     merged: Option<RawSeries>,
+    /// Where each closed interval is published for a progress display.
+    live: Option<crate::LiveRate>,
 }
 
 impl SampleRecorder<MonotonicClock> {
@@ -170,7 +172,13 @@ impl<C: Clock> SampleRecorder<C> {
             due_ns: u64::MAX,
             mark: (0, 0),
             merged: None,
+            live: None,
         }
+    }
+
+    /// Publishes every closed interval to `live` (a progress display's rate).
+    pub fn set_live(&mut self, live: crate::LiveRate) {
+        self.live = Some(live);
     }
 
     /// Sets the series' interval for the next samples (`--interval`; never under
@@ -222,6 +230,9 @@ impl<C: Clock> SampleRecorder<C> {
             };
             first = false;
             let end_ns = self.due_ns - self.start_ns;
+            if let Some(l) = &self.live {
+                l.publish(self.series.interval_ns, ops, bytes);
+            }
             self.series.push(RawInterval {
                 end_ns,
                 ops,

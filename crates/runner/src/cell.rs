@@ -31,6 +31,8 @@ pub struct Prepared {
     pub wire: Option<fsbench_measure::netstats::WireSource>,
     /// The time series' interval (`--interval`), ns; `None` for the recorder's default.
     pub interval_ns: Option<u64>,
+    /// Where closed intervals are published for the progress display.
+    pub live: fsbench_measure::LiveRate,
 }
 
 /// Sampling state of one cell.
@@ -211,6 +213,7 @@ fn timed_run<C: Clock>(
     if let Some(ns) = p.interval_ns {
         rec.set_interval(ns);
     }
+    rec.set_live(p.live.clone());
     // A workload that counts its work in bulk gets its series from a ticker thread reading its
     // counter (started before the timed region, stopped after it).
     let ticker = p.caps.counts_progress.then(|| {

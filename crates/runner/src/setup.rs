@@ -133,6 +133,7 @@ pub fn prepare_all(
             )),
             wire: wire_source(&info),
             interval_ns: plan.interval_ns,
+            live: team.live.clone(),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,

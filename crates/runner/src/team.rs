@@ -20,6 +20,8 @@ pub struct Team {
     pub clock: crate::ClockChoice,
     /// The process's cleanup registry: scratches and child processes are registered there.
     pub cleanup: fsbench_sys::cleanup::Cleanup,
+    /// Where each sample's closed intervals are published for a progress display.
+    pub live: fsbench_measure::LiveRate,
 }
 
 /// Why a sample gave no result.

@@ -72,6 +72,7 @@ fn two_targets_cold_and_warm_interleaved_auto_runs_are_exact() {
             step_ns: vec![100, 300],
         },
         cleanup: fsbench_sys::cleanup::Cleanup::new(),
+        live: Default::default(),
     };
     let mut log = Log::default();
     let out = fsbench_runner::execute(&plan, "pipeline", &CancelToken::new(), &mut log, &team)
