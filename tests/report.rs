@@ -136,35 +136,45 @@ fn chromium_renders_the_report_with_charts_and_no_console_errors() {
     assert!(ink(&phone) > 0.02, "blank at phone width");
 }
 
-/// Live progress under a real pseudo-terminal (tmux): the bar appears while the run works and is
-/// gone from the final screen; without a terminal there is no bar, only lines.
-#[test]
-#[cfg_attr(not(fsbench_tool_tmux), ignore = "needs tmux")]
-fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
-    let d = temp_dir();
-    let socket = d.path().join("tmux.sock");
-    let tmux = |args: &[&str]| {
+/// Runs `fsbench run ARGS -t DIR` in a tmux pane `width` columns wide until it exits; returns
+/// whether `seen` held for any screen while it ran, and the final screen.
+fn watch_in_tmux(
+    dir: &std::path::Path,
+    args: &str,
+    width: u32,
+    seen: impl Fn(&str) -> bool,
+) -> (bool, String) {
+    let socket = dir.join("tmux.sock");
+    let tmux = |a: &[&str]| {
         std::process::Command::new("tmux")
             .arg("-S")
             .arg(&socket)
-            .args(args)
+            .args(a)
             .output()
             .expect("tmux")
     };
     let bin = assert_cmd::cargo::cargo_bin("fsbench");
     let script = format!(
-        "XDG_DATA_HOME={} {} run -w null:ops=10,sleep=150ms --runs 12 --cache warm --no-store -t {}; echo EXIT=$?; sleep 60",
+        "XDG_DATA_HOME={} {} run {args} -t {}; echo EXIT=$?; sleep 60",
         crate::util::data_home().display(),
         bin.display(),
-        d.path().display()
+        dir.display()
     );
-    tmux(&["new-session", "-d", "-x", "150", "-y", "45", &script]);
+    tmux(&[
+        "new-session",
+        "-d",
+        "-x",
+        &width.to_string(),
+        "-y",
+        "45",
+        &script,
+    ]);
     let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).to_string();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut saw_bar = false;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut saw = false;
     let last = loop {
         let s = screen();
-        saw_bar |= s.contains("/12 (eta");
+        saw |= seen(&s);
         if s.contains("EXIT=") {
             break s;
         }
@@ -175,6 +185,21 @@ fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
     tmux(&["kill-server"]);
+    (saw, last)
+}
+
+/// Live progress under a real pseudo-terminal (tmux): the bar appears while the run works and is
+/// gone from the final screen; without a terminal there is no bar, only lines.
+#[test]
+#[cfg_attr(not(fsbench_tool_tmux), ignore = "needs tmux")]
+fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
+    let d = temp_dir();
+    let (saw_bar, last) = watch_in_tmux(
+        d.path(),
+        "-w null:ops=10,sleep=150ms --runs 12 --cache warm --no-store",
+        150,
+        |s| s.contains("/12 (eta"),
+    );
     assert!(saw_bar, "no progress bar was seen");
     assert!(last.contains("EXIT=0"), "{last}");
     assert!(
@@ -207,42 +232,16 @@ fn the_progress_bar_shows_on_a_terminal_and_leaves_a_clean_screen() {
 #[cfg_attr(not(fsbench_tool_tmux), ignore = "needs tmux")]
 fn the_progress_bar_shows_the_current_intervals_rate_while_a_sample_runs() {
     let d = temp_dir();
-    let socket = d.path().join("tmux.sock");
-    let tmux = |args: &[&str]| {
-        std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .args(args)
-            .output()
-            .expect("tmux")
-    };
-    let bin = assert_cmd::cargo::cargo_bin("fsbench");
     // One warm sample of 3 s: the bar redraws every 200 ms while it runs.
-    let script = format!(
-        "XDG_DATA_HOME={} {} run -w rand-read:size=16m,duration=3s --runs 1 --cache warm --no-store -t {}; echo EXIT=$?; sleep 60",
-        crate::util::data_home().display(),
-        bin.display(),
-        d.path().display()
+    let (saw_rate, last) = watch_in_tmux(
+        d.path(),
+        "-w rand-read:size=16m,duration=3s --runs 1 --cache warm --no-store",
+        200,
+        |s| {
+            s.lines()
+                .any(|l| l.contains("(eta") && l.contains("now ") && l.contains(" MiB/s"))
+        },
     );
-    tmux(&["new-session", "-d", "-x", "200", "-y", "45", &script]);
-    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).to_string();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let mut saw_rate = false;
-    let last = loop {
-        let s = screen();
-        saw_rate |= s
-            .lines()
-            .any(|l| l.contains("(eta") && l.contains("now ") && l.contains(" MiB/s"));
-        if s.contains("EXIT=") {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "run did not finish:\n{s}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
-    tmux(&["kill-server"]);
     assert!(last.contains("EXIT=0"), "{last}");
     assert!(saw_rate, "no current rate was seen beside the bar:\n{last}");
 }
