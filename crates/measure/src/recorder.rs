@@ -133,7 +133,7 @@ pub struct SampleRecorder<C: Clock = MonotonicClock> {
     due_ns: u64,
     /// Operations and bytes when the current interval began.
     mark: (u64, u64),
-    /// Series of parallel parts merged in (`merge_series`), added to this one's at `finish`.
+    /// Series of parallel parts merged in (`merge_ops` with a series), added at `finish`.
     merged: Option<RawSeries>,
     /// Where each closed interval is published for a progress display.
     live: Option<crate::LiveRate>,

@@ -7,6 +7,7 @@ pub mod catalogue;
 mod failure;
 pub mod metric;
 mod record;
+pub mod series;
 pub mod text;
 mod units;
 mod vocabulary;

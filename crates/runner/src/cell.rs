@@ -75,11 +75,7 @@ impl Cell {
                 if n < min {
                     return false;
                 }
-                let values: Vec<f64> = self
-                    .samples
-                    .iter()
-                    .filter_map(|s| s.metrics.get(headline).copied())
-                    .collect();
+                let values = self.headline_values(headline);
                 let reached = fsbench_stats::summarize(&values)
                     .and_then(|s| {
                         s.ci95_half

@@ -28,22 +28,11 @@ pub struct Cliff {
 /// Each interval's rate: MiB/s, or operations/s when no interval moved a byte. The last
 /// interval is left out when it is under half an interval long (its rate is noise).
 fn rates(series: &[SeriesPoint], interval_ns: u64) -> (Vec<f64>, bool) {
-    let of_bytes = series.iter().any(|p| p.bytes > 0);
-    let mut prev = 0;
-    let mut out = Vec::with_capacity(series.len());
-    for p in series {
-        let len = p.t_ns.saturating_sub(prev);
-        prev = p.t_ns;
-        if len == 0 || len < interval_ns / 2 {
-            continue;
-        }
-        let amount = if of_bytes {
-            p.bytes as f64 / 1_048_576.0
-        } else {
-            p.ops as f64
-        };
-        out.push(amount / (len as f64 / 1e9));
-    }
+    let of_bytes = fsbench_model::series::of_bytes(series);
+    let out = fsbench_model::series::spans(series)
+        .filter(|s| s.len_ns > 0 && s.len_ns >= interval_ns / 2)
+        .map(|s| s.rate(of_bytes))
+        .collect();
     (out, of_bytes)
 }
 

@@ -13,18 +13,11 @@ const PEAK_SPAN: usize = 5;
 /// (peak, sustained) MiB/s of the whole intervals of `series` that end within `from..=to` ns;
 /// `None` with fewer than [`PEAK_SPAN`] of them or no bytes.
 pub fn rates(series: &[SeriesPoint], interval_ns: u64, from: u64, to: u64) -> Option<(f64, f64)> {
-    let mut prev = 0;
-    let mut r = Vec::new();
-    for p in series {
-        let len = p.t_ns.saturating_sub(prev);
-        let start = prev;
-        prev = p.t_ns;
-        // Whole intervals only, and only those entirely inside the phase.
-        if len < interval_ns || start < from || p.t_ns > to {
-            continue;
-        }
-        r.push(p.bytes as f64 / 1_048_576.0 / (len as f64 / 1e9));
-    }
+    // Whole intervals only, and only those entirely inside the phase.
+    let r: Vec<f64> = fsbench_model::series::spans(series)
+        .filter(|s| s.len_ns >= interval_ns && s.start_ns >= from && s.point.t_ns <= to)
+        .map(|s| s.rate(true))
+        .collect();
     // Idle intervals before the first byte (an open, a truncation) and after the last (the
     // final flush of buffered writes) are not where the gauge settles: they are left out.
     let first = r.iter().position(|&v| v > 0.0)?;

@@ -52,22 +52,18 @@ impl Renderer for SeriesCsv {
                 r.cache.state.name().to_string(),
             ];
             for (i, s) in r.samples.iter().enumerate() {
-                let mut prev = 0;
-                for p in &s.series {
-                    // The interval's own length: the last one ends with the sample.
-                    let len = p.t_ns.saturating_sub(prev);
-                    prev = p.t_ns;
-                    let secs = len as f64 / 1e9;
-                    let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+                // Each interval's own length: the last one ends with the sample.
+                for sp in fsbench_model::series::spans(&s.series) {
+                    let p = sp.point;
                     let mut row: Vec<String> = keys.to_vec();
                     row.extend([
                         (i + 1).to_string(),
                         p.t_ns.to_string(),
-                        len.to_string(),
+                        sp.len_ns.to_string(),
                         p.ops.to_string(),
                         p.bytes.to_string(),
-                        format!("{:.3}", rate(p.bytes as f64 / 1_048_576.0)),
-                        format!("{:.1}", rate(p.ops as f64)),
+                        format!("{:.3}", sp.rate(true)),
+                        format!("{:.1}", sp.rate(false)),
                         opt(p.lat_p50_ns),
                         opt(p.lat_p99_ns),
                         opt(p.lat_max_ns),

@@ -36,27 +36,16 @@ fn median_sample(e: &ResultEntry) -> Option<&Sample> {
 /// (seconds at the interval's end, MiB/s or ops/s, p99 µs) of each whole interval.
 fn points(s: &Sample, of_bytes: bool) -> Vec<(f64, f64, Option<f64>)> {
     let half = s.series_interval_ns.unwrap_or(0) / 2;
-    let mut prev = 0;
-    let mut out = Vec::new();
-    for p in &s.series {
-        let len = p.t_ns.saturating_sub(prev);
-        prev = p.t_ns;
-        if len == 0 || len < half {
-            continue;
-        }
-        let amount = if of_bytes {
-            p.bytes as f64 / 1_048_576.0
-        } else {
-            p.ops as f64
-        };
-        let rate = amount / (len as f64 / 1e9);
-        out.push((
-            p.t_ns as f64 / 1e9,
-            rate,
-            p.lat_p99_ns.map(|v| v as f64 / 1e3),
-        ));
-    }
-    out
+    fsbench_model::series::spans(&s.series)
+        .filter(|sp| sp.len_ns > 0 && sp.len_ns >= half)
+        .map(|sp| {
+            (
+                sp.point.t_ns as f64 / 1e9,
+                sp.rate(of_bytes),
+                sp.point.lat_p99_ns.map(|v| v as f64 / 1e3),
+            )
+        })
+        .collect()
 }
 
 /// Writes the section for every workload with a series (nothing when none has one).
@@ -84,8 +73,7 @@ pub fn section(
         let of_bytes = cells
             .iter()
             .flat_map(|e| &e.samples)
-            .flat_map(|s| &s.series)
-            .any(|p| p.bytes > 0);
+            .any(|s| fsbench_model::series::of_bytes(&s.series));
         let mut rates = Vec::new();
         let mut p99 = Vec::new();
         for e in &cells {
