@@ -67,20 +67,7 @@ fn distributions(
     let ax = axis::linear(lo, hi, axis::kind_of(metric), false);
     let w = SPLIT - LEFT - 30.0;
     let x = |v: f64| LEFT + (v.clamp(ax.lo, ax.hi) - ax.lo) / (ax.hi - ax.lo) * w;
-    let bottom = TOP + 2.0 * ROW;
-    for (v, label) in &ax.ticks {
-        svg.line(x(*v), TOP, x(*v), bottom, GRID, 1.0);
-        svg.text(x(*v), bottom + 14.0, label, Anchor::Middle, 11.0, MUTED);
-    }
-    svg.line(LEFT, bottom, LEFT + w, bottom, MUTED, 1.0);
-    svg.text(
-        LEFT + w / 2.0,
-        bottom + 30.0,
-        &ax.unit,
-        Anchor::Middle,
-        11.0,
-        MUTED,
-    );
+    x_axis(svg, &ax.ticks, &x, (LEFT, w), &ax.unit);
     let color = palette.of(&b.target);
     for (k, (e, v, name)) in [(a, &va, "A"), (b, &vb, "B")].into_iter().enumerate() {
         let yc = TOP + ROW * k as f64 + ROW / 2.0;
@@ -101,6 +88,31 @@ fn distributions(
     }
 }
 
+/// A panel's x axis under its two rows: grid lines at `ticks` (placed by `x`), their labels,
+/// the base line over `(x0, width)` and the axis title.
+fn x_axis(
+    svg: &mut Svg,
+    ticks: &[(f64, String)],
+    x: &dyn Fn(f64) -> f64,
+    (x0, width): (f64, f64),
+    title: &str,
+) {
+    let bottom = TOP + 2.0 * ROW;
+    for (v, label) in ticks {
+        svg.line(x(*v), TOP, x(*v), bottom, GRID, 1.0);
+        svg.text(x(*v), bottom + 14.0, label, Anchor::Middle, 11.0, MUTED);
+    }
+    svg.line(x0, bottom, x0 + width, bottom, MUTED, 1.0);
+    svg.text(
+        x0 + width / 2.0,
+        bottom + 30.0,
+        title,
+        Anchor::Middle,
+        11.0,
+        MUTED,
+    );
+}
+
 fn difference(svg: &mut Svg, c: &Comparison, tone: Tone) {
     let (x0, w) = (SPLIT + 20.0, WIDTH - SPLIT - 40.0);
     let reach = (c.difference_pct.abs() + c.ci_half_pct).max(1.0) * 1.15;
@@ -108,19 +120,7 @@ fn difference(svg: &mut Svg, c: &Comparison, tone: Tone) {
     let x = |v: f64| x0 + (v.clamp(ax.lo, ax.hi) - ax.lo) / (ax.hi - ax.lo) * w;
     let yc = TOP + ROW;
     let bottom = TOP + 2.0 * ROW;
-    for (v, label) in &ax.ticks {
-        svg.line(x(*v), TOP, x(*v), bottom, GRID, 1.0);
-        svg.text(x(*v), bottom + 14.0, label, Anchor::Middle, 11.0, MUTED);
-    }
-    svg.line(x0, bottom, x0 + w, bottom, MUTED, 1.0);
-    svg.text(
-        x0 + w / 2.0,
-        bottom + 30.0,
-        "B − A, % of A",
-        Anchor::Middle,
-        11.0,
-        MUTED,
-    );
+    x_axis(svg, &ax.ticks, &x, (x0, w), "B − A, % of A");
     svg.line(x(0.0), TOP - 4.0, x(0.0), bottom, INK, 1.5);
     let (z, d) = (x(0.0), x(c.difference_pct));
     if tone == Tone::NotComparable {
