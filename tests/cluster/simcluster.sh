@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# simcluster.sh: N simulated hosts on this one kernel, for MPI runs across hosts (root only).
+#
+#   simcluster.sh up DIR N [SHARED]    build the cluster, print "ready", then hold it until stdin
+#                                      closes (or this process dies, however): then it is gone
+#   simcluster.sh exec DIR HOST CMD... run CMD inside HOST's namespaces ("head" is the switch side,
+#                                      where mpirun belongs; sim1..simN are the hosts)
+#   simcluster.sh rsh HOST CMD...      the launcher Open MPI calls as plm_rsh_agent (as it calls
+#                                      ssh: host, then the command as words for a shell); the
+#                                      cluster is $SIMCLUSTER_DIR
+#
+# What a host is: a network namespace (its own eth0, 10.77.0.(10+i)/24, on a bridge in the switch
+# namespace, whose own address 10.77.0.1 is the head's), a UTS namespace (hostname simI), a mount
+# namespace (its own /tmp, a tmpfs; its own /proc; its own /etc/hosts naming every host; SHARED,
+# if given, bind-mounted at the same path), and a PID namespace (its processes, with a small init
+# that reaps them). Nothing is created in the caller's namespaces: every link lives in the switch
+# or a host namespace, every mount in a private mount namespace, every process under one outer PID
+# namespace whose init is the supervisor (`up`). When the supervisor ends (stdin closed, SIGTERM,
+# SIGKILL of it or of the `unshare` above it), the kernel kills every process of the cluster, the
+# namespaces lose their last process, and the links, addresses and mounts go with them.
+#
+# A daemon started by `rsh` runs in the foreground under its own init, in a fresh PID namespace
+# inside the host: when the daemon dies (killed, or the job ended), the processes it started and
+# left die with it (SIGKILL), as on a node whose daemon is gone; what those started in turn (a
+# scratch guard, which removes its rank's scratch and exits) gets a grace period first.
+set -euo pipefail
+
+SELF="$(readlink -f "$0")"
+SUBNET=10.77.0
+
+die() { echo "simcluster: $*" >&2; exit 2; }
+
+# marker ID NAME: argv[0] of the init of host NAME of cluster ID (how `exec`/`rsh` find it).
+marker() { echo "simcluster:$1:$2"; }
+
+# find_pid ID NAME: the pid (in our PID namespace) of that init, or nothing.
+find_pid() {
+  local want p arg0
+  want="$(marker "$1" "$2")"
+  for p in /proc/[0-9]*; do
+    { IFS= read -r -d '' arg0 <"$p/cmdline"; } 2>/dev/null || continue
+    if [ "$arg0" = "$want" ]; then
+      echo "${p#/proc/}"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# A reaping init: waits for children forever (bash reaps every child it is given, adopted ones too).
+REAPER='trap "exit 0" TERM; while :; do sleep 3600 & wait $! || true; done'
+
+host_setup() { # host_setup NAME HOSTS SHARED (runs as pid 1 of the new host namespaces)
+  local name="$1" hosts="$2" shared="$3"
+  hostname "$name"
+  ip link set lo up
+  # Held open across the new /tmp, which may hide them.
+  exec 8<"$hosts"
+  [ -z "$shared" ] || exec 9<"$shared"
+  mount -t tmpfs -o mode=1777,size=256m "tmpfs-$name" /tmp
+  mount --no-canonicalize --bind /proc/self/fd/8 /etc/hosts
+  if [ -n "$shared" ]; then
+    mkdir -p "$shared"
+    mount --no-canonicalize --bind /proc/self/fd/9 "$shared"
+  fi
+  exec 8<&- 9<&-
+}
+
+cmd_up() {
+  [ "$(id -u)" = 0 ] || die "needs root (network, UTS, mount and PID namespaces)"
+  [ $# -ge 2 ] || die "usage: simcluster.sh up DIR N [SHARED]"
+  local dir n shared
+  dir="$(readlink -f "$1")" n="$2" shared="${3:-}"
+  [ -d "$dir" ] || die "$dir is not a directory — make it first"
+  [[ "$n" =~ ^[1-9][0-9]?$ ]] || die "N must be 1 to 99 hosts, not '$n'"
+  if [ -n "$shared" ]; then
+    shared="$(readlink -f "$shared")"
+    [ -d "$shared" ] || die "shared directory $shared does not exist — make it first"
+  fi
+  # The supervisor is pid 1 of an outer PID namespace with its own /proc: its death ends all.
+  exec unshare --pid --fork --kill-child --mount-proc -- "$SELF" __supervise "$dir" "$n" "$shared"
+}
+
+cmd_supervise() {
+  local dir="$1" n="$2" shared="$3" i pid
+  # Stop when asked, or when whoever started us is gone (stdin closes).
+  trap 'exit 0' TERM INT HUP
+  {
+    echo "127.0.0.1 localhost"
+    echo "$SUBNET.1 head"
+    for i in $(seq 1 "$n"); do echo "$SUBNET.$((10 + i)) sim$i"; done
+  } >"$dir/hosts"
+  for i in $(seq 1 "$n"); do echo "sim$i slots=64"; done >"$dir/hostfile"
+  # The switch: a bridge in its own network namespace, the head's address on it.
+  unshare --net --uts --mount -- bash -c '
+    set -e
+    hostname head; ip link set lo up; mount --bind "$1" /etc/hosts
+    ip link add br0 type bridge; ip addr add "$2.1/24" dev br0; ip link set br0 up
+    exec -a "$3" bash -c "$4"' _ "$dir/hosts" "$SUBNET" "$(marker "$dir" head)" "$REAPER" &
+  wait_for "$dir" head $!
+  local sw
+  sw="$(find_pid "$dir" head)"
+  for i in $(seq 1 "$n"); do
+    unshare --net --uts --mount --pid --fork --mount-proc -- bash -c '
+      set -e
+      . "$1" __lib; host_setup "$2" "$3" "$4"
+      exec -a "$5" bash -c "$6"' _ "$SELF" "sim$i" "$dir/hosts" "$shared" \
+      "$(marker "$dir" "sim$i")" "$REAPER" &
+    pid=$!
+    wait_for "$dir" "sim$i" "$pid"
+    nsenter --net="/proc/$sw/ns/net" -- ip link add "v$i" type veth peer name eth0 netns "$pid"
+    nsenter --net="/proc/$sw/ns/net" -- ip link set "v$i" master br0 up
+    nsenter --net="/proc/$pid/ns/net" -- ip addr add "$SUBNET.$((10 + i))/24" dev eth0
+    nsenter --net="/proc/$pid/ns/net" -- ip link set eth0 up
+  done
+  echo ready
+  # Hold the cluster until stdin closes.
+  cat >/dev/null || true
+}
+
+wait_for() { # wait_for DIR NAME PID: until that init runs (10 s at most, while PID lives)
+  local t
+  for t in $(seq 1 200); do
+    find_pid "$1" "$2" >/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.05
+  done
+  die "host $2 did not start"
+}
+
+cmd_exec() {
+  [ $# -ge 3 ] || die "usage: simcluster.sh exec DIR HOST CMD..."
+  local dir pid
+  dir="$(readlink -f "$1")"
+  pid="$(find_pid "$dir" "$2")" || die "no host '$2' in cluster $dir — is 'simcluster.sh up $dir' running?"
+  shift 2
+  if [ "$(readlink "/proc/$pid/ns/pid")" = "$(readlink /proc/self/ns/pid)" ]; then
+    exec nsenter -t "$pid" --net --uts --mount --wd="$PWD" -- "$@"
+  fi
+  exec nsenter -t "$pid" --net --uts --mount --pid --wd="$PWD" -- "$@"
+}
+
+# The daemon's own init (pid 1 of a PID namespace inside the host): runs the command; when it
+# ends, the processes it started and left (now this init's children) die with it (SIGKILL), as
+# on a node whose daemon dies; their own helpers (a scratch guard) get 10 s to finish by
+# themselves, then SIGTERM, then SIGKILL. Returns the command's status.
+DAEMON_INIT='
+  sh -c "$1" &
+  main=$!
+  trap "kill -TERM $main 2>/dev/null || true" TERM INT HUP
+  status=0
+  while :; do
+    if wait $main; then status=0; else status=$?; fi
+    kill -0 $main 2>/dev/null || break
+  done
+  # live [PPID]: the live processes here other than this init (whose parent is PPID, if given).
+  live() { local p s; for p in /proc/[0-9]*; do
+      [ "$p" = /proc/1 ] || [ "$p" = "/proc/$BASHPID" ] && continue
+      read -r s <"$p/stat" 2>/dev/null || continue
+      s="${s##*) }"; [ "${s%% *}" = Z ] && continue
+      s="${s#* }"; [ -z "${1:-}" ] || [ "${s%% *}" = "$1" ] && echo "${p#/proc/}"
+    done; return 0; }
+  orphans="$(live 1)"
+  [ -z "$orphans" ] || kill -KILL $orphans 2>/dev/null || true
+  for t in $(seq 1 100); do [ -n "$(live)" ] || break; sleep 0.1; done
+  kill -TERM -1 2>/dev/null || true
+  for t in $(seq 1 50); do [ -n "$(live)" ] || break; sleep 0.1; done
+  kill -KILL -1 2>/dev/null || true
+  exit $status'
+
+cmd_rsh() {
+  # Open MPI may put options before the host, as it does for ssh; none apply here.
+  while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+  [ $# -ge 2 ] || die "usage: simcluster.sh rsh HOST CMD... (with SIMCLUSTER_DIR set)"
+  [ -n "${SIMCLUSTER_DIR:-}" ] || die "SIMCLUSTER_DIR is not set — export the cluster's directory"
+  local dir pid host="$1"
+  dir="$(readlink -f "$SIMCLUSTER_DIR")"
+  pid="$(find_pid "$dir" "$host")" || die "no host '$host' in cluster $dir"
+  shift
+  # In the foreground (as Open MPI runs it under Grid Engine's qrsh), so that this host's init
+  # sees the daemon end and can end what it left behind.
+  local cmd="$*"
+  cmd="${cmd/ --daemonize / }"
+  # As over ssh: a login environment, not the caller's; the words are one shell command; a
+  # session of its own (mpirun ends its agents' process groups when it exits: that must not reach
+  # the host's init before the ranks' guards are done).
+  exec nsenter -t "$pid" --net --uts --mount --pid --wd=/ -- \
+    env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 USER=root setsid -w unshare --pid --fork --mount-proc -- \
+    bash -c "$DAEMON_INIT" _ "$cmd"
+}
+
+case "${1:-}" in
+  __lib) return 0 2>/dev/null || exit 0 ;;
+  up) shift; cmd_up "$@" ;;
+  __supervise) shift; cmd_supervise "$@" ;;
+  exec) shift; cmd_exec "$@" ;;
+  rsh) shift; cmd_rsh "$@" ;;
+  *) die "usage: simcluster.sh up DIR N [SHARED] | exec DIR HOST CMD... | rsh HOST CMD..." ;;
+esac
