@@ -36,6 +36,21 @@ impl ExitKind {
             Self::Internal => 101,
         }
     }
+
+    /// The kind whose exit code is `code` (a run failure for a code no kind has).
+    pub fn from_code(code: i32) -> Self {
+        [
+            Self::Regression,
+            Self::Inconclusive,
+            Self::Usage,
+            Self::RunFailed,
+            Self::Interrupted,
+            Self::Internal,
+        ]
+        .into_iter()
+        .find(|k| k.code() == code)
+        .unwrap_or(Self::RunFailed)
+    }
 }
 
 /// A failure of a subcommand: what, where and how to fix, with its exit code.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// The fsbench binary with MPI support, built once per test process (the tests that call it
 /// are ignored where `mpirun` and `mpicc` are missing).
-fn mpi_fsbench() -> &'static Path {
+pub(crate) fn mpi_fsbench() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         if cfg!(feature = "mpi") {
@@ -50,7 +50,7 @@ fn mpirun(bin: &Path, n: usize) -> Command {
     c
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "status {:?}\nstdout:\n{}\nstderr:\n{}",
         o.status.code(),
@@ -59,11 +59,11 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn json(path: &Path) -> serde_json::Value {
+pub(crate) fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("json")
 }
 
-fn stored_runs() -> usize {
+pub(crate) fn stored_runs() -> usize {
     let out = util::fsbench()
         .args(["history", "--export-json", "-"])
         .output()
@@ -279,7 +279,7 @@ fn assert_nothing_left(mut mpirun: std::process::Child, target: &Path, what: &st
     );
 }
 
-fn signal(pid: u32, sig: rustix::process::Signal) {
+pub(crate) fn signal(pid: u32, sig: rustix::process::Signal) {
     rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), sig)
         .unwrap();
 }

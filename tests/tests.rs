@@ -4,6 +4,7 @@ mod util;
 
 mod cli;
 mod cliff;
+mod cluster;
 mod cpu;
 mod defaults;
 mod env;

@@ -97,22 +97,83 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
     result
 }
 
-fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
-    let mut spec = crate::spec_args::run_spec(&args)?;
+/// What a run starts from, every input checked (and its lab built).
+struct Inputs {
+    spec: RunSpec,
+    suite: Option<fsbench_spec::suite::file::Suite>,
+    plan: Plan,
+    confidence: f64,
+    exports: Exports,
+    baseline: Option<RunRecord>,
+    cancel: CancelToken,
+    lab: crate::lab::Lab,
+}
+
+/// Checks the inputs and builds the lab: everything before the ranks first talk.
+fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
+    let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(&spec.lab, args.quiet)?;
     let mut plan = fsbench_spec::plan::build(&spec)?;
     check_team(team, &spec, &plan)?;
     let confidence = spec.confidence();
-    check_percentages(confidence, &args)?;
-    let exports = check_outputs(&spec, &args, &plan, suite.as_ref())?;
-    let baseline = load_baseline(&args)?;
+    check_percentages(confidence, args)?;
+    let exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
+    let baseline = load_baseline(args)?;
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
     precondition(&spec, &lab, &mut plan)?;
+    Ok(Inputs {
+        spec,
+        suite,
+        plan,
+        confidence,
+        exports,
+        baseline,
+        cancel,
+        lab,
+    })
+}
+
+/// Under MPI, every rank's verdict on its inputs, so that all go on or all stop: a check can
+/// fail on one host only (a target that host does not have), and a rank that left alone would
+/// leave the others waiting at their first exchange. The first failing rank's message (naming
+/// its rank and host) and exit code are everyone's.
+fn in_step(team: &runner::Team, mine: CliResult<Inputs>) -> CliResult<Inputs> {
+    if !team.parallel() {
+        return mine;
+    }
+    let err = mine.as_ref().err();
+    let Some(message) = team.agree(err.map(|e| e.message.clone())) else {
+        return mine;
+    };
+    let code = err.map_or(0, |e| e.kind.code().clamp(0, 255) as u8);
+    let kind = team
+        .dist
+        .all_gather(&[code])
+        .iter()
+        .find_map(|c| c.first().copied().filter(|&c| c != 0))
+        .map_or(crate::error::ExitKind::Usage, |c| {
+            crate::error::ExitKind::from_code(i32::from(c))
+        });
+    Err(CliError { kind, message })
+}
+
+fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
+    let checked = inputs(&args, team);
+    let Inputs {
+        spec,
+        suite,
+        plan,
+        confidence,
+        exports,
+        baseline,
+        cancel,
+        lab,
+    } = in_step(team, checked)?;
     let mut record = new_record(&plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);

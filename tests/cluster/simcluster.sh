@@ -2,7 +2,9 @@
 # simcluster.sh: N simulated hosts on this one kernel, for MPI runs across hosts (root only).
 #
 #   simcluster.sh up DIR N [SHARED]    build the cluster, print "ready", then hold it until stdin
-#                                      closes (or this process dies, however): then it is gone
+#                                      closes (or this process dies, however): then it is gone.
+#                                      With SIMCLUSTER_SHARED_SIZE=64m, SHARED is a tmpfs of that
+#                                      size seen only inside the cluster (a small shared disk)
 #   simcluster.sh exec DIR HOST CMD... run CMD inside HOST's namespaces ("head" is the switch side,
 #                                      where mpirun belongs; sim1..simN are the hosts)
 #   simcluster.sh rsh HOST CMD...      the launcher Open MPI calls as plm_rsh_agent (as it calls
@@ -85,6 +87,10 @@ cmd_supervise() {
   local dir="$1" n="$2" shared="$3" i pid
   # Stop when asked, or when whoever started us is gone (stdin closes).
   trap 'exit 0' TERM INT HUP
+  # A small shared filesystem (a tmpfs of that size, in this mount namespace only).
+  if [ -n "${SIMCLUSTER_SHARED_SIZE:-}" ] && [ -n "$shared" ]; then
+    mount -t tmpfs -o "size=$SIMCLUSTER_SHARED_SIZE,mode=755" simcluster-shared "$shared"
+  fi
   {
     echo "127.0.0.1 localhost"
     echo "$SUBNET.1 head"

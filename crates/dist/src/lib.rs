@@ -23,6 +23,8 @@ pub struct Dist {
     size: usize,
     node_leader: bool,
     ranks_on_node: usize,
+    /// Every rank's host name, in rank order (empty alone).
+    hosts: Vec<String>,
     backend: Backend,
 }
 
@@ -65,6 +67,7 @@ impl Dist {
             size: 1,
             node_leader: true,
             ranks_on_node: 1,
+            hosts: Vec::new(),
             backend: Backend::Solo,
         }
     }
@@ -83,11 +86,17 @@ impl Dist {
     #[cfg(feature = "mpi")]
     fn init_mpi(_size: usize) -> Result<Self, String> {
         let (mpi, place) = mpi_backend::Mpi::init()?;
+        let hosts = mpi
+            .all_gather(place.host.as_bytes())
+            .iter()
+            .map(|h| String::from_utf8_lossy(h).into_owned())
+            .collect();
         Ok(Self {
             rank: place.rank,
             size: place.size,
             node_leader: place.node_rank == 0,
             ranks_on_node: place.node_size,
+            hosts,
             backend: Backend::Mpi(mpi),
         })
     }
@@ -130,6 +139,27 @@ impl Dist {
         self.ranks_on_node
     }
 
+    /// The host rank `rank` runs on, as MPI names it (`MPI_Get_processor_name`); empty alone.
+    pub fn host_of(&self, rank: usize) -> &str {
+        self.hosts.get(rank).map_or("", String::as_str)
+    }
+
+    /// How many hosts the ranks run on (1 alone).
+    pub fn host_count(&self) -> usize {
+        let mut h: Vec<&String> = self.hosts.iter().collect();
+        h.sort();
+        h.dedup();
+        h.len().max(1)
+    }
+
+    /// `rank K on HOST` (`rank K` when the host is unknown): how messages name a rank.
+    pub fn rank_name(&self, rank: usize) -> String {
+        match self.host_of(rank) {
+            "" => format!("rank {rank}"),
+            h => format!("rank {rank} on {h}"),
+        }
+    }
+
     /// Waits for every rank.
     pub fn barrier(&self) {
         match &self.backend {
@@ -158,14 +188,15 @@ impl Dist {
     }
 
     /// Every rank's error (or `None`), so that all ranks agree that a step failed and on which
-    /// rank: the first failing rank's message, prefixed with its rank when parallel.
+    /// rank: the first failing rank's message, prefixed with its rank and host when parallel
+    /// (`rank 2 on node7: ...`).
     pub fn agree(&self, mine: Option<&str>) -> Option<String> {
         if !self.is_parallel() {
             return mine.map(str::to_string);
         }
         let all = self.all_gather(mine.unwrap_or("").as_bytes());
         all.iter().enumerate().find_map(|(r, e)| {
-            (!e.is_empty()).then(|| format!("rank {r}: {}", String::from_utf8_lossy(e)))
+            (!e.is_empty()).then(|| format!("{}: {}", self.rank_name(r), String::from_utf8_lossy(e)))
         })
     }
 
@@ -267,6 +298,8 @@ mod tests {
         assert_eq!(d.broadcast("id"), "id");
         assert_eq!(d.all_gather(b"x"), vec![b"x".to_vec()]);
         assert_eq!(d.agree(Some("boom")).as_deref(), Some("boom"));
+        assert_eq!((d.host_of(0), d.host_count()), ("", 1));
+        assert_eq!(d.rank_name(0), "rank 0");
         assert!(d.sync().is_none());
         let run = CancelToken::new();
         let s = d.begin_sample(&run);

@@ -7,6 +7,7 @@
 use crate::wire::RankSample;
 use fsbench_measure::aggregate::{self, Combine, PartResult};
 use fsbench_measure::{SampleData, latency_stats};
+use fsbench_model::HostShare;
 use fsbench_model::catalogue::{self, Unit};
 use hdrhistogram::Histogram;
 
@@ -82,6 +83,48 @@ pub fn merge(ranks: &[RankSample]) -> Option<Merged> {
     })
 }
 
+/// The ranks grouped by host, in order of each host's lowest rank: each host's work over its
+/// slowest rank's time, the spread between its ranks, and its leader's machine and device
+/// counters (its lowest rank's when no rank of it says it leads).
+pub fn hosts(ranks: &[RankSample]) -> Vec<HostShare> {
+    let mut order: Vec<&str> = Vec::new();
+    for r in ranks {
+        if !order.contains(&r.host.as_str()) {
+            order.push(&r.host);
+        }
+    }
+    order
+        .into_iter()
+        .map(|h| host(h, ranks.iter().filter(|r| r.host == h).collect()))
+        .collect()
+}
+
+fn host(name: &str, ranks: Vec<&RankSample>) -> HostShare {
+    let leader = ranks.iter().find(|r| r.leader).unwrap_or(&ranks[0]);
+    let rate = |x: f64, ns: u64| if ns == 0 { 0.0 } else { x / (ns as f64 / 1e9) };
+    let mib: Vec<f64> = ranks
+        .iter()
+        .map(|r| rate(r.bytes as f64 / 1_048_576.0, r.wall_ns))
+        .collect();
+    let iops: Vec<f64> = ranks.iter().map(|r| rate(r.ops as f64, r.wall_ns)).collect();
+    let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    HostShare {
+        host: name.to_string(),
+        ranks: ranks.len() as u32,
+        wall_ns: ranks.iter().map(|r| r.wall_ns).max().unwrap_or(0),
+        ops: ranks.iter().map(|r| r.ops).sum(),
+        bytes: ranks.iter().map(|r| r.bytes).sum(),
+        rank_mib_s_min: lo(&mib),
+        rank_mib_s_max: hi(&mib),
+        rank_iops_min: lo(&iops),
+        rank_iops_max: hi(&iops),
+        leader_wall_ns: leader.wall_ns,
+        machine: leader.machine,
+        devices: leader.devices.clone(),
+    }
+}
+
 fn part(r: &RankSample) -> PartResult {
     let hist = r
         .hist
@@ -135,7 +178,40 @@ mod tests {
             series: Default::default(),
             hist: fsbench_measure::histo::encode(&h),
             resident_pct: Some(10.0),
+            host: String::new(),
+            leader: false,
+            machine: None,
+            devices: Vec::new(),
         }
+    }
+
+    #[test]
+    fn hosts_group_ranks_with_their_leaders_counters() {
+        let on = |host: &str, leader: bool, wall_ns: u64, dev: &str| RankSample {
+            host: host.into(),
+            leader,
+            devices: vec![fsbench_model::DeviceIo {
+                name: dev.into(),
+                ..Default::default()
+            }],
+            ..rank(wall_ns, 100, &[100], 10.0, 1)
+        };
+        let ranks = [
+            on("a", true, 1_000_000_000, "a0"),
+            on("a", false, 2_000_000_000, "a1"),
+            on("b", false, 1_000_000_000, "b2"),
+            on("b", true, 500_000_000, "b3"),
+        ];
+        let h = hosts(&ranks);
+        assert_eq!(h.len(), 2);
+        assert_eq!((h[0].host.as_str(), h[0].ranks), ("a", 2));
+        // 200 MiB over a's slowest rank (2 s); its ranks did 100 and 50 MiB/s.
+        assert_eq!(h[0].mib_s(), 100.0);
+        assert_eq!((h[0].rank_mib_s_min, h[0].rank_mib_s_max), (50.0, 100.0));
+        assert_eq!(h[0].devices[0].name, "a0");
+        assert_eq!((h[1].host.as_str(), h[1].mib_s()), ("b", 200.0));
+        assert_eq!(h[1].devices[0].name, "b3", "the leader's counters");
+        assert_eq!(h[1].iops(), 200.0);
     }
 
     fn get(d: &SampleData, name: &str) -> f64 {

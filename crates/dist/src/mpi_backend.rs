@@ -40,6 +40,8 @@ pub struct Place {
     pub node_rank: usize,
     /// Ranks on this node.
     pub node_size: usize,
+    /// This node's name (`MPI_Get_processor_name`: the host name).
+    pub host: String,
 }
 
 /// An initialised MPI job; MPI is finalised when it drops.
@@ -68,6 +70,7 @@ impl Mpi {
             size,
             node_rank: node.rank() as usize,
             node_size: node.size() as usize,
+            host: mpi::environment::processor_name().unwrap_or_default(),
         };
         drop(node);
         let multiple = provided == Threading::Multiple;

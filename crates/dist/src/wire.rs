@@ -44,6 +44,19 @@ pub struct RankSample {
     pub series: fsbench_measure::RawSeries,
     /// Share of the workload's pages cached before the sample on this rank.
     pub resident_pct: Option<f64>,
+    /// The host this rank ran on (MPI's processor name).
+    #[serde(default)]
+    pub host: String,
+    /// True on its node's leader (the lowest rank there): its machine and device counters are
+    /// the host's.
+    #[serde(default)]
+    pub leader: bool,
+    /// The machine's CPU over the sample, as this rank read it.
+    #[serde(default)]
+    pub machine: Option<fsbench_model::MachineCpu>,
+    /// The block devices under the target over the sample, as this rank read them.
+    #[serde(default)]
+    pub devices: Vec<fsbench_model::DeviceIo>,
 }
 
 impl RankSample {
@@ -65,6 +78,10 @@ impl RankSample {
             hist,
             series: d.series.clone(),
             resident_pct,
+            host: String::new(),
+            leader: false,
+            machine: None,
+            devices: Vec::new(),
         }
     }
 

@@ -767,6 +767,72 @@ pub struct Sample {
     /// The interval of `series`, ns (it doubles for long samples, to keep at most 1024 points).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_interval_ns: Option<u64>,
+    /// Under MPI: the ranks grouped by the host they ran on, in order of each host's lowest rank
+    /// (empty alone, and in records written before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostShare>,
+}
+
+/// One host's part of an MPI sample: its ranks' work over its slowest rank's time, the spread
+/// between its ranks, and the machine CPU and block devices as that host's leader (its lowest
+/// rank) read them around the sample.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct HostShare {
+    /// The host's name, as MPI gives it (the host name).
+    pub host: String,
+    /// Ranks that ran on it.
+    pub ranks: u32,
+    /// Wall time of its slowest rank, ns.
+    pub wall_ns: u64,
+    /// Operations of its ranks.
+    pub ops: u64,
+    /// Bytes of its ranks.
+    pub bytes: u64,
+    /// Its slowest rank's MiB/s, each rank over its own time.
+    pub rank_mib_s_min: f64,
+    /// Its fastest rank's MiB/s.
+    pub rank_mib_s_max: f64,
+    /// Its slowest rank's operations per second.
+    pub rank_iops_min: f64,
+    /// Its fastest rank's operations per second.
+    pub rank_iops_max: f64,
+    /// Wall time of the host's leader, ns: the time its machine and device counters cover.
+    #[serde(default)]
+    pub leader_wall_ns: u64,
+    /// The machine's CPU over the sample, read by the host's leader.
+    #[serde(default)]
+    pub machine: Option<MachineCpu>,
+    /// The block devices under the target, read by the host's leader (top first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceIo>,
+}
+
+impl HostShare {
+    /// The host's aggregate MiB/s: its ranks' bytes over its slowest rank's time.
+    pub fn mib_s(&self) -> f64 {
+        per_s(self.bytes as f64 / 1_048_576.0, self.wall_ns)
+    }
+
+    /// The host's aggregate operations per second.
+    pub fn iops(&self) -> f64 {
+        per_s(self.ops as f64, self.wall_ns)
+    }
+
+    /// The machine's kernel time over the leader's sample, in percent of wall × CPUs.
+    pub fn machine_sys_pct(&self) -> Option<f64> {
+        let c = self.machine.filter(|c| c.cpus > 0 && self.leader_wall_ns > 0)?;
+        Some(c.sys_ns as f64 / (self.leader_wall_ns as f64 * f64::from(c.cpus)) * 100.0)
+    }
+
+    /// How busy the deepest device under the target was over the leader's sample, percent.
+    pub fn device_busy_pct(&self) -> Option<f64> {
+        let d = self.devices.last().filter(|_| self.leader_wall_ns > 0)?;
+        Some((d.io_ticks_ms as f64 * 1e6 / self.leader_wall_ns as f64 * 100.0).min(100.0))
+    }
+}
+
+fn per_s(x: f64, ns: u64) -> f64 {
+    if ns == 0 { 0.0 } else { x / (ns as f64 / 1e9) }
 }
 
 /// One interval of a sample's time series.

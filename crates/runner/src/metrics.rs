@@ -96,6 +96,7 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         devices: Vec::new(),
         series,
         series_interval_ns,
+        hosts: Vec::new(),
     };
     crate::gauge::add(&mut s);
     s
@@ -154,7 +155,7 @@ pub fn add_devices(s: &mut Sample, devices: Vec<DeviceIo>, flow: Flow) {
 }
 
 /// The model's view of a snapshot difference.
-fn cpu_parts(cpu: &CpuDelta) -> (Option<MachineCpu>, Option<CpuPair>, Option<ProcessCounts>) {
+pub(crate) fn cpu_parts(cpu: &CpuDelta) -> (Option<MachineCpu>, Option<CpuPair>, Option<ProcessCounts>) {
     let machine = cpu.machine.map(|c| MachineCpu {
         cpus: c.cpus,
         user_ns: c.user_ns,

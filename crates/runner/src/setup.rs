@@ -171,7 +171,7 @@ fn make_dir(p: &Prepared, team: &Team) -> Result<(), WorkloadError> {
         return Ok(());
     }
     std::fs::create_dir(dir).map_err(|e| WorkloadError::io("mkdir", dir, e))?;
-    check_room(&p.caps, dir, team.copies_per_filesystem())
+    check_room(&p.caps, dir, team.copies_per_filesystem(dir))
 }
 
 /// Refuses a workload that needs more free bytes or inodes than the target has (for `copies`

@@ -58,14 +58,24 @@ impl Team {
         }
     }
 
-    /// How many copies of a workload's files share one filesystem: every rank's with the
-    /// shared layout, this node's ranks' with per-rank directories.
-    pub fn copies_per_filesystem(&self) -> u64 {
+    /// How many copies of a workload's files share the filesystem of `dir` (a workload's
+    /// directory in this rank's scratch): every rank's with the shared layout; with per-rank
+    /// directories, those of the ranks whose scratch is in the same target directory as this
+    /// rank's — all ranks on a filesystem every host mounts, this node's ranks on a local one
+    /// (counting only this node's ranks, as before, let the ranks of several hosts on one
+    /// network filesystem pass a check that their files together could not).
+    pub fn copies_per_filesystem(&self, dir: &std::path::Path) -> u64 {
         if self.sharing() {
-            self.dist.size() as u64
-        } else {
-            self.dist.ranks_on_node() as u64
+            return self.dist.size() as u64;
         }
+        if !self.parallel() {
+            return 1;
+        }
+        let scratch = dir.parent();
+        let seen = scratch
+            .and_then(|s| Some((s.parent()?, s.file_name()?.to_str()?)))
+            .map(|(target, own)| rank_scratches(target, own));
+        seen.unwrap_or(0).max(self.dist.ranks_on_node()) as u64
     }
 
     /// The name of this rank's scratch: the run id alone, or `<id>-r<rank>` for per-rank
@@ -82,6 +92,25 @@ impl Team {
     pub fn agree(&self, mine: Option<String>) -> Option<String> {
         self.dist.agree(mine.as_deref())
     }
+}
+
+/// How many per-rank scratches of the run whose rank scratch is named `own` (`.fsbench-<id>-rK`)
+/// are in `target`: the ranks whose files share this rank's target directory.
+fn rank_scratches(target: &std::path::Path, own: &str) -> usize {
+    let Some((run, _)) = own.rsplit_once("-r") else {
+        return 0;
+    };
+    let prefix = format!("{run}-r");
+    std::fs::read_dir(target).map_or(0, |rd| {
+        rd.flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.strip_prefix(&prefix)
+                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .count()
+    })
 }
 
 /// One sample taken by every rank together: a barrier before it (after each rank prepared its
@@ -101,7 +130,13 @@ pub fn take_sample(
     p.ctx.cancel = run_cancel.clone();
     let (outcome, sent) = match &measured {
         Ok(m) => {
-            let rank = RankSample::new(&m.data, m.latency_hdr.clone(), m.resident);
+            let rank = RankSample {
+                host: dist.host_of(dist.rank()).to_string(),
+                leader: dist.is_node_leader(),
+                machine: crate::metrics::cpu_parts(&m.cpu).0,
+                devices: m.devices.clone(),
+                ..RankSample::new(&m.data, m.latency_hdr.clone(), m.resident)
+            };
             (Outcome::Ok(Box::new(rank)), false)
         }
         Err(WorkloadError::Interrupted) if run_cancel.is_cancelled() => {
@@ -115,7 +150,7 @@ pub fn take_sample(
     };
     let reports = dist.end_sample(scope, outcome, sent);
     let flow = p.caps.flow;
-    let mut sample = conclude(reports, measured.as_ref().ok().map(|m| m.cpu))?;
+    let mut sample = conclude(dist, reports, measured.as_ref().ok().map(|m| m.cpu))?;
     // The node's devices as this rank saw them (ranks on one node share them: never summed).
     if let Ok(m) = measured {
         crate::metrics::add_devices(&mut sample, m.devices, flow);
@@ -126,6 +161,7 @@ pub fn take_sample(
 
 /// What every rank concludes from all the reports (the same on every rank).
 fn conclude(
+    dist: &fsbench_dist::Dist,
     reports: Vec<Report>,
     cpu: Option<fsbench_measure::CpuDelta>,
 ) -> Result<Sample, Failure> {
@@ -144,7 +180,11 @@ fn conclude(
             _ => None,
         })
     {
-        return Err(Failure::Failed(format!("rank {r} of {n}: {msg}")));
+        let on = match dist.host_of(r) {
+            "" => String::new(),
+            h => format!(" on {h}"),
+        };
+        return Err(Failure::Failed(format!("rank {r} of {n}{on}: {msg}")));
     }
     let samples: Vec<RankSample> = reports
         .into_iter()
@@ -164,5 +204,6 @@ fn conclude(
     let cpu = cpu.unwrap_or_default();
     let mut sample = crate::metrics::to_sample(merged.data, merged.resident_pct, &cpu);
     sample.latency_hdr = fsbench_measure::histo::encode(&merged.hist);
+    sample.hosts = fsbench_dist::merge::hosts(&samples);
     Ok(sample)
 }

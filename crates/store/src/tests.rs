@@ -24,6 +24,7 @@ fn sample(v: f64) -> Sample {
         devices: Vec::new(),
         series: Vec::new(),
         series_interval_ns: None,
+        hosts: Vec::new(),
     }
 }
 

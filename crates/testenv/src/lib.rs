@@ -26,6 +26,7 @@ pub const TOOLS: &[&str] = &[
     "fusermount3",
     "gocryptfs",
     "ioping",
+    "ip",
     "losetup",
     "ministat",
     "mkfs.btrfs",
@@ -34,8 +35,13 @@ pub const TOOLS: &[&str] = &[
     "mount",
     "mpicc",
     "mpirun",
+    "nsenter",
     "postmark",
+    "setsid",
+    "sshd",
+    "sshfs",
     "tmux",
+    "unshare",
 ];
 
 /// The cfg name of tool `name`.

@@ -27,6 +27,7 @@ fn sample(v: f64, wall: u64) -> Sample {
         devices: Vec::new(),
         series: Vec::new(),
         series_interval_ns: None,
+        hosts: Vec::new(),
     }
 }
 
