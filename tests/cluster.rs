@@ -90,7 +90,12 @@ impl SimCluster {
         let subnet = "10.77.0.0/24";
         let mut c = self.exec("head");
         c.env("SIMCLUSTER_DIR", self.dir())
-            .args(["mpirun", "--allow-run-as-root", "--oversubscribe", "--hostfile"])
+            .args([
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--hostfile",
+            ])
             .arg(self.dir().join("hostfile"))
             .arg("-n")
             .arg((per_host * self.hosts).to_string())
@@ -184,7 +189,12 @@ fn wait_for(what: &str, done: impl Fn() -> bool) {
 
 #[test]
 #[cfg_attr(
-    not(all(fsbench_root, fsbench_tool_ip, fsbench_tool_unshare, fsbench_tool_nsenter)),
+    not(all(
+        fsbench_root,
+        fsbench_tool_ip,
+        fsbench_tool_unshare,
+        fsbench_tool_nsenter
+    )),
     ignore = "needs root, ip, unshare and nsenter (apt-get install iproute2 util-linux)"
 )]
 fn simulated_cluster_leaves_nothing_after_sigkill_or_a_closed_stdin() {
@@ -192,7 +202,10 @@ fn simulated_cluster_leaves_nothing_after_sigkill_or_a_closed_stdin() {
     for how in ["SIGKILL of the supervisor", "stdin closed"] {
         let mut c = SimCluster::up(2, None);
         assert_eq!(
-            c.sh("sim1", "hostname; ip -o -4 addr show dev eth0 | grep -c 10.77.0.11"),
+            c.sh(
+                "sim1",
+                "hostname; ip -o -4 addr show dev eth0 | grep -c 10.77.0.11"
+            ),
             "sim1\n1\n",
             "{how}"
         );
@@ -256,7 +269,12 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
             .mpirun(bin, 2)
             .args(["run", "--runs", "2", "--cache", "cold", "--layout", layout])
             .args(["--cold-cmd", &cold])
-            .args(["-w", "seq-write:size=2m,bs=1m", "-w", "tree-create:scale=0.02"])
+            .args([
+                "-w",
+                "seq-write:size=2m,bs=1m",
+                "-w",
+                "tree-create:scale=0.02",
+            ])
             .arg("-t")
             .arg(&shared)
             .arg("--json")
@@ -268,9 +286,15 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
         assert!(util::entries(&shared).is_empty(), "{layout}: scratch left");
         check_drops_and_markers(&std::fs::read_to_string(&log).unwrap(), layout);
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(stdout.contains("per host") && stdout.contains("3 hosts"), "{stdout}");
+        assert!(
+            stdout.contains("per host") && stdout.contains("3 hosts"),
+            "{stdout}"
+        );
         for h in ["sim1", "sim2", "sim3"] {
-            assert!(stdout.contains(&format!("│ {h} ")), "{layout}: no row for {h}: {stdout}");
+            assert!(
+                stdout.contains(&format!("┆ {h} ")),
+                "{layout}: no row for {h}: {stdout}"
+            );
         }
         let v = json(&file);
         for r in v["results"].as_array().unwrap() {
@@ -278,9 +302,17 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
                 let hosts = s["hosts"].as_array().unwrap();
                 let names: Vec<&str> = hosts.iter().map(|h| h["host"].as_str().unwrap()).collect();
                 assert_eq!(names, ["sim1", "sim2", "sim3"], "{layout}");
-                assert!(hosts.iter().all(|h| h["ranks"] == 2 && h["machine"].is_object()));
+                assert!(
+                    hosts
+                        .iter()
+                        .all(|h| h["ranks"] == 2 && h["machine"].is_object())
+                );
                 let bytes: u64 = hosts.iter().map(|h| h["bytes"].as_u64().unwrap()).sum();
-                assert_eq!(bytes, s["bytes"].as_u64().unwrap(), "{layout}: hosts add up");
+                assert_eq!(
+                    bytes,
+                    s["bytes"].as_u64().unwrap(),
+                    "{layout}: hosts add up"
+                );
             }
         }
     }
@@ -293,14 +325,25 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
 fn check_drops_and_markers(log: &str, layout: &str) {
     let per_drop = if layout == "per-rank" { 6 } else { 1 };
     for host in ["sim1", "sim2", "sim3"] {
-        let lines = log.lines().filter(|l| l.starts_with(&format!("{host} "))).count();
+        let lines = log
+            .lines()
+            .filter(|l| l.starts_with(&format!("{host} ")))
+            .count();
         assert_eq!(lines, 4 * per_drop, "{layout}: drops on {host}:\n{log}");
     }
-    assert_eq!(log.lines().count(), 3 * 4 * per_drop, "{layout}: only the hosts' leaders:\n{log}");
+    assert_eq!(
+        log.lines().count(),
+        3 * 4 * per_drop,
+        "{layout}: only the hosts' leaders:\n{log}"
+    );
     for line in log.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(f.len(), 3, "{layout}: {line}");
-        let scratch = Path::new(f[1]).parent().unwrap().to_string_lossy().into_owned();
+        let scratch = Path::new(f[1])
+            .parent()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let want = match scratch.rsplit_once("-r") {
             Some((_, k)) if layout == "per-rank" => {
                 format!("sim{}", k.parse::<usize>().unwrap() / 2 + 1)
@@ -347,9 +390,16 @@ fn a_target_one_host_cannot_see_is_refused_before_work_naming_the_host() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("rank 2 on sim2: "), "{layout}: {}", text(&out));
         assert_eq!(err.matches("fsbench: error:").count(), 1, "{layout}: {err}");
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("prepared"), "{layout}: work began");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("prepared"),
+            "{layout}: work began"
+        );
         for h in ["sim1", "sim2"] {
-            assert_eq!(c.sh(h, "ls -A /tmp/local 2>/dev/null"), "", "{layout}: scratch left on {h}");
+            assert_eq!(
+                c.sh(h, "ls -A /tmp/local 2>/dev/null"),
+                "",
+                "{layout}: scratch left on {h}"
+            );
         }
         c.sh("sim1", "rmdir /tmp/local");
         c.sh("sim2", "rmdir /tmp/local 2>/dev/null");
@@ -376,7 +426,15 @@ fn the_space_check_counts_every_hosts_ranks_on_a_shared_filesystem() {
     let c = SimCluster::up(2, Some("64m"));
     let out = c
         .mpirun(bin, 2)
-        .args(["run", "--no-store", "--cache", "warm", "-w", "seq-write:size=24m", "-t"])
+        .args([
+            "run",
+            "--no-store",
+            "--cache",
+            "warm",
+            "-w",
+            "seq-write:size=24m",
+            "-t",
+        ])
         .arg(c.shared())
         .output()
         .unwrap();
@@ -397,8 +455,19 @@ fn long_run(c: &SimCluster, bin: &Path, layout: &str) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut child = child;
     let want = if layout == "shared" { 1 } else { 4 };
-    wait_for("every rank's scratch", || util::entries(&c.shared()).len() == want);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while util::entries(&c.shared()).len() != want {
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            panic!(
+                "{layout}: the ranks never started: {}",
+                text(&child.wait_with_output().unwrap())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     std::thread::sleep(Duration::from_millis(1500));
     child
 }
@@ -411,12 +480,17 @@ fn assert_nothing_left(c: &SimCluster, mpirun: Child, host: Option<&str>, what: 
     if let Some(h) = host {
         assert!(err.contains(&format!("on node {h}")), "{what}: {err}");
     }
-    let needle = c.shared().to_string_lossy().into_owned();
+    // The ranks' command lines (`-t SHARED`; the cluster's own processes name SHARED too).
+    let needle = format!("-t\0{}", c.shared().display());
     wait_for("every rank to end and every scratch to go", || {
         util::entries(&c.shared()).is_empty() && util::processes_mentioning(&needle).is_empty()
     });
     for h in ["sim1", "sim2"] {
-        assert_eq!(c.daemons_on(h), Vec::<u32>::new(), "{what}: a daemon left on {h}");
+        assert_eq!(
+            c.daemons_on(h),
+            Vec::<u32>::new(),
+            "{what}: a daemon left on {h}"
+        );
     }
 }
 

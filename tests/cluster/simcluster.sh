@@ -13,7 +13,7 @@
 #
 # What a host is: a network namespace (its own eth0, 10.77.0.(10+i)/24, on a bridge in the switch
 # namespace, whose own address 10.77.0.1 is the head's), a UTS namespace (hostname simI), a mount
-# namespace (its own /tmp, a tmpfs; its own /proc; its own /etc/hosts naming every host; SHARED,
+# namespace (its own /tmp and /dev/shm, tmpfs; its own /proc; its own /etc/hosts naming every host; SHARED,
 # if given, bind-mounted at the same path), and a PID namespace (its processes, with a small init
 # that reaps them). Nothing is created in the caller's namespaces: every link lives in the switch
 # or a host namespace, every mount in a private mount namespace, every process under one outer PID
@@ -60,6 +60,9 @@ host_setup() { # host_setup NAME HOSTS SHARED (runs as pid 1 of the new host nam
   exec 8<"$hosts"
   [ -z "$shared" ] || exec 9<"$shared"
   mount -t tmpfs -o mode=1777,size=256m "tmpfs-$name" /tmp
+  # Its own shared memory too (Open MPI's shared-memory transport names its segments after the
+  # host: two clusters' sim1 must not meet there).
+  mount -t tmpfs -o mode=1777,size=256m "shm-$name" /dev/shm
   mount --no-canonicalize --bind /proc/self/fd/8 /etc/hosts
   if [ -n "$shared" ]; then
     mkdir -p "$shared"
@@ -136,11 +139,13 @@ wait_for() { # wait_for DIR NAME PID: until that init runs (10 s at most, while 
 
 cmd_exec() {
   [ $# -ge 3 ] || die "usage: simcluster.sh exec DIR HOST CMD..."
-  local dir pid
+  local dir pid host="$2"
   dir="$(readlink -f "$1")"
-  pid="$(find_pid "$dir" "$2")" || die "no host '$2' in cluster $dir — is 'simcluster.sh up $dir' running?"
+  pid="$(find_pid "$dir" "$host")" || die "no host '$host' in cluster $dir — is 'simcluster.sh up $dir' running?"
   shift 2
-  if [ "$(readlink "/proc/$pid/ns/pid")" = "$(readlink /proc/self/ns/pid)" ]; then
+  # The head has no PID namespace of its own: CMD (mpirun) stays this process, so that a signal
+  # sent to it (Ctrl-C) reaches CMD itself.
+  if [ "$host" = head ]; then
     exec nsenter -t "$pid" --net --uts --mount --wd="$PWD" -- "$@"
   fi
   exec nsenter -t "$pid" --net --uts --mount --pid --wd="$PWD" -- "$@"

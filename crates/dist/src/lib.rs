@@ -196,7 +196,8 @@ impl Dist {
         }
         let all = self.all_gather(mine.unwrap_or("").as_bytes());
         all.iter().enumerate().find_map(|(r, e)| {
-            (!e.is_empty()).then(|| format!("{}: {}", self.rank_name(r), String::from_utf8_lossy(e)))
+            (!e.is_empty())
+                .then(|| format!("{}: {}", self.rank_name(r), String::from_utf8_lossy(e)))
         })
     }
 

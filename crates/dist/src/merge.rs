@@ -106,7 +106,10 @@ fn host(name: &str, ranks: Vec<&RankSample>) -> HostShare {
         .iter()
         .map(|r| rate(r.bytes as f64 / 1_048_576.0, r.wall_ns))
         .collect();
-    let iops: Vec<f64> = ranks.iter().map(|r| rate(r.ops as f64, r.wall_ns)).collect();
+    let iops: Vec<f64> = ranks
+        .iter()
+        .map(|r| rate(r.ops as f64, r.wall_ns))
+        .collect();
     let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     HostShare {

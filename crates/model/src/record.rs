@@ -820,7 +820,9 @@ impl HostShare {
 
     /// The machine's kernel time over the leader's sample, in percent of wall × CPUs.
     pub fn machine_sys_pct(&self) -> Option<f64> {
-        let c = self.machine.filter(|c| c.cpus > 0 && self.leader_wall_ns > 0)?;
+        let c = self
+            .machine
+            .filter(|c| c.cpus > 0 && self.leader_wall_ns > 0)?;
         Some(c.sys_ns as f64 / (self.leader_wall_ns as f64 * f64::from(c.cpus)) * 100.0)
     }
 

@@ -91,7 +91,10 @@ fn rate_text(v: Option<f64>, mib: bool) -> String {
     use fsbench_model::metric as k;
     let name = if mib { k::THROUGHPUT_MIB_S } else { k::IOPS };
     let unit = fsbench_model::unit_of(name).0;
-    v.map_or_else(|| "-".into(), |v| format!("{} {unit}", metric_number(name, v)))
+    v.map_or_else(
+        || "-".into(),
+        |v| format!("{} {unit}", metric_number(name, v)),
+    )
 }
 
 fn cell_rows(r: &ResultEntry) -> Vec<Row> {
@@ -104,7 +107,11 @@ fn cell_rows(r: &ResultEntry) -> Vec<Row> {
 }
 
 fn span(lo: Option<f64>, hi: Option<f64>, name: &str) -> String {
-    format!("{} – {}", number_or_dash(name, lo), number_or_dash(name, hi))
+    format!(
+        "{} – {}",
+        number_or_dash(name, lo),
+        number_or_dash(name, hi)
+    )
 }
 
 fn row(r: &ResultEntry, hosts: &[(String, Vec<&HostShare>)]) -> Row {
@@ -141,23 +148,38 @@ fn row(r: &ResultEntry, hosts: &[(String, Vec<&HostShare>)]) -> Row {
         cache_label(r),
         host,
         number_or_dash("ranks", med("ranks")),
-        r.params.get("layout").cloned().unwrap_or_else(|| "-".into()),
+        r.params
+            .get("layout")
+            .cloned()
+            .unwrap_or_else(|| "-".into()),
         format!("{} {unit}", number_or_dash(headline, med(headline))),
         stonewall,
         per_host,
-        span(med(k::RANK_MIB_S_MIN), med(k::RANK_MIB_S_MAX), k::RANK_MIB_S_MIN),
-        span(med(k::RANK_IOPS_MIN), med(k::RANK_IOPS_MAX), k::RANK_IOPS_MIN),
+        span(
+            med(k::RANK_MIB_S_MIN),
+            med(k::RANK_MIB_S_MAX),
+            k::RANK_MIB_S_MIN,
+        ),
+        span(
+            med(k::RANK_IOPS_MIN),
+            med(k::RANK_IOPS_MAX),
+            k::RANK_IOPS_MIN,
+        ),
         machine,
         device,
     ]
 }
 
 fn machine_sys(v: &[&HostShare]) -> String {
-    pct_or_dash(median(v.iter().filter_map(|h| h.machine_sys_pct()).collect()))
+    pct_or_dash(median(
+        v.iter().filter_map(|h| h.machine_sys_pct()).collect(),
+    ))
 }
 
 fn device_busy(v: &[&HostShare]) -> String {
-    pct_or_dash(median(v.iter().filter_map(|h| h.device_busy_pct()).collect()))
+    pct_or_dash(median(
+        v.iter().filter_map(|h| h.device_busy_pct()).collect(),
+    ))
 }
 
 /// One host's row under its cell: medians over the samples.
@@ -170,7 +192,8 @@ fn host_row(r: &ResultEntry, name: &str, v: &[&HostShare]) -> Row {
         String::new(),
         String::new(),
         name.to_string(),
-        v.first().map_or_else(|| "-".into(), |h| h.ranks.to_string()),
+        v.first()
+            .map_or_else(|| "-".into(), |h| h.ranks.to_string()),
         String::new(),
         rate_text(med(&|h| host_rate(h, mib)), mib),
         "-".into(),
@@ -300,8 +323,14 @@ mod tests {
         assert_eq!(rows[0][8], "50.0 – 100.0 MiB/s");
         assert_eq!((rows[1][3].as_str(), rows[1][4].as_str()), ("n1", "2"));
         assert_eq!(rows[1][6], "100.0 MiB/s");
-        assert_eq!(rows[1][11], "25%", "n1's leader: 0.5 s of kernel time on 2 CPUs in 1 s");
-        assert_eq!((rows[2][3].as_str(), rows[2][6].as_str()), ("n2", "50.0 MiB/s"));
+        assert_eq!(
+            rows[1][11], "25%",
+            "n1's leader: 0.5 s of kernel time on 2 CPUs in 1 s"
+        );
+        assert_eq!(
+            (rows[2][3].as_str(), rows[2][6].as_str()),
+            ("n2", "50.0 MiB/s")
+        );
         let t = table(&r, &CellNames::new(&r.results)).unwrap();
         assert_eq!(t.rows.len(), 3);
         assert!(t.columns.iter().any(|c| c.head == "per host"));

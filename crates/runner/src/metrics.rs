@@ -155,7 +155,9 @@ pub fn add_devices(s: &mut Sample, devices: Vec<DeviceIo>, flow: Flow) {
 }
 
 /// The model's view of a snapshot difference.
-pub(crate) fn cpu_parts(cpu: &CpuDelta) -> (Option<MachineCpu>, Option<CpuPair>, Option<ProcessCounts>) {
+pub(crate) fn cpu_parts(
+    cpu: &CpuDelta,
+) -> (Option<MachineCpu>, Option<CpuPair>, Option<ProcessCounts>) {
     let machine = cpu.machine.map(|c| MachineCpu {
         cpus: c.cpus,
         user_ns: c.user_ns,
