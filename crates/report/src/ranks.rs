@@ -152,7 +152,7 @@ fn row(r: &ResultEntry, hosts: &[(String, Vec<&HostShare>)]) -> Row {
             .get("layout")
             .cloned()
             .unwrap_or_else(|| "-".into()),
-        format!("{} {unit}", number_or_dash(headline, med(headline))),
+        with_unit(headline, med(headline)),
         stonewall,
         per_host,
         span(
@@ -168,6 +168,15 @@ fn row(r: &ResultEntry, hosts: &[(String, Vec<&HostShare>)]) -> Row {
         machine,
         device,
     ]
+}
+
+/// A headline value with its unit; a time is already written with its own (`4.649 s`).
+fn with_unit(name: &str, v: Option<f64>) -> String {
+    let text = number_or_dash(name, v);
+    match fsbench_model::catalogue::unit_kind(name) {
+        fsbench_model::catalogue::Unit::Ns => text,
+        _ => format!("{text} {}", fsbench_model::unit_of(name).0),
+    }
 }
 
 fn machine_sys(v: &[&HostShare]) -> String {
@@ -334,5 +343,7 @@ mod tests {
         let t = table(&r, &CellNames::new(&r.results)).unwrap();
         assert_eq!(t.rows.len(), 3);
         assert!(t.columns.iter().any(|c| c.head == "per host"));
+        // A time headline (postmark, tar) carries its unit in its text: never `4.649 s ns`.
+        assert_eq!(with_unit(fsbench_model::metric::WALL_NS, Some(4.649e9)), "4.649 s");
     }
 }

@@ -207,3 +207,26 @@ fn conclude(
     sample.hosts = fsbench_dist::merge::hosts(&samples);
     Ok(sample)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rank_scratches;
+
+    #[test]
+    fn rank_scratches_counts_this_runs_rank_directories_only() {
+        let t = tempfile::tempdir().unwrap();
+        for name in [
+            ".fsbench-R1-r0",
+            ".fsbench-R1-r1",
+            ".fsbench-R1-r12",
+            ".fsbench-R1",
+            ".fsbench-R1-rx",
+            ".fsbench-R2-r0",
+        ] {
+            std::fs::create_dir(t.path().join(name)).unwrap();
+        }
+        assert_eq!(rank_scratches(t.path(), ".fsbench-R1-r0"), 3);
+        assert_eq!(rank_scratches(t.path(), ".fsbench-R2-r0"), 1);
+        assert_eq!(rank_scratches(t.path(), "no-rank"), 0);
+    }
+}
