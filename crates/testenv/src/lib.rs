@@ -38,8 +38,6 @@ pub const TOOLS: &[&str] = &[
     "nsenter",
     "postmark",
     "setsid",
-    "sshd",
-    "sshfs",
     "tmux",
     "unshare",
 ];
