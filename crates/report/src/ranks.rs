@@ -344,6 +344,9 @@ mod tests {
         assert_eq!(t.rows.len(), 3);
         assert!(t.columns.iter().any(|c| c.head == "per host"));
         // A time headline (postmark, tar) carries its unit in its text: never `4.649 s ns`.
-        assert_eq!(with_unit(fsbench_model::metric::WALL_NS, Some(4.649e9)), "4.649 s");
+        assert_eq!(
+            with_unit(fsbench_model::metric::WALL_NS, Some(4.649e9)),
+            "4.649 s"
+        );
     }
 }
