@@ -7,7 +7,7 @@
 //! refused with the host named, the space check on a filesystem every host writes to, and that a
 //! lost host or a Ctrl-C leaves nothing anywhere. They need root, Open MPI and iproute2.
 
-use crate::mpi::{json, mpi_fsbench, signal, stored_runs, text};
+use crate::mpi::{json, mpi_fsbench, signal, text};
 use crate::util;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -66,6 +66,23 @@ impl SimCluster {
         self.dir.path()
     }
 
+    /// The results database directory of the cluster's runs (its own: other tests store runs
+    /// in the shared one at the same time).
+    pub(crate) fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// How many runs the cluster's database holds.
+    pub(crate) fn stored_runs(&self) -> usize {
+        let out = util::fsbench()
+            .env("XDG_DATA_HOME", self.data())
+            .args(["history", "--export-json", "-"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        v.as_array().map_or(0, Vec::len)
+    }
+
     /// The directory every host sees.
     pub(crate) fn shared(&self) -> PathBuf {
         self.dir.path().join("shared")
@@ -109,7 +126,7 @@ impl SimCluster {
             .args(["--mca", "btl_tcp_if_include", subnet])
             .args(["--mca", "oob_tcp_if_include", subnet])
             .args(["-x", "NO_COLOR=1", "-x"])
-            .arg(format!("XDG_DATA_HOME={}", util::data_home().display()))
+            .arg(format!("XDG_DATA_HOME={}", self.data().display()))
             .arg(bin);
         c
     }
@@ -178,9 +195,9 @@ fn links_here() -> Vec<String> {
     util::entries(Path::new("/sys/class/net"))
 }
 
-/// Waits up to 30 s for `done`.
+/// Waits up to 90 s for `done` (a liveness bound for a loaded machine, not a timing).
 fn wait_for(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(90);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(100));
@@ -264,7 +281,7 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
             shared.display(),
             log.display()
         );
-        let before = stored_runs();
+        let before = c.stored_runs();
         let out = c
             .mpirun(bin, 2)
             .args(["run", "--runs", "2", "--cache", "cold", "--layout", layout])
@@ -282,7 +299,7 @@ fn three_hosts_one_leader_and_one_drop_per_host_markers_and_ranks_by_host() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{layout}: {}", text(&out));
-        assert_eq!(stored_runs(), before + 1, "{layout}: one stored run");
+        assert_eq!(c.stored_runs(), before + 1, "{layout}: one stored run");
         assert!(util::entries(&shared).is_empty(), "{layout}: scratch left");
         check_drops_and_markers(&std::fs::read_to_string(&log).unwrap(), layout);
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -457,7 +474,7 @@ fn long_run(c: &SimCluster, bin: &Path, layout: &str) -> Child {
         .unwrap();
     let mut child = child;
     let want = if layout == "shared" { 1 } else { 4 };
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(180);
     while util::entries(&c.shared()).len() != want {
         if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
             let _ = child.kill();
@@ -482,9 +499,17 @@ fn assert_nothing_left(c: &SimCluster, mpirun: Child, host: Option<&str>, what: 
     }
     // The ranks' command lines (`-t SHARED`; the cluster's own processes name SHARED too).
     let needle = format!("-t\0{}", c.shared().display());
-    wait_for("every rank to end and every scratch to go", || {
-        util::entries(&c.shared()).is_empty() && util::processes_mentioning(&needle).is_empty()
-    });
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !util::entries(&c.shared()).is_empty() || !util::processes_mentioning(&needle).is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: left: scratch {:?}, ranks {:?}; mpirun said: {err}",
+            util::entries(&c.shared()),
+            util::processes_mentioning(&needle)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     for h in ["sim1", "sim2"] {
         assert_eq!(
             c.daemons_on(h),

@@ -63,7 +63,7 @@ pub(crate) fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("json")
 }
 
-pub(crate) fn stored_runs() -> usize {
+fn stored_runs() -> usize {
     let out = util::fsbench()
         .args(["history", "--export-json", "-"])
         .output()
