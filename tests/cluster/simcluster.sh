@@ -21,10 +21,10 @@
 # SIGKILL of it or of the `unshare` above it), the kernel kills every process of the cluster, the
 # namespaces lose their last process, and the links, addresses and mounts go with them.
 #
-# A daemon started by `rsh` runs in the foreground under its own init, in a fresh PID namespace
-# inside the host: when the daemon dies (killed, or the job ended), the processes it started and
-# left die with it (SIGKILL), as on a node whose daemon is gone; what those started in turn (a
-# scratch guard, which removes its rank's scratch and exits) gets a grace period first.
+# A daemon started by `rsh` runs in the foreground under a keeper, in a session of its own on the
+# host: when the daemon dies (killed, or the job ended), the processes it started and left die
+# with it (SIGKILL), as on a node whose daemon is gone; what those started in turn (a scratch
+# guard, which removes its rank's scratch and exits) gets a grace period first.
 set -euo pipefail
 
 SELF="$(readlink -f "$0")"
@@ -151,11 +151,16 @@ cmd_exec() {
   exec nsenter -t "$pid" --net --uts --mount --pid --wd="$PWD" -- "$@"
 }
 
-# The daemon's own init (pid 1 of a PID namespace inside the host): runs the command; when it
-# ends, the processes it started and left (now this init's children) die with it (SIGKILL), as
-# on a node whose daemon dies; their own helpers (a scratch guard) get 10 s to finish by
-# themselves, then SIGTERM, then SIGKILL. Returns the command's status.
-DAEMON_INIT='
+# The daemon's keeper, the leader of a session of its own on the host: runs the command; when it
+# ends, the processes of the session it left behind that lost their parent (the ranks the daemon
+# started: the host's init adopted them) die with it (SIGKILL), as on a node whose daemon is gone;
+# the rest of the session (what those started in turn: a rank's scratch guard, which removes its
+# scratch and exits) gets 10 s to finish by itself, then SIGTERM, then SIGKILL. Returns the
+# command's status. The ranks share the host's PID namespace with its other processes (a FUSE
+# daemon serving a mount there is theirs to see).
+DAEMON_KEEPER='
+  read -r s </proc/$BASHPID/stat
+  read -r _ _ _ sid _ <<<"${s##*) }"
   sh -c "$1" &
   main=$!
   trap "kill -TERM $main 2>/dev/null || true" TERM INT HUP
@@ -164,19 +169,20 @@ DAEMON_INIT='
     if wait $main; then status=0; else status=$?; fi
     kill -0 $main 2>/dev/null || break
   done
-  # live [PPID]: the live processes here other than this init (whose parent is PPID, if given).
-  live() { local p s; for p in /proc/[0-9]*; do
-      [ "$p" = /proc/1 ] || [ "$p" = "/proc/$BASHPID" ] && continue
+  # live [PPID]: the live processes of this session but this shell (whose parent is PPID).
+  live() { local want="${1:-}" p s st pp pg se; for p in /proc/[0-9]*; do
+      [ "$p" = "/proc/$sid" ] || [ "$p" = "/proc/$BASHPID" ] && continue
       read -r s <"$p/stat" 2>/dev/null || continue
-      s="${s##*) }"; [ "${s%% *}" = Z ] && continue
-      s="${s#* }"; [ -z "${1:-}" ] || [ "${s%% *}" = "$1" ] && echo "${p#/proc/}"
+      read -r st pp pg se _ <<<"${s##*) }"
+      [ "$se" = "$sid" ] && [ "$st" != Z ] || continue
+      [ -z "$want" ] || [ "$pp" = "$want" ] && echo "${p#/proc/}"
     done; return 0; }
   orphans="$(live 1)"
   [ -z "$orphans" ] || kill -KILL $orphans 2>/dev/null || true
   for t in $(seq 1 100); do [ -n "$(live)" ] || break; sleep 0.1; done
-  kill -TERM -1 2>/dev/null || true
+  left="$(live)"; [ -z "$left" ] || kill -TERM $left 2>/dev/null || true
   for t in $(seq 1 50); do [ -n "$(live)" ] || break; sleep 0.1; done
-  kill -KILL -1 2>/dev/null || true
+  left="$(live)"; [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
   exit $status'
 
 cmd_rsh() {
@@ -188,17 +194,16 @@ cmd_rsh() {
   dir="$(readlink -f "$SIMCLUSTER_DIR")"
   pid="$(find_pid "$dir" "$host")" || die "no host '$host' in cluster $dir"
   shift
-  # In the foreground (as Open MPI runs it under Grid Engine's qrsh), so that this host's init
-  # sees the daemon end and can end what it left behind.
+  # In the foreground (as Open MPI runs it under Grid Engine's qrsh), so that its
+  # keeper sees the daemon end and can end what it left behind.
   local cmd="$*"
   cmd="${cmd/ --daemonize / }"
   # As over ssh: a login environment, not the caller's; the words are one shell command; a
   # session of its own (mpirun ends its agents' process groups when it exits: that must not reach
-  # the host's init before the ranks' guards are done).
+  # the keeper before the ranks' guards are done).
   exec nsenter -t "$pid" --net --uts --mount --pid --wd=/ -- \
     env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 USER=root setsid -w unshare --pid --fork --mount-proc -- \
-    bash -c "$DAEMON_INIT" _ "$cmd"
+    LANG=C.UTF-8 USER=root setsid -w bash -c "$DAEMON_KEEPER" _ "$cmd"
 }
 
 case "${1:-}" in
