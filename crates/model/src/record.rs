@@ -179,6 +179,13 @@ pub struct LabInfo {
     /// The scratch directory holding the image, backing directories and mount points.
     #[serde(default)]
     pub scratch: String,
+    /// How it was aged before measuring (`--lab KIND:aged`); `null` for a fresh target.
+    #[serde(default)]
+    pub aging: Option<crate::AgingInfo>,
+    /// Its fragmentation right after building (and aging); `null` for kinds without a
+    /// filesystem image of their own (tmpfs, FUSE, overlay).
+    #[serde(default)]
+    pub fragmentation: Option<crate::Fragmentation>,
 }
 
 /// What is under a target, from the mount down to the disk. Each part is present only when that
