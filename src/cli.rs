@@ -405,7 +405,9 @@ pub struct RunArgs {
     pub allow_destroy: Option<PathBuf>,
     /// Build throwaway targets and measure them too (root): tmpfs, ext4, xfs, btrfs,
     /// ext4-fscrypt, gocryptfs, bindfs, overlay. Labels are the kinds; torn down on every exit.
-    #[arg(long, value_name = "KIND[,KIND...]", value_delimiter = ',')]
+    /// KIND:aged[:fill=PCT,churn=N,seed=S] (image kinds) fills and churns it first (default
+    /// fill=70, churn=10), labelled KIND-aged: `--lab ext4,ext4:aged` compares fresh and aged.
+    #[arg(long, value_name = "KIND[:aged][,KIND...]", value_delimiter = ',')]
     pub lab: Vec<String>,
     /// Size of each lab image (sparse) and of the lab tmpfs [default: 512m].
     #[arg(long, value_name = "SIZE")]

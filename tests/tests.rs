@@ -2,6 +2,7 @@
 
 mod util;
 
+mod aged;
 mod cli;
 mod cliff;
 mod cpu;

@@ -22,6 +22,8 @@ pub const TOOLS: &[&str] = &[
     "bindfs",
     "btrfs",
     "chromium",
+    "e2freefrag",
+    "filefrag",
     "fio",
     "fusermount3",
     "gocryptfs",
@@ -36,6 +38,7 @@ pub const TOOLS: &[&str] = &[
     "mpirun",
     "postmark",
     "tmux",
+    "xfs_spaceman",
 ];
 
 /// The cfg name of tool `name`.

@@ -125,14 +125,14 @@ fn lab_entries(src: &Source, s: &Suite) -> EngineResult<Vec<fsbench_lab::LabEntr
             .iter()
             .find(|k| fsbench_lab::find(k).is_none() && !k.contains(':'));
         match name {
-            Some(k) if e.starts_with("unknown lab kind") => src.err(
-                0..0,
+            Some(k) if e.starts_with("unknown lab kind") => src.err_at(
+                s.lab_pos,
                 format!(
                     "unknown lab kind '{k}' in lab — {}",
                     file::hint(k, &lab_kinds())
                 ),
             ),
-            _ => src.err(0..0, format!("in lab: {e}")),
+            _ => src.err_at(s.lab_pos, format!("in lab: {e}")),
         }
     })
 }
