@@ -116,7 +116,8 @@ fn fresh_and_aged_ext4_side_by_side_record_their_fragmentation() {
 )]
 fn xfs_btrfs_and_ext4_fscrypt_can_be_aged() {
     let v = lab_run(
-        "xfs:aged:fill=50,churn=1,btrfs:aged:churn=0,ext4-fscrypt:aged:churn=1",
+        // Light aging: encrypting ext4-fscrypt's aging files costs CPU that other tests share.
+        "xfs:aged:fill=50,churn=1,btrfs:aged:churn=0,ext4-fscrypt:aged:fill=30,churn=1",
         &["-w", "seq-read:size=1m", "--cache", "warm"],
     );
     assert_aged(
@@ -126,8 +127,8 @@ fn xfs_btrfs_and_ext4_fscrypt_can_be_aged() {
         Some("xfs_spaceman freesp"),
     );
     assert_aged(target(&v, "btrfs-aged-churn0"), 70, 0, None);
-    let enc = target(&v, "ext4-fscrypt-aged-churn1");
-    assert_aged(enc, 70, 1, Some("e2freefrag"));
+    let enc = target(&v, "ext4-fscrypt-aged-fill30-churn1");
+    assert_aged(enc, 30, 1, Some("e2freefrag"));
     assert!(
         enc["lab"]["aging"]["dir"]
             .as_str()

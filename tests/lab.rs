@@ -433,6 +433,10 @@ fn lab_list_names_every_kind_and_why_not() {
             "{kind}: {text}"
         );
     }
+    assert!(
+        text.contains("aged: KIND:aged[:fill=PCT,churn=N,seed=S]"),
+        "{text}"
+    );
     let empty = temp_dir();
     let out = fsbench()
         .args(["lab", "list"])

@@ -2,14 +2,15 @@
 //! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, gocryptfs,
 //! bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
-//! the current directory's filesystem or `--lab-dir`.
+//! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
+//! measured (`--lab ext4:aged`, [`aged`]): filled and churned, its fragmentation recorded.
 //!
 //! Teardown is driven by undo steps recorded while building, so a signal, a panic or an error
 //! at any point undoes exactly what exists: the guard [`Lab`] on normal paths, the process's
 //! cleanup registry ([`fsbench_sys::cleanup`]) from the signal watcher and the panic hook. A run killed with
 //! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
-//! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
-//! `SCRATCH/KIND/disk.img`.
+//! devices by path, since a lab mounts only at `SCRATCH/LABEL/mnt` and keeps images only at
+//! `SCRATCH/LABEL/disk.img` (LABEL: the kind, or an aged kind's label).
 
 #![warn(missing_docs)]
 
