@@ -194,6 +194,44 @@ fn malformed_aging_modifiers_are_one_line_before_anything_is_built() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(fsbench_tool_mkfs_ext4, fsbench_tool_losetup, fsbench_tool_mount)),
+    ignore = "needs mkfs.ext4, losetup and mount"
+)]
+fn aging_without_filefrag_is_refused_naming_its_package() {
+    // A PATH with everything plain ext4 needs, but not the tools that measure fragmentation.
+    let bin = temp_dir();
+    for tool in ["mkfs.ext4", "losetup", "mount", "umount"] {
+        let path = crate::util::which(tool).expect(tool);
+        std::os::unix::fs::symlink(path, bin.path().join(tool)).unwrap();
+    }
+    let lab = LabDir::new();
+    let out = fsbench()
+        .args([
+            "run",
+            "--lab",
+            "ext4,ext4:aged:churn=2",
+            "-w",
+            "null",
+            "--lab-dir",
+        ])
+        .arg(lab.path())
+        .env("PATH", bin.path())
+        .output()
+        .expect("run fsbench");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot build --lab ext4:aged:churn=2:")
+            && err.contains("filefrag is not installed (apt-get install e2fsprogs)")
+            && err.contains("drop ext4:aged:churn=2 from --lab"),
+        "{err}"
+    );
+    assert!(entries(&lab.path()).is_empty(), "built something: {err}");
+}
+
+#[test]
 fn a_suite_lists_fresh_and_aged_targets() {
     let dir = temp_dir();
     let suite = dir.path().join("aged.toml");

@@ -53,6 +53,8 @@ pub struct LabEntry {
     pub aging: Option<AgingSpec>,
     /// The target's label (`ext4`, `ext4-aged`, `ext4-aged-fill80`).
     pub label: String,
+    /// The entry as given (`ext4:aged:fill=80`), for messages.
+    pub text: String,
 }
 
 /// Items of `--lab` (or a suite's `lab`) as entries: `KEY=VALUE` items split off by the comma
@@ -93,6 +95,7 @@ pub fn parse(text: &str) -> Result<LabEntry, String> {
             kind,
             aging: None,
             label: kind.name.to_string(),
+            text: text.to_string(),
         });
     };
     let (modifier, keys) = rest.split_once(':').unwrap_or((rest, ""));
@@ -114,6 +117,7 @@ pub fn parse(text: &str) -> Result<LabEntry, String> {
         kind,
         aging: Some(aging),
         label: format!("{}-aged{suffix}", kind.name),
+        text: text.to_string(),
     })
 }
 

@@ -98,7 +98,7 @@ fn refuse(
     for e in entries {
         let found = check(e);
         if !found.is_empty() {
-            names.push(e.label.as_str());
+            names.push(e.text.as_str());
         }
         for p in found.iter().map(|p| p.to_string()) {
             if !problems.contains(&p) {
