@@ -134,6 +134,7 @@ pub fn prepare_all(
             wire: wire_source(&info),
             interval_ns: plan.interval_ns,
             live: team.live.clone(),
+            background: None,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
@@ -146,6 +147,13 @@ pub fn prepare_all(
         let mut failed = team.agree(make_dir(&p, team).err().map(explain));
         if failed.is_none() {
             failed = team.agree(p.workload.prepare(&p.ctx).err().map(explain));
+        }
+        if let (None, Some((bg, _)), Some(dir)) = (&failed, &plan.background, p.ctx.scratch()) {
+            let dir = dir.with_file_name(format!("{wi:02}-background-{}", bg.info.name));
+            match crate::background::Background::prepare(bg, &dir, &p.ctx) {
+                Ok(b) => p.background = Some(b),
+                Err(e) => failed = team.agree(Some(explain(e))),
+            }
         }
         if let Some(message) = failed {
             p.error = Some(message);
@@ -205,6 +213,9 @@ fn check_room(w: &fsbench_workload::Caps, dir: &Path, copies: u64) -> Result<(),
 /// shared layout, rank 0 removes it once every rank is done.
 pub fn cleanup(p: &mut Prepared, team: &Team) {
     let _ = p.workload.cleanup(&p.ctx);
+    if let Some(bg) = p.background.as_mut() {
+        bg.cleanup();
+    }
     if team.sharing() {
         team.dist.barrier();
         if !team.root() {

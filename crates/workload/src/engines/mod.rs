@@ -2,6 +2,7 @@
 
 pub mod command;
 pub mod common;
+pub mod curve;
 pub mod direct_check;
 pub mod jobs;
 pub mod large_file;
@@ -9,6 +10,7 @@ pub mod latency;
 pub mod local_archive;
 pub mod null;
 pub mod null_build;
+pub mod pace;
 pub mod postmark;
 pub mod queue;
 pub mod rand_io;

@@ -5,6 +5,7 @@
 
 use super::common::{self, Direct, FsyncPolicy, Offsets};
 use super::jobs;
+use super::pace::{self, Pace, Rate};
 use super::queue::{self, Engine, Jobs, Queue};
 use super::uring::{Ring, RingSpec, Source};
 use crate::info::WorkloadInfo;
@@ -120,6 +121,9 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
 ];
 
 /// How long a sample lasts.
@@ -139,6 +143,7 @@ struct RandSpec {
     fsync: FsyncPolicy,
     pattern: DataPattern,
     queue: Queue,
+    pace: Pace,
 }
 
 struct RandIo {
@@ -179,6 +184,7 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         fsync: FsyncPolicy::None,
         pattern: DataPattern::Random,
         queue: Queue::PSYNC,
+        pace: Pace::FULL_SPEED,
     };
     let jobs = Jobs {
         count: 1,
@@ -187,7 +193,36 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
 
-fn stop_param(p: &mut Params, size: u64, bs: u64) -> Result<Stop, ParamError> {
+/// Paced runs last 5 s by default (`size/bs` requests at a modest rate could take minutes).
+const PACED_DURATION: &str = "5s";
+
+/// Each phase of `rate=curve` (the probe and every step) lasts `duration`, 1 s by default.
+const CURVE_STEP: &str = "1s";
+
+fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Stop, ParamError> {
+    if let Rate::Curve(_) = pace.rate {
+        if p.raw().contains_key("ops") {
+            return Err(ParamError {
+                key: "ops".into(),
+                message:
+                    "rate=curve runs each step for a time — give duration= (per step), not ops"
+                        .into(),
+            });
+        }
+        let step = p.positive_duration("duration", CURVE_STEP)?;
+        pace.rate = Rate::Curve(step);
+        // Each phase ends at the first request past its length: half a step of slack lets the
+        // last one finish.
+        return Ok(Stop::Duration(
+            step * super::curve::Curve::PHASES + step / 2,
+        ));
+    }
+    let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !p.raw().contains_key("ops");
+    if paced_default && !p.raw().contains_key("duration") {
+        return Ok(Stop::Duration(
+            p.positive_duration("duration", PACED_DURATION)?,
+        ));
+    }
     let Some(d) = p.optional("duration") else {
         return Ok(Stop::Ops(p.count("ops", &(size / bs).to_string())?));
     };
@@ -210,7 +245,8 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "256m")?;
     let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let stop = stop_param(p, size, bs)?;
+    let mut pace = pace::pace_param(p, bs)?;
+    let stop = stop_param(p, size, bs, &mut pace)?;
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;
     let fsync = common::fsync_param(p, "end")?;
@@ -220,8 +256,10 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     if write {
         common::check_fsync_engine(fsync, queue)?;
     }
+    pace::check_engine(&pace, queue)?;
     let file = if write { None } else { common::file_param(p)? };
     let jobs = queue::jobs_param(p, file.is_some())?;
+    let pace = pace.share(jobs.count as usize);
     let spec = RandSpec {
         write,
         bs,
@@ -230,6 +268,7 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
         fsync,
         pattern,
         queue,
+        pace,
     };
     Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
@@ -317,7 +356,11 @@ impl RandSpec {
             Engine::Psync => {
                 let mut buf = AlignedBuf::new(self.bs as usize);
                 self.pattern.fill(buf.as_mut_slice(), seed ^ 0x5eed);
-                self.psync_loop(ctx, rec, (file, &f), &mut src, &mut buf, deadline)?
+                // The rate is the run's total: this job's share of it on this rank.
+                let pace = self.pace.share(ctx.ranks.size);
+                pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                    self.psync_loop(ctx, rec, (file, &f), &mut src, &mut buf, deadline)
+                })?
             }
             Engine::IoUring => {
                 let spec = RingSpec {
@@ -546,6 +589,33 @@ mod tests {
         let d = Harness::new(build_read, "bs=4k,size=64k,duration=50ms").sample();
         assert!(d.ops > 0);
         assert!(d.wall_ns >= 50_000_000);
+    }
+
+    #[test]
+    fn a_rate_holds_on_a_cached_file() {
+        let d = Harness::new(build_read, "bs=4k,size=1m,rate=2000,ops=2000").sample();
+        let iops = d.ops as f64 / (d.wall_ns as f64 / 1e9);
+        assert!((iops / 2000.0 - 1.0).abs() < 0.02, "{iops} IOPS");
+        assert_eq!(Harness::metric(&d, "rate_iops"), 2000.0);
+    }
+
+    #[test]
+    fn a_curve_reports_its_steps_and_knee() {
+        let d = Harness::new(build_read, "bs=4k,size=1m,rate=curve,duration=50ms").sample();
+        let max = Harness::metric(&d, "curve_max_iops");
+        let low = Harness::metric(&d, "curve_10_iops");
+        let high = Harness::metric(&d, "curve_100_iops");
+        assert!(low < high && high <= max * 1.1, "{low} {high} {max}");
+        let knee = Harness::metric(&d, "knee_load_pct");
+        assert!((10.0..=90.0).contains(&knee), "{knee}");
+    }
+
+    #[test]
+    fn pacing_at_depth_is_refused() {
+        let mut p = Params::parse("rate=100,engine=io_uring,iodepth=4").unwrap();
+        let e = build_read(&mut p).err().unwrap();
+        assert_eq!(e.key, "rate");
+        assert!(e.message.contains("jobs=N"), "{e}");
     }
 
     #[test]
