@@ -5,6 +5,7 @@
 
 use super::common::{self, Direct, SeqJob};
 use super::jobs;
+use super::pace::{self, Pace};
 use super::queue::{self, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::{self, DataPattern};
@@ -55,6 +56,9 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
 ];
 
 struct SeqRead {
@@ -66,6 +70,8 @@ struct SeqRead {
     seed: u64,
     queue: Queue,
     jobs: Jobs,
+    /// Each job's pace (`rate=`, `think=`).
+    pace: Pace,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -83,7 +89,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let queue = queue::queue_param(p)?;
     let jobs = queue::jobs_param(p, file.is_some())?;
     common::check_regions(size, bs, jobs)?;
+    let pace = seq_pace(p, bs, queue, jobs)?;
     Ok(Box::new(SeqRead {
+        pace,
         file,
         bs,
         size,
@@ -94,6 +102,20 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         jobs,
         note: None,
     }))
+}
+
+/// The pace of a sequential workload's jobs (`rate=` is the run's total, shared by its jobs):
+/// paced requests go one at a time, so not with io_uring at depth.
+pub fn seq_pace(p: &mut Params, bs: u64, queue: Queue, jobs: Jobs) -> Result<Pace, ParamError> {
+    let pace = pace::pace_param(p, bs)?;
+    pace::check_engine(&pace, queue)?;
+    if matches!(pace.rate, pace::Rate::Curve(_)) {
+        return Err(ParamError {
+            key: "rate".into(),
+            message: "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write".into(),
+        });
+    }
+    Ok(pace.share(jobs.count as usize))
 }
 
 impl SeqRead {
@@ -165,8 +187,11 @@ impl Workload for SeqRead {
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let (bs, direct, queue) = (self.bs, self.direct, self.queue);
+        let (pace, seed) = (self.pace.share(ctx.ranks.size), self.seed);
         jobs::run(ctx, rec, self.jobs(ctx)?, |ctx, rec, job| {
-            common::read_job(ctx, rec, &job, bs, direct, queue)
+            pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                common::read_job(ctx, rec, &job, bs, direct, queue)
+            })
         })
     }
 

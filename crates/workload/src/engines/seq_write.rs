@@ -4,6 +4,7 @@
 
 use super::common::{self, Direct, SeqJob, WritePass};
 use super::jobs;
+use super::pace::{self, Pace};
 use super::queue::{self, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::DataFile;
@@ -60,6 +61,9 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
 ];
 
 struct SeqWrite {
@@ -71,6 +75,8 @@ struct SeqWrite {
     remove_before: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
+    /// Each job's pace (`rate=`, `think=`).
+    pace: Pace,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -88,7 +94,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
+    let pace = super::seq_read::seq_pace(p, bs, queue, jobs)?;
     Ok(Box::new(SeqWrite {
+        pace,
         size,
         pass: WritePass {
             bs,
@@ -180,8 +188,11 @@ impl Workload for SeqWrite {
             common::open_write(&jobs[0].file, Direct::Off, true)?;
         }
         let (pass, queue) = (self.pass, self.queue);
+        let pace = self.pace.share(ctx.ranks.size);
         jobs::run(ctx, rec, jobs, |ctx, rec, job| {
-            common::write_job(ctx, rec, &job, &pass, queue)
+            pace::paced(pace, pass.seed, &ctx.cancel, rec, |rec| {
+                common::write_job(ctx, rec, &job, &pass, queue)
+            })
         })
     }
 
