@@ -233,6 +233,7 @@ fn timed_run<C: Clock>(
         running.stop(bg)
     });
     ran?;
+    data.metrics.extend(p.workload.after_sample(&p.ctx)?);
     if let Some(done) = loaded {
         let done = done.map_err(|e| match e {
             WorkloadError::Interrupted => e,

@@ -233,19 +233,21 @@ pub fn read_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_read(file, direct)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    read_range(ctx, rec, file, &f, bs, 0..file.size)
+    read_range(ctx, rec, file, &f, (bs, false), 0..file.size)
 }
 
-/// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file.
+/// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file. With
+/// `verify`, every whole block is checked against its seal.
 fn read_range(
     ctx: &Context,
     rec: &mut dyn Recorder,
     file: &DataFile,
     f: &File,
-    bs: u64,
+    (bs, verify): (u64, bool),
     range: Range<u64>,
 ) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(bs as usize);
+    let start = range.start;
     let mut off = range.start;
     let mut block = 0u64;
     let mut t = rec.now_ns();
@@ -256,12 +258,19 @@ fn read_range(
         let want = (range.end - off).min(bs) as usize;
         let n = io::pread_full(f, &mut buf.as_mut_slice()[..want], off)
             .map_err(|e| WorkloadError::io("read", &file.path, e))?;
+        if verify && n as u64 == bs {
+            super::verify::check(buf.as_slice(), off, None)
+                .map_err(|m| super::verify::mismatch(file, off, &m))?;
+        }
         t = rec.op_done(t, n as u64);
         if n < want {
             break;
         }
         off += n as u64;
         block += 1;
+    }
+    if verify {
+        rec.metric("verified_bytes", ((off - start) / bs * bs) as f64);
     }
     Ok(())
 }
@@ -292,7 +301,7 @@ pub fn read_job(
     ctx: &Context,
     rec: &mut dyn Recorder,
     job: &SeqJob,
-    bs: u64,
+    (bs, verify): (u64, bool),
     direct: Direct,
     queue: Queue,
 ) -> Result<(), WorkloadError> {
@@ -300,7 +309,7 @@ pub fn read_job(
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
     rec.metric("engine_io_uring", queue.uring_flag());
     if queue.engine == Engine::Psync {
-        return read_range(ctx, rec, &job.file, &f, bs, job.range.clone());
+        return read_range(ctx, rec, &job.file, &f, (bs, verify), job.range.clone());
     }
     let spec = RingSpec {
         depth: queue.depth,

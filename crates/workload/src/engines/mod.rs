@@ -22,5 +22,6 @@ pub mod tarball;
 pub mod tree_create;
 pub mod untar;
 pub mod uring;
+pub mod verify;
 pub mod walk;
 pub mod walk_procs;

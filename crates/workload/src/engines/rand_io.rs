@@ -8,6 +8,7 @@ use super::jobs;
 use super::pace::{self, Pace, Rate};
 use super::queue::{self, Engine, Jobs, Queue};
 use super::uring::{Ring, RingSpec, Source};
+use super::verify::{self, Journal};
 use crate::info::WorkloadInfo;
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
@@ -124,6 +125,7 @@ const PARAMS: &[ParamDoc] = &[
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
+    verify::VERIFY_DOC,
 ];
 
 /// How long a sample lasts.
@@ -144,6 +146,8 @@ struct RandSpec {
     pattern: DataPattern,
     queue: Queue,
     pace: Pace,
+    /// Seal every block written (checked after the sample) or check every block read.
+    verify: bool,
 }
 
 struct RandIo {
@@ -154,6 +158,10 @@ struct RandIo {
     jobs: Jobs,
     /// One offset stream per job, continued from sample to sample.
     offsets: Vec<Offsets>,
+    /// With `verify=true` writes: each job's blocks written in the sample, by offset.
+    journals: Vec<Journal>,
+    /// Samples run so far (the high bits of each verified write's tag).
+    samples: u64,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -185,6 +193,7 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         pattern: DataPattern::Random,
         queue: Queue::PSYNC,
         pace: Pace::FULL_SPEED,
+        verify: false,
     };
     let jobs = Jobs {
         count: 1,
@@ -240,6 +249,46 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
     Ok(Stop::Duration(ns))
 }
 
+/// `verify=true`: blocks that can carry a header, in a file fsbench writes; reads are checked
+/// in the psync loop.
+fn verify_param(
+    p: &mut Params,
+    bs: u64,
+    write: bool,
+    external: bool,
+    (queue, jobs): (Queue, Jobs),
+) -> Result<bool, ParamError> {
+    let verify = p.bool("verify", "false")?;
+    let refuse = |message: String| {
+        Err(ParamError {
+            key: "verify".into(),
+            message,
+        })
+    };
+    if !verify {
+        return Ok(false);
+    }
+    if bs < verify::MIN_BLOCK {
+        return refuse(format!(
+            "needs bs of at least {} bytes to hold each block's header",
+            verify::MIN_BLOCK
+        ));
+    }
+    if external {
+        return refuse("checks a file fsbench wrote; drop file= (or verify)".into());
+    }
+    if write && jobs.count > 1 && !jobs.file_per_job {
+        return refuse("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into());
+    }
+    if !write && queue.engine != Engine::Psync {
+        return refuse(
+            "checks reads in the psync loop; use engine=psync (writes verify with any engine)"
+                .into(),
+        );
+    }
+    Ok(true)
+}
+
 fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
@@ -260,7 +309,9 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let file = if write { None } else { common::file_param(p)? };
     let jobs = queue::jobs_param(p, file.is_some())?;
     let pace = pace.share(jobs.count as usize);
+    let verify = verify_param(p, bs, write, file.is_some(), (queue, jobs))?;
     let spec = RandSpec {
+        verify,
         write,
         bs,
         stop,
@@ -283,6 +334,8 @@ impl RandIo {
             size,
             seed,
             spec,
+            journals: (0..jobs.count).map(|_| Journal::default()).collect(),
+            samples: 0,
             jobs,
             offsets,
             note: None,
@@ -336,8 +389,8 @@ impl RandSpec {
         ctx: &Context,
         rec: &mut dyn Recorder,
         file: &DataFile,
-        offsets: &mut Offsets,
-        seed: u64,
+        (offsets, journal): (&mut Offsets, &mut Journal),
+        (seed, tag_base): (u64, u64),
     ) -> Result<(), WorkloadError> {
         let (f, used_direct) = self.open(file)?;
         rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
@@ -351,6 +404,7 @@ impl RandSpec {
             max_ops,
             bs: self.bs,
             stamp: self.write.then_some(self.pattern),
+            seal: (self.write && self.verify).then_some((journal, tag_base)),
         };
         let t = match self.queue.engine {
             Engine::Psync => {
@@ -406,11 +460,18 @@ impl RandSpec {
                 io::pread_full(f, buf.as_mut_slice(), off)
             };
             let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
+            if self.verify && !self.write {
+                verify::check(buf.as_slice(), off, None)
+                    .map_err(|m| verify::mismatch(file, off, &m))?;
+            }
             if self.write && self.fsync == FsyncPolicy::Each {
                 io::sync_data(f, &file.path)?;
             }
             t = rec.op_done(t, n as u64);
             i += 1;
+        }
+        if self.verify && !self.write {
+            rec.metric("verified_bytes", (i * self.bs) as f64);
         }
         Ok(t)
     }
@@ -423,6 +484,8 @@ struct RandSource<'a> {
     bs: u64,
     /// Stamp each write buffer with its request number (as fsbench always did).
     stamp: Option<DataPattern>,
+    /// `verify=true` writes: seal each block with tag `base + request number + 1` and journal it.
+    seal: Option<(&'a mut Journal, u64)>,
 }
 
 impl Source for RandSource<'_> {
@@ -434,7 +497,13 @@ impl Source for RandSource<'_> {
         if let Some(p) = self.stamp {
             p.stamp(buf, i);
         }
-        Some((self.offsets.next_offset(), self.bs as usize))
+        let off = self.offsets.next_offset();
+        if let Some((journal, base)) = self.seal.as_mut() {
+            let tag = *base + i + 1;
+            verify::seal(buf, off, tag);
+            journal.wrote(off, tag);
+        }
+        Some((off, self.bs as usize))
     }
 }
 
@@ -462,6 +531,11 @@ impl RandIo {
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
+        if self.sharing(ctx) && self.spec.verify && !self.spec.write {
+            return Err(WorkloadError::Unsupported(
+                "verify=true reads need a file fsbench sealed whole; with --layout shared use verify on rand-write, or --layout per-rank".into(),
+            ));
+        }
         if self.sharing(ctx) {
             // Every job of this rank draws offsets in the rank's segment, which the rank fills.
             common::check_segment(ctx, self.size, self.spec.bs)?;
@@ -483,7 +557,9 @@ impl Workload for RandIo {
             // smaller).
             let seed = queue::job_seed(self.seed, k as u32);
             self.offsets[k] = Offsets::new(seed, file.size, self.spec.bs);
-            if k == 0 || self.jobs.file_per_job {
+            if (k == 0 || self.jobs.file_per_job) && self.spec.verify && !self.spec.write {
+                verify::ensure_sealed_file(ctx, file, self.spec.bs, self.spec.pattern, self.seed)?;
+            } else if k == 0 || self.jobs.file_per_job {
                 io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
             }
         }
@@ -500,16 +576,35 @@ impl Workload for RandIo {
         self.note.iter().cloned().collect()
     }
 
+    fn after_sample(&mut self, ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        if !(self.spec.verify && self.spec.write) {
+            return Ok(Vec::new());
+        }
+        let files = self.files(ctx)?;
+        let mut checked = 0;
+        for (file, journal) in files.iter().zip(self.journals.iter_mut()) {
+            checked += journal.read_back(ctx, file, self.spec.bs)?;
+        }
+        Ok(vec![("verified_bytes".into(), checked as f64)])
+    }
+
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
         let spec = self.spec;
         let seed = self.seed;
+        self.samples += 1;
+        let tag_base = self.samples << 40;
         let before: Vec<u64> = self.offsets.iter().map(|o| o.drawn().0).collect();
-        let states: Vec<_> = files.into_iter().zip(self.offsets.iter_mut()).collect();
-        let states: Vec<_> = states.into_iter().enumerate().collect();
-        jobs::run(ctx, rec, states, |ctx, rec, (k, (file, offsets))| {
-            spec.job(ctx, rec, &file, offsets, queue::job_seed(seed, k as u32))
+        let states: Vec<_> = files
+            .into_iter()
+            .zip(self.offsets.iter_mut().zip(self.journals.iter_mut()))
+            .enumerate()
+            .collect();
+        jobs::run(ctx, rec, states, |ctx, rec, (k, (file, state))| {
+            let seeds = (queue::job_seed(seed, k as u32), tag_base);
+            spec.job(ctx, rec, &file, state, seeds)
         })?;
+
         if spec.write {
             rec.metric("unique_write_bytes", self.unique_write_bytes(&before));
         }
@@ -608,6 +703,54 @@ mod tests {
         assert!(low < high && high <= max * 1.1, "{low} {high} {max}");
         let knee = Harness::metric(&d, "knee_load_pct");
         assert!((10.0..=90.0).contains(&knee), "{knee}");
+    }
+
+    /// Flips one byte of `path` at `at`.
+    fn corrupt(path: &std::path::Path, at: u64) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap();
+        let mut b = [0u8; 1];
+        f.read_exact_at(&mut b, at).unwrap();
+        f.write_all_at(&[b[0] ^ 0x40], at).unwrap();
+    }
+
+    #[test]
+    fn verified_writes_are_read_back_and_a_corrupted_block_fails() {
+        let mut h = Harness::new(build_write, "bs=4k,size=256k,ops=200,verify=true");
+        h.sample();
+        let m = h.workload.after_sample(&h.ctx).unwrap();
+        assert!(m[0].1 > 0.0 && m[0].1 <= 256.0 * 1024.0, "{m:?}");
+        h.sample();
+        // A block the second sample wrote: its tag's high bits are the sample number.
+        let path = h.dir.path().join("rand-io.dat");
+        let data = std::fs::read(&path).unwrap();
+        let tag = |b: u64| {
+            let at = (b * 4096 + 16) as usize;
+            u64::from_le_bytes(data[at..at + 8].try_into().unwrap()) >> 40
+        };
+        let written = (0..64u64)
+            .find(|&b| tag(b) == 2)
+            .expect("a block of sample 2");
+        corrupt(&path, written * 4096 + 1000);
+        let e = h.workload.after_sample(&h.ctx).unwrap_err().to_string();
+        assert!(e.contains(&format!("offset {}", written * 4096)), "{e}");
+        assert!(e.contains("checksum"), "{e}");
+    }
+
+    #[test]
+    fn verified_reads_check_every_block_and_a_corrupted_one_fails() {
+        let mut h = Harness::new(build_read, "bs=4k,size=64k,ops=500,verify=true");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 500.0 * 4096.0);
+        corrupt(&h.dir.path().join("rand-io.dat"), 3 * 4096 + 17);
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err().to_string();
+        assert!(e.contains("verify failed at offset 12288"), "{e}");
     }
 
     #[test]

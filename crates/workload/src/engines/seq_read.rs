@@ -6,7 +6,7 @@
 use super::common::{self, Direct, SeqJob};
 use super::jobs;
 use super::pace::{self, Pace};
-use super::queue::{self, Jobs, Queue};
+use super::queue::{self, Engine, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::{self, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
@@ -59,6 +59,7 @@ const PARAMS: &[ParamDoc] = &[
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
+    super::verify::VERIFY_DOC,
 ];
 
 struct SeqRead {
@@ -72,6 +73,8 @@ struct SeqRead {
     jobs: Jobs,
     /// Each job's pace (`rate=`, `think=`).
     pace: Pace,
+    /// Check every block read against the seal fsbench wrote it with.
+    verify: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -90,8 +93,20 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let jobs = queue::jobs_param(p, file.is_some())?;
     common::check_regions(size, bs, jobs)?;
     let pace = seq_pace(p, bs, queue, jobs)?;
+    let verify = p.bool("verify", "false")?;
+    if verify && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine != Engine::Psync)
+    {
+        return Err(ParamError {
+            key: "verify".into(),
+            message: format!(
+                "checks a file fsbench wrote, read with engine=psync in blocks of at least {} bytes — drop file= or verify, or set engine=psync",
+                super::verify::MIN_BLOCK
+            ),
+        });
+    }
     Ok(Box::new(SeqRead {
         pace,
+        verify,
         file,
         bs,
         size,
@@ -158,6 +173,11 @@ impl SeqRead {
 impl Workload for SeqRead {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let jobs = self.jobs(ctx)?;
+        if ctx.ranks.sharing() && self.file.is_none() && self.verify {
+            return Err(WorkloadError::Unsupported(
+                "verify=true reads need a file fsbench sealed whole; use --layout per-rank".into(),
+            ));
+        }
         if ctx.ranks.sharing() && self.file.is_none() {
             // Each rank writes its own segment of the one file, at the same time.
             common::check_segment(ctx, self.size, self.bs)?;
@@ -175,7 +195,17 @@ impl Workload for SeqRead {
         } else {
             1
         }) {
-            io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+            if self.verify {
+                super::verify::ensure_sealed_file(
+                    ctx,
+                    &job.file,
+                    self.bs,
+                    self.pattern,
+                    self.seed,
+                )?;
+            } else {
+                io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+            }
         }
         super::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
@@ -186,7 +216,7 @@ impl Workload for SeqRead {
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let (bs, direct, queue) = (self.bs, self.direct, self.queue);
+        let (bs, direct, queue) = ((self.bs, self.verify), self.direct, self.queue);
         let (pace, seed) = (self.pace.share(ctx.ranks.size), self.seed);
         jobs::run(ctx, rec, self.jobs(ctx)?, |ctx, rec, job| {
             pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
@@ -232,6 +262,21 @@ impl Workload for SeqRead {
 mod tests {
     use super::*;
     use crate::testutil::Harness;
+
+    #[test]
+    fn verify_checks_every_block_and_names_a_corrupted_one() {
+        let mut h = Harness::new(build, "bs=64k,size=1m,verify=true");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 1048576.0);
+        let path = h.dir.path().join("seq-read.dat");
+        let mut data = std::fs::read(&path).unwrap();
+        data[5 * 65536 + 100] ^= 1;
+        std::fs::write(&path, data).unwrap();
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err().to_string();
+        assert!(e.contains("offset 327680") && e.contains("checksum"), "{e}");
+    }
 
     #[test]
     fn reads_the_prepared_file_completely() {
