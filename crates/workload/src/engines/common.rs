@@ -95,12 +95,65 @@ pub fn read_file(
 
 /// Reads the `data` parameter.
 pub fn data_param(p: &mut Params) -> Result<DataPattern, ParamError> {
-    Ok(DataPattern::from_name(p.choice(
-        "data",
-        &["random", "zero"],
-        "random",
-    )?))
+    let data = p.string("data", "random");
+    // Recorded only when given, so results from before the key existed stay comparable.
+    let dedupe = match p.raw().contains_key("dedupe") {
+        true => p.u64("dedupe", "0")?,
+        false => 0,
+    };
+    let err = |key: &str, message: String| ParamError {
+        key: key.into(),
+        message,
+    };
+    if dedupe > 100 {
+        return Err(err(
+            "dedupe",
+            format!("{dedupe} is not a percentage: give 0 to 100"),
+        ));
+    }
+    let compress = match data.split_once(':') {
+        None if data == "random" => 0,
+        None if data == "zero" && dedupe == 0 => return Ok(DataPattern::Zero),
+        Some(("compress", pct)) => pct
+            .trim()
+            .trim_end_matches('%')
+            .parse::<u64>()
+            .ok()
+            .filter(|&p| p <= 100)
+            .ok_or_else(|| {
+                err(
+                    "data",
+                    format!("compress:{pct}: give a percentage 0 to 100, e.g. compress:50"),
+                )
+            })?,
+        _ if data == "zero" => {
+            return Err(err(
+                "dedupe",
+                "zero data is all duplicates already; drop dedupe or use data=random".into(),
+            ));
+        }
+        _ => {
+            return Err(err(
+                "data",
+                format!("invalid value '{data}': use random, zero or compress:PCT"),
+            ));
+        }
+    };
+    if compress == 0 && dedupe == 0 {
+        return Ok(DataPattern::Random);
+    }
+    Ok(DataPattern::Mixed {
+        compress_pct: compress as u8,
+        dedupe_pct: dedupe as u8,
+    })
 }
+
+/// Documentation of `dedupe`.
+pub const DEDUPE_DOC: crate::params::ParamDoc = crate::params::ParamDoc {
+    key: "dedupe",
+    default: "0",
+    help: "percent of written blocks identical to each other (fio dedupe_percentage; seeded by block number)",
+};
 
 /// Checks that `bs` suits O_DIRECT (a multiple of 512).
 pub fn check_direct_bs(direct: Direct, bs: u64) -> Result<(), ParamError> {
@@ -470,6 +523,10 @@ pub struct Offsets {
     bs: u64,
     /// Offsets drawn so far.
     drawn: u64,
+    /// `dist=` other than uniform: the skewed picker, and which blocks were drawn since
+    /// [`Offsets::take_unique`] (a bitmap), since the uniform formula of unique bytes no
+    /// longer holds.
+    skew: Option<Box<(super::skew::Picker, Vec<u64>, u64)>>,
 }
 
 impl Offsets {
@@ -481,7 +538,30 @@ impl Offsets {
             blocks: (size / bs).max(1),
             bs,
             drawn: 0,
+            skew: None,
         }
+    }
+
+    /// These offsets drawn from `dist` (seeded by `seed`) instead of uniformly.
+    pub fn with_dist(mut self, dist: super::skew::Dist, seed: u64) -> Self {
+        if dist != super::skew::Dist::Uniform {
+            let picker = super::skew::Picker::new(dist, self.blocks, seed);
+            let words = (self.blocks / 64 + 1) as usize;
+            self.skew = Some(Box::new((picker, vec![0; words], 0)));
+        }
+        self
+    }
+
+    /// With a skewed `dist`: the distinct blocks drawn since the last call (then forgotten).
+    pub fn take_unique(&mut self) -> Option<u64> {
+        let skew = self.skew.as_mut()?;
+        skew.1.fill(0);
+        Some(std::mem::take(&mut skew.2))
+    }
+
+    /// The note on what share of requests a cache of part of the range would serve.
+    pub fn skew_note(&self) -> Option<String> {
+        self.skew.as_ref()?.0.note("blocks")
     }
 
     /// Offsets of `bs`-sized blocks within `range` (a rank's segment of a shared file).
@@ -495,7 +575,18 @@ impl Offsets {
     #[inline]
     pub fn next_offset(&mut self) -> u64 {
         self.drawn += 1;
-        self.base + self.rng.below(self.blocks) * self.bs
+        let block = match self.skew.as_mut() {
+            None => self.rng.below(self.blocks),
+            Some(skew) => {
+                let (picker, seen, unique) = &mut **skew;
+                let b = picker.pick(&mut self.rng);
+                let (w, bit) = ((b / 64) as usize, 1u64 << (b % 64));
+                *unique += u64::from(seen[w] & bit == 0);
+                seen[w] |= bit;
+                b
+            }
+        };
+        self.base + block * self.bs
     }
 
     /// Offsets drawn so far, and the blocks they are drawn from.

@@ -16,6 +16,7 @@ pub mod queue;
 pub mod rand_io;
 pub mod seq_read;
 pub mod seq_write;
+pub mod skew;
 pub mod status_scan;
 pub mod tar_io;
 pub mod tarball;

@@ -108,14 +108,20 @@ pub fn pace_param(p: &mut Params, bs: u64) -> Result<Pace, ParamError> {
             rate
         }
     };
-    let poisson = p.choice("arrivals", &["fixed", "poisson"], "fixed")? == "poisson";
+    // `arrivals` and `think` are recorded only when given, so results from before they existed
+    // stay comparable.
+    let poisson = p.raw().contains_key("arrivals")
+        && p.choice("arrivals", &["fixed", "poisson"], "fixed")? == "poisson";
     if poisson && !matches!(rate, Rate::PerSecond(_)) {
         return Err(ParamError {
             key: "arrivals".into(),
             message: "spaces requests of a rate — add rate=N (requests/s), or drop arrivals".into(),
         });
     }
-    let think_ns = p.duration("think", "0")?;
+    let think_ns = match p.raw().contains_key("think") {
+        true => p.duration("think", "0")?,
+        false => 0,
+    };
     if think_ns > 0 && rate != Rate::Unlimited {
         return Err(ParamError {
             key: "think".into(),

@@ -111,7 +111,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -122,10 +122,12 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
     verify::VERIFY_DOC,
+    super::skew::DIST_DOC,
 ];
 
 /// How long a sample lasts.
@@ -148,6 +150,8 @@ struct RandSpec {
     pace: Pace,
     /// Seal every block written (checked after the sample) or check every block read.
     verify: bool,
+    /// Which blocks are chosen.
+    dist: super::skew::Dist,
 }
 
 struct RandIo {
@@ -194,6 +198,7 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         queue: Queue::PSYNC,
         pace: Pace::FULL_SPEED,
         verify: false,
+        dist: super::skew::Dist::Uniform,
     };
     let jobs = Jobs {
         count: 1,
@@ -258,7 +263,8 @@ fn verify_param(
     external: bool,
     (queue, jobs): (Queue, Jobs),
 ) -> Result<bool, ParamError> {
-    let verify = p.bool("verify", "false")?;
+    // Recorded only when given, so results from before the key existed stay comparable.
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
     let refuse = |message: String| {
         Err(ParamError {
             key: "verify".into(),
@@ -310,7 +316,9 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let jobs = queue::jobs_param(p, file.is_some())?;
     let pace = pace.share(jobs.count as usize);
     let verify = verify_param(p, bs, write, file.is_some(), (queue, jobs))?;
+    let dist = super::skew::dist_param(p)?;
     let spec = RandSpec {
+        dist,
         verify,
         write,
         bs,
@@ -327,7 +335,10 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
 impl RandIo {
     fn new(file: Option<PathBuf>, size: u64, seed: u64, spec: RandSpec, jobs: Jobs) -> Self {
         let offsets = (0..jobs.count)
-            .map(|k| Offsets::new(queue::job_seed(seed, k), size, spec.bs))
+            .map(|k| {
+                let s = queue::job_seed(seed, k);
+                Offsets::new(s, size, spec.bs).with_dist(spec.dist, s)
+            })
             .collect();
         Self {
             file,
@@ -510,7 +521,16 @@ impl Source for RandSource<'_> {
 impl RandIo {
     /// The bytes this sample's random writes cover, expected (a block written twice reaches the
     /// device once): per file, from the offsets drawn since `before`.
-    fn unique_write_bytes(&self, before: &[u64]) -> f64 {
+    fn unique_write_bytes(&mut self, before: &[u64]) -> f64 {
+        let exact: Option<Vec<u64>> = self.offsets.iter_mut().map(Offsets::take_unique).collect();
+        if let Some(unique) = exact {
+            // Skewed draws: the blocks counted (jobs on one file: the busiest job's, a floor).
+            let blocks = match self.jobs.file_per_job {
+                true => unique.iter().sum(),
+                false => unique.iter().copied().max().unwrap_or(0),
+            };
+            return (blocks * self.spec.bs) as f64;
+        }
         let drawn = self
             .offsets
             .iter()
@@ -542,7 +562,8 @@ impl Workload for RandIo {
             let seg = common::rank_segment(ctx, self.size);
             for k in 0..files.len() {
                 let seed = queue::job_seed(self.seed, k as u32) ^ ctx.ranks.rank as u64;
-                self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs);
+                self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs)
+                    .with_dist(self.spec.dist, seed);
             }
             io::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
             return super::direct_check::settle(
@@ -556,7 +577,8 @@ impl Workload for RandIo {
             // Offsets must stay inside the file actually used (a user's file or a device may be
             // smaller).
             let seed = queue::job_seed(self.seed, k as u32);
-            self.offsets[k] = Offsets::new(seed, file.size, self.spec.bs);
+            self.offsets[k] =
+                Offsets::new(seed, file.size, self.spec.bs).with_dist(self.spec.dist, seed);
             if (k == 0 || self.jobs.file_per_job) && self.spec.verify && !self.spec.write {
                 verify::ensure_sealed_file(ctx, file, self.spec.bs, self.spec.pattern, self.seed)?;
             } else if k == 0 || self.jobs.file_per_job {
@@ -573,7 +595,8 @@ impl Workload for RandIo {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.note.iter().cloned().collect()
+        let skew = self.offsets.first().and_then(Offsets::skew_note);
+        self.note.iter().cloned().chain(skew).collect()
     }
 
     fn after_sample(&mut self, ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {

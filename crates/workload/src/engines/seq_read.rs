@@ -45,7 +45,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "content of the prepared file: random or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -56,6 +56,7 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
@@ -93,7 +94,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let jobs = queue::jobs_param(p, file.is_some())?;
     common::check_regions(size, bs, jobs)?;
     let pace = seq_pace(p, bs, queue, jobs)?;
-    let verify = p.bool("verify", "false")?;
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
     if verify && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine != Engine::Psync)
     {
         return Err(ParamError {

@@ -44,7 +44,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible, seeded) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -61,6 +61,7 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
