@@ -231,7 +231,7 @@ impl<'a> Paced<'a> {
             inner,
             cancel,
             pace,
-            rng: Rng::new(seed ^ 0xA11_0C8),
+            rng: Rng::new(seed ^ 0x00A1_10C8),
             slot: None,
             period_ns,
             origin_ns: 0,

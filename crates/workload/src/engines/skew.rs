@@ -79,7 +79,7 @@ impl Picker {
             Dist::Zipf(theta) => rand_distr::Zipf::new(n, theta).ok(),
             _ => None,
         };
-        let mut rng = Rng::new(seed ^ 0x5CA7_7E2);
+        let mut rng = Rng::new(seed ^ 0x05CA_77E2);
         let mut mul = (rng.next_u64() % n) | 1;
         while gcd(mul, n) != 1 {
             mul += 2;
