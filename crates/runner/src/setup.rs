@@ -324,12 +324,47 @@ fn steady_window(entry: &mut ResultEntry, cell: &Cell) {
     }
 }
 
+/// How far below the asked rate an open-loop sample may fall before the cell says so, percent.
+const RATE_TOLERANCE_PCT: f64 = 2.0;
+
+/// An open-loop cell whose samples did not reach the rate they were asked for says by how much:
+/// the stack could not keep up, and its latency includes the queue that built.
+fn rate_short(entry: &mut ResultEntry) {
+    use fsbench_model::metric as k;
+    let achieved: Vec<f64> = entry
+        .samples
+        .iter()
+        .filter_map(|s| s.metrics.get(k::RATE_ACHIEVED_PCT).copied())
+        .collect();
+    let short = achieved
+        .iter()
+        .filter(|&&a| a < 100.0 - RATE_TOLERANCE_PCT)
+        .count();
+    let Some(worst) = achieved
+        .iter()
+        .copied()
+        .reduce(f64::min)
+        .filter(|_| short > 0)
+    else {
+        return;
+    };
+    let asked = entry.summary.get(k::RATE_IOPS).map_or(0.0, |s| s.mean);
+    entry.warnings.push(Warning::new(
+        WarningKind::RateShort,
+        format!(
+            "fell short of the asked {asked:.0} requests/s in {short} of {} samples (worst {worst:.0}%): the target could not keep up, so requests queued and their latency from scheduled start includes the wait — ask a lower rate=, or read it as the saturation point",
+            achieved.len()
+        ),
+    ));
+}
+
 /// Fills a cell's summary, residency, warnings and error once its samples are in.
 pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
     steady_window(entry, cell);
     crate::cliff::check(entry, p.caps.flow, fsbench_sys::vm::DirtyLimits::read());
+    rate_short(entry);
     flag_outliers(entry);
     let res: Vec<f64> = entry
         .samples
