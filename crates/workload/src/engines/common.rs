@@ -328,6 +328,45 @@ fn read_range(
     Ok(())
 }
 
+/// Reads `job.range` by copying `bs` blocks out of a shared mapping (`engine=mmap`), with the
+/// page faults it took as metrics.
+fn read_mapped(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    job: &SeqJob,
+    f: &File,
+    (bs, verify): (u64, bool),
+) -> Result<(), WorkloadError> {
+    let map = super::mapped::Mapping::new(f, job.file.size, false, &job.file.path)?;
+    let mut buf = AlignedBuf::new(bs as usize);
+    let (minor, major) = fsbench_measure::thread_faults();
+    let mut off = job.range.start;
+    let mut t = rec.now_ns();
+    while off < job.range.end {
+        if (off / bs) % io::CANCEL_EVERY == 0 {
+            ctx.cancel.check()?;
+        }
+        let want = (job.range.end - off).min(bs) as usize;
+        let n = map.read(off, &mut buf.as_mut_slice()[..want]);
+        if verify && n as u64 == bs {
+            super::verify::check(buf.as_slice(), off, None)
+                .map_err(|m| super::verify::mismatch(&job.file, off, &m))?;
+        }
+        t = rec.op_done(t, n as u64);
+        if n < want {
+            break;
+        }
+        off += n as u64;
+    }
+    let (minor2, major2) = fsbench_measure::thread_faults();
+    rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
+    rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+    if verify {
+        rec.metric("verified_bytes", ((off - job.range.start) / bs * bs) as f64);
+    }
+    Ok(())
+}
+
 /// One sequential job: `range` of `file`, with the engine and depth of `queue`.
 #[derive(Debug, Clone)]
 pub struct SeqJob {
@@ -364,6 +403,9 @@ pub fn read_job(
     if queue.engine == Engine::Psync {
         return read_range(ctx, rec, &job.file, &f, (bs, verify), job.range.clone());
     }
+    if queue.engine == Engine::Mmap {
+        return read_mapped(ctx, rec, job, &f, (bs, verify));
+    }
     let spec = RingSpec {
         depth: queue.depth,
         bs: bs as usize,
@@ -386,6 +428,11 @@ pub fn write_job(
     let (f, used_direct) = open_write(&job.file, w.direct, job.truncate)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
     rec.metric("engine_io_uring", queue.uring_flag());
+    if queue.engine == Engine::Mmap {
+        return Err(WorkloadError::Invalid(
+            "invariant: seq-write refuses engine=mmap".into(),
+        ));
+    }
     if queue.engine == Engine::Psync {
         return write_range(ctx, rec, &job.file, &f, w, job.range.clone());
     }

@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod large_file;
 pub mod latency;
 pub mod local_archive;
+pub mod mapped;
 pub mod null;
 pub mod null_build;
 pub mod pace;

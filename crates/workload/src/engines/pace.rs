@@ -140,7 +140,7 @@ pub fn pace_param(p: &mut Params, bs: u64) -> Result<Pace, ParamError> {
 /// Refuses pacing with an engine that keeps several requests in flight (the schedule paces one
 /// request at a time).
 pub fn check_engine(pace: &Pace, queue: super::queue::Queue) -> Result<(), ParamError> {
-    if pace.full_speed() || queue.engine == super::queue::Engine::Psync {
+    if pace.full_speed() || queue.engine != super::queue::Engine::IoUring {
         return Ok(());
     }
     let key = if pace.think_ns > 0 { "think" } else { "rate" };

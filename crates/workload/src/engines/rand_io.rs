@@ -5,6 +5,7 @@
 
 use super::common::{self, Direct, FsyncPolicy, Offsets};
 use super::jobs;
+use super::mapped::Mapping;
 use super::pace::{self, Pace, Rate};
 use super::queue::{self, Engine, Jobs, Queue};
 use super::uring::{Ring, RingSpec, Source};
@@ -254,6 +255,28 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
     Ok(Stop::Duration(ns))
 }
 
+/// `engine=mmap` goes through the page cache and flushes with `msync` at the end.
+fn check_mmap(queue: Queue, direct: Direct, fsync: FsyncPolicy) -> Result<(), ParamError> {
+    if queue.engine != Engine::Mmap {
+        return Ok(());
+    }
+    if direct == Direct::On {
+        return Err(ParamError {
+            key: "direct".into(),
+            message:
+                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
+                    .into(),
+        });
+    }
+    if fsync == FsyncPolicy::Each {
+        return Err(ParamError {
+            key: "fsync".into(),
+            message: "engine=mmap flushes the mapping once (msync) — use fsync=end or none".into(),
+        });
+    }
+    Ok(())
+}
+
 /// `verify=true`: blocks that can carry a header, in a file fsbench writes; reads are checked
 /// in the psync loop.
 fn verify_param(
@@ -286,9 +309,9 @@ fn verify_param(
     if write && jobs.count > 1 && !jobs.file_per_job {
         return refuse("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into());
     }
-    if !write && queue.engine != Engine::Psync {
+    if !write && queue.engine == Engine::IoUring {
         return refuse(
-            "checks reads in the psync loop; use engine=psync (writes verify with any engine)"
+            "checks reads in the psync and mmap loops; use engine=psync or mmap (writes verify with any engine)"
                 .into(),
         );
     }
@@ -312,6 +335,14 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
         common::check_fsync_engine(fsync, queue)?;
     }
     pace::check_engine(&pace, queue)?;
+    check_mmap(queue, direct, fsync)?;
+    // A mapping never reads around the page cache: record what is done.
+    let direct = if queue.engine == Engine::Mmap {
+        p.record("direct", "false");
+        Direct::Off
+    } else {
+        direct
+    };
     let file = if write { None } else { common::file_param(p)? };
     let jobs = queue::jobs_param(p, file.is_some())?;
     let pace = pace.share(jobs.count as usize);
@@ -437,11 +468,67 @@ impl RandSpec {
                 let mut ring = Ring::new(&f, spec, |b| self.pattern.fill(b, seed ^ 0x5eed))?;
                 ring.run(ctx, rec, &mut src, deadline)?
             }
+            Engine::Mmap => {
+                let mut buf = AlignedBuf::new(self.bs as usize);
+                self.pattern.fill(buf.as_mut_slice(), seed ^ 0x5eed);
+                let mut map = Mapping::new(&f, file.size, self.write, &file.path)?;
+                let pace = self.pace.share(ctx.ranks.size);
+                let (minor, major) = fsbench_measure::thread_faults();
+                let t = pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                    self.mmap_loop(ctx, rec, (file, &mut map), &mut src, &mut buf, deadline)
+                })?;
+                let (minor2, major2) = fsbench_measure::thread_faults();
+                rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
+                rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+                if self.write && self.fsync != FsyncPolicy::None {
+                    map.sync(&file.path)?;
+                }
+                t
+            }
         };
         if self.write {
             common::finish_write(rec, file, &f, self.fsync, t)?;
         }
         Ok(())
+    }
+
+    /// The measured mmap loop: one copy to or from the mapping per operation (the page faults
+    /// do the I/O), one clock read each.
+    fn mmap_loop(
+        &self,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+        (file, map): (&DataFile, &mut Mapping),
+        src: &mut RandSource<'_>,
+        buf: &mut AlignedBuf,
+        deadline: u64,
+    ) -> Result<u64, WorkloadError> {
+        let mut t = rec.now_ns();
+        let mut i = 0u64;
+        while t < deadline {
+            if i % io::CANCEL_EVERY == 0 {
+                ctx.cancel.check()?;
+            }
+            let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
+                break;
+            };
+            let n = if self.write {
+                map.write(off, buf.as_slice())
+            } else {
+                let n = map.read(off, buf.as_mut_slice());
+                if self.verify {
+                    verify::check(buf.as_slice(), off, None)
+                        .map_err(|m| verify::mismatch(file, off, &m))?;
+                }
+                n
+            };
+            t = rec.op_done(t, n as u64);
+            i += 1;
+        }
+        if self.verify && !self.write {
+            rec.metric("verified_bytes", (i * self.bs) as f64);
+        }
+        Ok(t)
     }
 
     /// The measured psync loop: one positional read or write per operation, one clock read each
@@ -774,6 +861,26 @@ mod tests {
         rec.start();
         let e = h.workload.run(&h.ctx, &mut rec).unwrap_err().to_string();
         assert!(e.contains("verify failed at offset 12288"), "{e}");
+    }
+
+    #[test]
+    fn mmap_does_the_requested_ops_in_page_faults_and_writes_verify() {
+        for build_fn in [build_read, build_write] {
+            let d = Harness::new(build_fn, "bs=4k,size=256k,ops=300,engine=mmap").sample();
+            assert_eq!((d.ops, d.bytes), (300, 300 * 4096));
+            let faults =
+                Harness::metric(&d, "mmap_minor_faults") + Harness::metric(&d, "mmap_major_faults");
+            assert!(faults > 0.0, "{faults}");
+        }
+        let mut h = Harness::new(
+            build_write,
+            "bs=4k,size=256k,ops=300,engine=mmap,verify=true",
+        );
+        h.sample();
+        let m = h.workload.after_sample(&h.ctx).unwrap();
+        assert!(m[0].1 > 0.0);
+        let mut p = Params::parse("engine=mmap,fsync=each").unwrap();
+        assert_eq!(build_write(&mut p).err().unwrap().key, "fsync");
     }
 
     #[test]

@@ -95,7 +95,16 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     common::check_regions(size, bs, jobs)?;
     let pace = seq_pace(p, bs, queue, jobs)?;
     let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
-    if verify && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine != Engine::Psync)
+    if queue.engine == Engine::Mmap && direct == Direct::On {
+        return Err(ParamError {
+            key: "direct".into(),
+            message:
+                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
+                    .into(),
+        });
+    }
+    if verify
+        && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine == Engine::IoUring)
     {
         return Err(ParamError {
             key: "verify".into(),
@@ -263,6 +272,17 @@ impl Workload for SeqRead {
 mod tests {
     use super::*;
     use crate::testutil::Harness;
+
+    #[test]
+    fn mmap_reads_the_whole_file_and_verifies_it() {
+        let d = Harness::new(build, "bs=64k,size=1m,engine=mmap,verify=true").sample();
+        assert_eq!((d.ops, d.bytes), (16, 1 << 20));
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 1048576.0);
+        assert!(
+            Harness::metric(&d, "mmap_minor_faults") + Harness::metric(&d, "mmap_major_faults")
+                > 0.0
+        );
+    }
 
     #[test]
     fn verify_checks_every_block_and_names_a_corrupted_one() {

@@ -91,6 +91,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let queue = queue::queue_param(p)?;
+    queue::refuse_mmap(queue, "seq-write")?;
     common::check_fsync_engine(fsync, queue)?;
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
