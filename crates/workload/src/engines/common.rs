@@ -224,7 +224,7 @@ pub fn write_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_write(file, w.direct, true)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    write_range(ctx, rec, file, &f, w, 0..file.size)
+    write_range(ctx, rec, file, &f, w, (0..file.size, w.bs))
 }
 
 /// Writes `range` of `file` (open as `f`) in `bs` blocks with pwrite, then flushes per policy.
@@ -236,7 +236,7 @@ fn write_range(
     file: &DataFile,
     f: &File,
     w: &WritePass,
-    range: Range<u64>,
+    (range, step): (Range<u64>, u64),
 ) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(w.bs as usize);
     w.pattern.fill(buf.as_mut_slice(), w.seed);
@@ -255,7 +255,7 @@ fn write_range(
             io::sync_data(f, &file.path)?;
         }
         t = rec.op_done(t, n as u64);
-        off += n as u64;
+        off += step.max(n as u64);
     }
     finish_write(rec, file, f, w.fsync, t)
 }
@@ -286,7 +286,7 @@ pub fn read_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_read(file, direct)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    read_range(ctx, rec, file, &f, (bs, false), 0..file.size)
+    read_range(ctx, rec, file, &f, (bs, false), (0..file.size, bs))
 }
 
 /// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file. With
@@ -297,10 +297,10 @@ fn read_range(
     file: &DataFile,
     f: &File,
     (bs, verify): (u64, bool),
-    range: Range<u64>,
+    (range, step): (Range<u64>, u64),
 ) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(bs as usize);
-    let start = range.start;
+    let mut checked = 0u64;
     let mut off = range.start;
     let mut block = 0u64;
     let mut t = rec.now_ns();
@@ -319,11 +319,12 @@ fn read_range(
         if n < want {
             break;
         }
-        off += n as u64;
+        off += step.max(n as u64);
         block += 1;
+        checked += n as u64 / bs * bs;
     }
     if verify {
-        rec.metric("verified_bytes", ((off - start) / bs * bs) as f64);
+        rec.metric("verified_bytes", checked as f64);
     }
     Ok(())
 }
@@ -356,7 +357,7 @@ fn read_mapped(
         if n < want {
             break;
         }
-        off += n as u64;
+        off += job.step.max(n as u64);
     }
     let (minor2, major2) = fsbench_measure::thread_faults();
     rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
@@ -367,6 +368,54 @@ fn read_mapped(
     Ok(())
 }
 
+/// Documentation of `interleave`.
+pub const INTERLEAVE_DOC: crate::params::ParamDoc = crate::params::ParamDoc {
+    key: "interleave",
+    default: "false",
+    help: "parts sharing one file (jobs with file-per-job=false, ranks with --layout shared) take turns block by block instead of each taking a region (IOR's strided shared file, IO500 ior-hard); psync or mmap",
+};
+
+/// Where part `index` of `parts` works in a shared `range` of `bs` blocks: its region
+/// (step `bs`), or with `interleave` every `parts`-th block from its own (step `parts × bs`).
+pub fn part_of(
+    range: Range<u64>,
+    bs: u64,
+    (parts, index): (u64, u64),
+    interleave: bool,
+) -> (Range<u64>, u64) {
+    if interleave {
+        let start = (range.start + index * bs).min(range.end);
+        return (start..range.end, parts * bs);
+    }
+    let r = region(range.end - range.start, bs, parts as u32, index as u32);
+    (range.start + r.start..range.start + r.end, bs)
+}
+
+/// Which part of how many job `k` of this rank is, among the parts sharing one file: with
+/// `sharing` (`--layout shared`) every job of every rank, else this rank's jobs.
+pub fn part_index(ctx: &Context, sharing: bool, k: u32, jobs: Jobs) -> (u64, u64) {
+    let per = u64::from(jobs.count);
+    match sharing {
+        true => (
+            per * ctx.ranks.size as u64,
+            ctx.ranks.rank as u64 * per + u64::from(k),
+        ),
+        false => (per, u64::from(k)),
+    }
+}
+
+/// Reads `interleave` (recorded only when given); refused with io_uring.
+pub fn interleave_param(p: &mut Params, queue: Queue) -> Result<bool, ParamError> {
+    let on = p.raw().contains_key("interleave") && p.bool("interleave", "false")?;
+    if on && queue.engine == Engine::IoUring {
+        return Err(ParamError {
+            key: "interleave".into(),
+            message: "takes turns block by block with psync or mmap — use engine=psync".into(),
+        });
+    }
+    Ok(on)
+}
+
 /// One sequential job: `range` of `file`, with the engine and depth of `queue`.
 #[derive(Debug, Clone)]
 pub struct SeqJob {
@@ -374,6 +423,10 @@ pub struct SeqJob {
     pub file: DataFile,
     /// The bytes this job reads or writes.
     pub range: Range<u64>,
+    /// Distance between the starts of this job's blocks: `bs` when it covers its range, or
+    /// `parts × bs` when it interleaves with the other parts on one file (IOR's strided shared
+    /// file, `interleave=true`: part k does blocks k, k + parts, …).
+    pub step: u64,
     /// Truncate the file when opening it (a write job on its own file).
     pub truncate: bool,
 }
@@ -401,7 +454,14 @@ pub fn read_job(
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
     rec.metric("engine_io_uring", queue.uring_flag());
     if queue.engine == Engine::Psync {
-        return read_range(ctx, rec, &job.file, &f, (bs, verify), job.range.clone());
+        return read_range(
+            ctx,
+            rec,
+            &job.file,
+            &f,
+            (bs, verify),
+            (job.range.clone(), job.step),
+        );
     }
     if queue.engine == Engine::Mmap {
         return read_mapped(ctx, rec, job, &f, (bs, verify));
@@ -434,7 +494,7 @@ pub fn write_job(
         ));
     }
     if queue.engine == Engine::Psync {
-        return write_range(ctx, rec, &job.file, &f, w, job.range.clone());
+        return write_range(ctx, rec, &job.file, &f, w, (job.range.clone(), job.step));
     }
     let spec = RingSpec {
         depth: queue.depth,
@@ -659,6 +719,24 @@ pub fn expected_unique_bytes(draws: u64, blocks: u64, bs: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interleaved_parts_take_turns_and_cover_the_range_once() {
+        let mut seen = vec![0u32; 10];
+        for k in 0..3 {
+            let (r, step) = part_of(0..40_960, 4096, (3, k), true);
+            let mut off = r.start;
+            while off < r.end {
+                seen[(off / 4096) as usize] += 1;
+                off += step;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        assert_eq!(
+            part_of(0..40_960, 4096, (3, 1), false),
+            (12_288..24_576, 4096)
+        );
+    }
 
     #[test]
     fn random_writes_cover_fewer_blocks_than_they_write() {

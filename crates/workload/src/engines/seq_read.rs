@@ -61,6 +61,7 @@ const PARAMS: &[ParamDoc] = &[
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
     super::verify::VERIFY_DOC,
+    common::INTERLEAVE_DOC,
 ];
 
 struct SeqRead {
@@ -76,6 +77,8 @@ struct SeqRead {
     pace: Pace,
     /// Check every block read against the seal fsbench wrote it with.
     verify: bool,
+    /// Parts sharing one file take turns block by block.
+    interleave: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -114,9 +117,11 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             ),
         });
     }
+    let interleave = common::interleave_param(p, queue)?;
     Ok(Box::new(SeqRead {
         pace,
         verify,
+        interleave,
         file,
         bs,
         size,
@@ -159,20 +164,29 @@ impl SeqRead {
             .map(|k| {
                 let name = queue::job_file_name("seq-read.dat", if own { k } else { 0 });
                 let file = common::read_file(ctx, self.file.as_deref(), &name, size)?;
-                let range = if own {
-                    0..file.size
+                let (range, step) = if own {
+                    (0..file.size, self.bs)
+                } else if self.interleave {
+                    let all = 0..file.size;
+                    common::part_of(
+                        all,
+                        self.bs,
+                        common::part_index(ctx, sharing, k, self.jobs),
+                        true,
+                    )
                 } else {
                     let seg = if sharing {
                         common::rank_segment(ctx, self.size)
                     } else {
                         0..file.size
                     };
-                    let r = common::region(seg.end - seg.start, self.bs, self.jobs.count, k);
-                    seg.start + r.start..seg.start + r.end
+                    let part = (u64::from(self.jobs.count), u64::from(k));
+                    common::part_of(seg, self.bs, part, false)
                 };
                 Ok(SeqJob {
                     file,
                     range,
+                    step,
                     truncate: false,
                 })
             })
