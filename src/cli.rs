@@ -326,6 +326,11 @@ pub struct RunArgs {
     /// every workload until steady. The fill passes are kept as a cell with their time series.
     #[arg(long)]
     pub precondition: bool,
+    /// Run this workload continuously on the same target while each measured sample runs
+    /// (e.g. `-w latency --background seq-write:bs=1m`: latency while the disk writes); what it
+    /// did is recorded with each sample.
+    #[arg(long, value_name = "WORKLOAD")]
+    pub background: Option<String>,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
     #[arg(long, value_name = "N|auto")]
     pub runs: Option<String>,

@@ -4,6 +4,7 @@
 
 use super::common::{self, Direct, SeqJob, WritePass};
 use super::jobs;
+use super::pace::{self, Pace};
 use super::queue::{self, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::DataFile;
@@ -43,7 +44,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible, seeded) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -60,6 +61,11 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
+    common::INTERLEAVE_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
 ];
 
 struct SeqWrite {
@@ -71,6 +77,10 @@ struct SeqWrite {
     remove_before: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
+    /// Each job's pace (`rate=`, `think=`).
+    pace: Pace,
+    /// Parts sharing one file take turns block by block.
+    interleave: bool,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -84,11 +94,16 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let queue = queue::queue_param(p)?;
+    queue::refuse_mmap(queue, "seq-write")?;
     common::check_fsync_engine(fsync, queue)?;
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
+    let pace = super::seq_read::seq_pace(p, bs, queue, jobs)?;
+    let interleave = common::interleave_param(p, queue)?;
     Ok(Box::new(SeqWrite {
+        pace,
+        interleave,
         size,
         pass: WritePass {
             bs,
@@ -118,16 +133,20 @@ impl SeqWrite {
         (0..self.jobs.count)
             .map(|k| {
                 let file = self.file(ctx, if own { k } else { 0 })?;
-                let range = if own {
-                    0..file.size
+                let bs = self.pass.bs;
+                let (range, step) = if own {
+                    (0..file.size, bs)
+                } else if self.interleave {
+                    let part = common::part_index(ctx, ctx.ranks.sharing(), k, self.jobs);
+                    common::part_of(0..file.size, bs, part, true)
                 } else {
                     let seg = common::rank_segment(ctx, file.size.min(self.size));
-                    let r = common::region(seg.end - seg.start, self.pass.bs, self.jobs.count, k);
-                    seg.start + r.start..seg.start + r.end
+                    common::part_of(seg, bs, (u64::from(self.jobs.count), u64::from(k)), false)
                 };
                 Ok(SeqJob {
                     file,
                     range,
+                    step,
                     truncate: own,
                 })
             })
@@ -180,8 +199,11 @@ impl Workload for SeqWrite {
             common::open_write(&jobs[0].file, Direct::Off, true)?;
         }
         let (pass, queue) = (self.pass, self.queue);
+        let pace = self.pace.share(ctx.ranks.size);
         jobs::run(ctx, rec, jobs, |ctx, rec, job| {
-            common::write_job(ctx, rec, &job, &pass, queue)
+            pace::paced(pace, pass.seed, &ctx.cancel, rec, |rec| {
+                common::write_job(ctx, rec, &job, &pass, queue)
+            })
         })
     }
 
@@ -268,7 +290,11 @@ mod tests {
     #[test]
     fn io_uring_and_shared_jobs_write_what_one_psync_pass_writes() {
         let (_, want) = written("bs=4k,size=10000");
-        let mut cases = vec!["bs=4k,size=10000,jobs=2,file-per-job=false".to_string()];
+        let mut cases = vec![
+            "bs=4k,size=10000,jobs=2,file-per-job=false".to_string(),
+            "bs=4k,size=10000,jobs=2,file-per-job=false,interleave=true".to_string(),
+            "bs=4k,size=10000,jobs=3,file-per-job=false,interleave=true".to_string(),
+        ];
         if crate::engines::uring::available().is_ok() {
             for depth in [1, 2, 8] {
                 cases.push(format!("bs=4k,size=10000,engine=io_uring,iodepth={depth}"));
