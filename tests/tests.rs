@@ -12,6 +12,7 @@ mod estimate;
 mod explain;
 mod hardening;
 mod lab;
+mod load;
 mod ministat;
 mod mpi;
 mod postmark;
