@@ -212,6 +212,8 @@ pub struct WritePass {
     pub pattern: DataPattern,
     /// Data seed.
     pub seed: u64,
+    /// `verify=true`: seal every whole block with this tag (the sample's number).
+    pub seal: Option<u64>,
 }
 
 /// Writes `file.size` bytes sequentially in `bs` blocks (the last one may be short), recording
@@ -249,6 +251,9 @@ fn write_range(
         }
         let n = (range.end - off).min(w.bs) as usize;
         w.pattern.stamp(buf.as_mut_slice(), block);
+        if let Some(tag) = w.seal.filter(|_| n as u64 == w.bs) {
+            super::verify::seal(buf.as_mut_slice(), off, tag);
+        }
         io::pwrite_full(f, &buf.as_slice()[..n], off)
             .map_err(|e| WorkloadError::io("write", &file.path, e))?;
         if w.fsync == FsyncPolicy::Each {

@@ -104,6 +104,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         fsync: FsyncPolicy::End,
         pattern,
         seed,
+        seal: None,
     };
     Ok(Box::new(LargeFile {
         size,

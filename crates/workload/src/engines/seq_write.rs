@@ -63,6 +63,7 @@ const PARAMS: &[ParamDoc] = &[
     queue::FILE_PER_JOB_DOC,
     common::DEDUPE_DOC,
     common::INTERLEAVE_DOC,
+    super::verify::VERIFY_DOC,
     pace::RATE_DOC,
     pace::ARRIVALS_DOC,
     pace::THINK_DOC,
@@ -81,6 +82,10 @@ struct SeqWrite {
     pace: Pace,
     /// Parts sharing one file take turns block by block.
     interleave: bool,
+    /// Seal every block and read them back after each sample.
+    verify: bool,
+    /// Samples run so far (each verified sample's tag).
+    samples: u64,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -101,7 +106,19 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
     let pace = super::seq_read::seq_pace(p, bs, queue, jobs)?;
     let interleave = common::interleave_param(p, queue)?;
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    if verify && (bs < super::verify::MIN_BLOCK || queue.engine != queue::Engine::Psync) {
+        return Err(ParamError {
+            key: "verify".into(),
+            message: format!(
+                "seals blocks of at least {} bytes in the psync loop — use engine=psync and a larger bs, or drop verify",
+                super::verify::MIN_BLOCK
+            ),
+        });
+    }
     Ok(Box::new(SeqWrite {
+        verify,
+        samples: 0,
         pace,
         interleave,
         size,
@@ -111,6 +128,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             fsync,
             pattern,
             seed,
+            seal: None,
         },
         queue,
         jobs,
@@ -198,13 +216,29 @@ impl Workload for SeqWrite {
             // One truncation for all the jobs, inside the sample as a lone job's open(O_TRUNC).
             common::open_write(&jobs[0].file, Direct::Off, true)?;
         }
-        let (pass, queue) = (self.pass, self.queue);
+        self.samples += 1;
+        let mut pass = self.pass;
+        pass.seal = self.verify.then_some(self.samples);
+        let queue = self.queue;
         let pace = self.pace.share(ctx.ranks.size);
         jobs::run(ctx, rec, jobs, |ctx, rec, job| {
             pace::paced(pace, pass.seed, &ctx.cancel, rec, |rec| {
                 common::write_job(ctx, rec, &job, &pass, queue)
             })
         })
+    }
+
+    fn after_sample(&mut self, ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        if !self.verify {
+            return Ok(Vec::new());
+        }
+        let mut checked = 0;
+        for job in self.jobs(ctx)? {
+            let part = (job.range.clone(), job.step);
+            checked +=
+                super::verify::read_back_range(ctx, &job.file, part, self.pass.bs, self.samples)?;
+        }
+        Ok(vec![("verified_bytes".into(), checked as f64)])
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
@@ -245,6 +279,33 @@ mod tests {
     use super::*;
     use crate::CancelToken;
     use crate::testutil::Harness;
+
+    #[test]
+    fn verified_writes_are_read_back_and_a_lost_block_is_named() {
+        for params in [
+            "bs=4k,size=64k,verify=true",
+            "bs=4k,size=64k,verify=true,jobs=3,file-per-job=false,interleave=true",
+        ] {
+            let mut h = Harness::new(build, params);
+            h.sample();
+            let m = h.workload.after_sample(&h.ctx).unwrap();
+            assert_eq!(m[0].1, 65536.0, "{params}");
+        }
+        let mut h = Harness::new(build, "bs=4k,size=64k,verify=true");
+        h.sample();
+        // Block 7 as an earlier sample left it: a lost write.
+        let path = h.dir.path().join("seq-write.dat");
+        let old = std::fs::read(&path).unwrap();
+        h.sample();
+        let mut now = std::fs::read(&path).unwrap();
+        now[7 * 4096..8 * 4096].copy_from_slice(&old[7 * 4096..8 * 4096]);
+        std::fs::write(&path, now).unwrap();
+        let e = h.workload.after_sample(&h.ctx).unwrap_err().to_string();
+        assert!(
+            e.contains("offset 28672") && e.contains("expected write #2, found write #1"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn writes_exactly_size_bytes_in_blocks() {

@@ -144,25 +144,28 @@ pub fn mismatch(file: &DataFile, off: u64, what: &str) -> WorkloadError {
     ))
 }
 
-/// Reads back `range` of `file` in `bs` blocks (each with tag `tag`) and checks every one;
-/// the bytes checked.
+/// Reads back the whole `bs` blocks of `range` of `file`, one every `step` bytes (each sealed
+/// with tag `tag`), and checks every one; the bytes checked.
 pub fn read_back_range(
     ctx: &Context,
     file: &DataFile,
-    range: std::ops::Range<u64>,
+    (range, step): (std::ops::Range<u64>, u64),
     bs: u64,
     tag: u64,
 ) -> Result<u64, WorkloadError> {
     let f = uncached(file)?;
     let mut buf = AlignedBuf::new(bs as usize);
-    let mut off = range.start;
+    let (mut off, mut checked) = (range.start, 0);
     while off + bs <= range.end {
-        ctx.cancel.check()?;
+        if (checked / bs) % io::CANCEL_EVERY == 0 {
+            ctx.cancel.check()?;
+        }
         read_block(&f, file, &mut buf, off)?;
         check(buf.as_slice(), off, Some(tag)).map_err(|m| mismatch(file, off, &m))?;
-        off += bs;
+        off += step.max(bs);
+        checked += bs;
     }
-    Ok(off - range.start)
+    Ok(checked)
 }
 
 /// Writes `file` whole as sealed `bs` blocks (tag 0) for readers that verify: unless it is
