@@ -455,7 +455,8 @@ impl RandSpec {
                 // The rate is the run's total: this job's share of it on this rank.
                 let pace = self.pace.share(ctx.ranks.size);
                 pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
-                    self.psync_loop(ctx, rec, (file, &f), &mut src, &mut buf, deadline)
+                    let io = |off, buf: &mut AlignedBuf| self.psync_io((file, &f), off, buf);
+                    self.request_loop((ctx, rec), file, &mut src, &mut buf, deadline, io)
                 })?
             }
             Engine::IoUring => {
@@ -475,7 +476,14 @@ impl RandSpec {
                 let pace = self.pace.share(ctx.ranks.size);
                 let (minor, major) = fsbench_measure::thread_faults();
                 let t = pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
-                    self.mmap_loop(ctx, rec, (file, &mut map), &mut src, &mut buf, deadline)
+                    let write = self.write;
+                    let io = |off, buf: &mut AlignedBuf| {
+                        Ok(match write {
+                            true => map.write(off, buf.as_slice()),
+                            false => map.read(off, buf.as_mut_slice()),
+                        })
+                    };
+                    self.request_loop((ctx, rec), file, &mut src, &mut buf, deadline, io)
                 })?;
                 let (minor2, major2) = fsbench_measure::thread_faults();
                 rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
@@ -492,17 +500,19 @@ impl RandSpec {
         Ok(())
     }
 
-    /// The measured mmap loop: one copy to or from the mapping per operation (the page faults
-    /// do the I/O), one clock read each.
-    fn mmap_loop(
+    /// The measured loop of one job: one request per operation through `io` (a positional read
+    /// or write, or a copy to or from a mapping), one clock read each (hand-written: it is the
+    /// hot path whose cost fsbench's overhead check measures; `io` is inlined per engine).
+    fn request_loop(
         &self,
-        ctx: &Context,
-        rec: &mut dyn Recorder,
-        (file, map): (&DataFile, &mut Mapping),
+        (ctx, rec): (&Context, &mut dyn Recorder),
+        file: &DataFile,
         src: &mut RandSource<'_>,
         buf: &mut AlignedBuf,
         deadline: u64,
+        mut io: impl FnMut(u64, &mut AlignedBuf) -> Result<usize, WorkloadError>,
     ) -> Result<u64, WorkloadError> {
+        let check_reads = self.verify && !self.write;
         let mut t = rec.now_ns();
         let mut i = 0u64;
         while t < deadline {
@@ -512,66 +522,39 @@ impl RandSpec {
             let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
                 break;
             };
-            let n = if self.write {
-                map.write(off, buf.as_slice())
-            } else {
-                let n = map.read(off, buf.as_mut_slice());
-                if self.verify {
-                    verify::check(buf.as_slice(), off, None)
-                        .map_err(|m| verify::mismatch(file, off, &m))?;
-                }
-                n
-            };
+            let n = io(off, buf)?;
+            if check_reads {
+                verify::check(buf.as_slice(), off, None)
+                    .map_err(|m| verify::mismatch(file, off, &m))?;
+            }
             t = rec.op_done(t, n as u64);
             i += 1;
         }
-        if self.verify && !self.write {
+        if check_reads {
             rec.metric("verified_bytes", (i * self.bs) as f64);
         }
         Ok(t)
     }
 
-    /// The measured psync loop: one positional read or write per operation, one clock read each
-    /// (hand-written: it is the hot path whose cost fsbench's overhead check measures).
-    fn psync_loop(
+    /// One `pread` or `pwrite` (and `fdatasync` with `fsync=each`).
+    #[inline]
+    fn psync_io(
         &self,
-        ctx: &Context,
-        rec: &mut dyn Recorder,
         (file, f): (&DataFile, &std::fs::File),
-        src: &mut RandSource<'_>,
+        off: u64,
         buf: &mut AlignedBuf,
-        deadline: u64,
-    ) -> Result<u64, WorkloadError> {
+    ) -> Result<usize, WorkloadError> {
+        let result = if self.write {
+            io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
+        } else {
+            io::pread_full(f, buf.as_mut_slice(), off)
+        };
         let op_name = if self.write { "write" } else { "read" };
-        let mut t = rec.now_ns();
-        let mut i = 0u64;
-        while t < deadline {
-            if i % io::CANCEL_EVERY == 0 {
-                ctx.cancel.check()?;
-            }
-            let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
-                break;
-            };
-            let result = if self.write {
-                io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
-            } else {
-                io::pread_full(f, buf.as_mut_slice(), off)
-            };
-            let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
-            if self.verify && !self.write {
-                verify::check(buf.as_slice(), off, None)
-                    .map_err(|m| verify::mismatch(file, off, &m))?;
-            }
-            if self.write && self.fsync == FsyncPolicy::Each {
-                io::sync_data(f, &file.path)?;
-            }
-            t = rec.op_done(t, n as u64);
-            i += 1;
+        let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
+        if self.write && self.fsync == FsyncPolicy::Each {
+            io::sync_data(f, &file.path)?;
         }
-        if self.verify && !self.write {
-            rec.metric("verified_bytes", (i * self.bs) as f64);
-        }
-        Ok(t)
+        Ok(n)
     }
 }
 
