@@ -326,6 +326,11 @@ pub struct RunArgs {
     /// every workload until steady. The fill passes are kept as a cell with their time series.
     #[arg(long)]
     pub precondition: bool,
+    /// Run this workload continuously on the same target while each measured sample runs
+    /// (e.g. `-w latency --background seq-write:bs=1m`: latency while the disk writes); what it
+    /// did is recorded with each sample.
+    #[arg(long, value_name = "WORKLOAD")]
+    pub background: Option<String>,
     /// Measured samples per cell, or `auto` (repeat until --precision is reached) [default: 3].
     #[arg(long, value_name = "N|auto")]
     pub runs: Option<String>,
@@ -405,7 +410,9 @@ pub struct RunArgs {
     pub allow_destroy: Option<PathBuf>,
     /// Build throwaway targets and measure them too (root): tmpfs, ext4, xfs, btrfs,
     /// ext4-fscrypt, gocryptfs, bindfs, overlay. Labels are the kinds; torn down on every exit.
-    #[arg(long, value_name = "KIND[,KIND...]", value_delimiter = ',')]
+    /// KIND:aged[:fill=PCT,churn=N,seed=S] (image kinds) fills and churns it first (default
+    /// fill=70, churn=10), labelled KIND-aged: `--lab ext4,ext4:aged` compares fresh and aged.
+    #[arg(long, value_name = "KIND[:aged][,KIND...]", value_delimiter = ',')]
     pub lab: Vec<String>,
     /// Size of each lab image (sparse) and of the lab tmpfs [default: 512m].
     #[arg(long, value_name = "SIZE")]

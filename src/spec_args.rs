@@ -31,6 +31,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         interval: args.interval.clone(),
         until_steady: args.until_steady,
         precondition: args.precondition,
+        background: args.background.clone(),
         runs: args.runs.clone(),
         warmup: args.warmup,
         precision: args.precision,

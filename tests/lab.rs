@@ -40,7 +40,7 @@ impl Drop for LabDir {
 }
 
 /// Mount points inside `dir` (shallowest first) and loop devices whose image is inside it.
-fn leftovers(dir: &Path) -> (Vec<PathBuf>, Vec<(String, PathBuf)>) {
+pub(crate) fn leftovers(dir: &Path) -> (Vec<PathBuf>, Vec<(String, PathBuf)>) {
     let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mut mounts: Vec<PathBuf> = info
         .lines()
@@ -67,7 +67,7 @@ fn leftovers(dir: &Path) -> (Vec<PathBuf>, Vec<(String, PathBuf)>) {
 }
 
 /// Nothing of the lab is left in `dir`: no mount, no loop device (`losetup -a`), no scratch.
-fn assert_torn_down(dir: &Path) {
+pub(crate) fn assert_torn_down(dir: &Path) {
     let (mounts, loops) = leftovers(dir);
     assert!(mounts.is_empty(), "mounts left: {mounts:?}");
     assert!(loops.is_empty(), "loop devices left: {loops:?}");
@@ -90,7 +90,7 @@ fn assert_torn_down(dir: &Path) {
 
 /// Runs `fsbench run --lab KINDS` with `args` in a new lab directory and returns the JSON
 /// record, after checking that everything was torn down.
-fn lab_run(kinds: &str, args: &[&str]) -> Value {
+pub(crate) fn lab_run(kinds: &str, args: &[&str]) -> Value {
     let lab = LabDir::new();
     let json = temp_dir();
     let json = json.path().join("out.json");
@@ -118,7 +118,7 @@ fn lab_run(kinds: &str, args: &[&str]) -> Value {
 }
 
 /// The environment of target `label`.
-fn target<'a>(v: &'a Value, label: &str) -> &'a Value {
+pub(crate) fn target<'a>(v: &'a Value, label: &str) -> &'a Value {
     v["environment"]["targets"]
         .as_array()
         .expect("targets")
@@ -433,6 +433,10 @@ fn lab_list_names_every_kind_and_why_not() {
             "{kind}: {text}"
         );
     }
+    assert!(
+        text.contains("aged: KIND:aged[:fill=PCT,churn=N,seed=S]"),
+        "{text}"
+    );
     let empty = temp_dir();
     let out = fsbench()
         .args(["lab", "list"])

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod aged;
 mod cli;
 mod cliff;
 mod cluster;
@@ -12,6 +13,7 @@ mod estimate;
 mod explain;
 mod hardening;
 mod lab;
+mod load;
 mod ministat;
 mod mpi;
 mod postmark;

@@ -120,3 +120,11 @@ pub fn processes_mentioning(needle: &str) -> Vec<u32> {
     }
     pids
 }
+
+/// The executable `name` in a directory of `PATH`, if any.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}

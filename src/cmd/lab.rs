@@ -30,6 +30,11 @@ fn list() -> CliResult<i32> {
         "use: fsbench run --lab KIND[,KIND...] [--lab-size SIZE, default {}] [--lab-dir DIR]\n",
         fsbench_workload::units::format_size(lab::DEFAULT_SIZE)
     ));
+    text.push_str(&format!(
+        "aged: KIND:aged[:fill=PCT,churn=N,seed=S] (ext4, xfs, btrfs, ext4-fscrypt; default fill={}, churn={}) is filled and churned before it is measured, labelled KIND-aged\n",
+        lab::aged::DEFAULT_FILL,
+        lab::aged::DEFAULT_CHURN
+    ));
     crate::out::stdout(&text)?;
     Ok(0)
 }

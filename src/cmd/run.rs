@@ -370,6 +370,9 @@ fn build_lab(
         say: |line| crate::errln!("{line}"),
     };
     let (lab, built) = crate::lab::build(req, &taken, hooks, crate::signals::cleanup())?;
+    if let Some(w) = plan.workloads.iter().max_by_key(|w| w.caps.space_needed) {
+        lab.check_aged_room(w.caps.space_needed, w.info.name)?;
+    }
     plan.targets.extend(built.into_iter().map(|b| PlanTarget {
         label: b.label,
         path: b.path,

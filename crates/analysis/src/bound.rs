@@ -114,6 +114,7 @@ type Rule = fn(&Seen<'_>) -> Option<Bound>;
 
 /// The rules in order: the first that holds is the verdict.
 const RULES: &[Rule] = &[
+    schedule,
     daemon_cpu,
     sweep_verdict,
     memory,
@@ -164,6 +165,37 @@ pub fn classify(f: &Facts<'_>) -> Option<Bound> {
         .iter()
         .find_map(|rule| rule(&seen))
         .or_else(|| unknown(&seen))
+}
+
+/// Share of the asked rate a paced cell must reach for its schedule to be what set its pace.
+const RATE_HELD_PCT: f64 = 95.0;
+
+/// A paced cell that kept its schedule (or paused between requests) ran as slowly as it was
+/// told: its IOPS are the schedule's, and its latency is the finding.
+fn schedule(s: &Seen<'_>) -> Option<Bound> {
+    let lat = |n: &str| s.m(n).map_or("?".into(), |v| format!("{:.1} µs", v / 1e3));
+    if let Some(think) = s.m(k::THINK_NS) {
+        return say(
+            BoundBy::Rate,
+            format!(
+                "closed loop with {:.1} ms of think time after each request: the pauses set the pace; latency p99 {}",
+                think / 1e6,
+                lat(k::LAT_P99_NS)
+            ),
+        );
+    }
+    let (asked, achieved) = (s.m(k::RATE_IOPS)?, s.m(k::RATE_ACHIEVED_PCT)?);
+    if achieved < RATE_HELD_PCT {
+        return None;
+    }
+    say(
+        BoundBy::Rate,
+        format!(
+            "open loop at the asked {asked:.0} requests/s (achieved {achieved:.0}%): the schedule set the pace — latency p99 {} from each request's scheduled start, service p99 {}",
+            lat(k::LAT_P99_NS),
+            lat(k::SERVICE_P99_NS)
+        ),
+    )
 }
 
 fn daemon_cpu(s: &Seen<'_>) -> Option<Bound> {

@@ -8,7 +8,6 @@ use crate::wire::RankSample;
 use fsbench_measure::aggregate::{self, Combine, PartResult};
 use fsbench_measure::{SampleData, latency_stats};
 use fsbench_model::HostShare;
-use fsbench_model::catalogue::{self, Unit};
 use hdrhistogram::Histogram;
 
 /// The merged sample.
@@ -30,21 +29,10 @@ const PHASE_RATES: &[(&str, &str, &str)] = &[
     (fsbench_model::metric::STAT_FILES_PER_S, "files", "stat"),
 ];
 
-/// How a workload metric is combined over ranks, by its catalogued unit.
+/// How a workload metric is combined over ranks, by its catalogued unit (the rule parallel
+/// jobs use too).
 pub fn combine_rule(name: &str) -> Combine {
-    // A rank's own spread over its jobs: the slowest of the slowest, the fastest of the fastest.
-    if name.ends_with("_min") {
-        return Combine::Min;
-    }
-    if name.ends_with("_max") {
-        return Combine::Max;
-    }
-    match catalogue::unit_kind(name) {
-        Unit::Flag => Combine::Min,
-        Unit::Ns => Combine::Max,
-        Unit::Pct => Combine::Mean,
-        Unit::Count | Unit::Bytes | Unit::MibPerS | Unit::Iops | Unit::PerS(_) => Combine::Sum,
-    }
+    aggregate::combine_by_unit(name)
 }
 
 /// Merges the ranks' samples (in rank order); `None` for none.

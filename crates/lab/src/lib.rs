@@ -2,27 +2,34 @@
 //! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, gocryptfs,
 //! bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
-//! the current directory's filesystem or `--lab-dir`.
+//! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
+//! measured (`--lab ext4:aged`, [`aged`]): filled and churned, its fragmentation recorded.
 //!
 //! Teardown is driven by undo steps recorded while building, so a signal, a panic or an error
 //! at any point undoes exactly what exists: the guard [`Lab`] on normal paths, the process's
 //! cleanup registry ([`fsbench_sys::cleanup`]) from the signal watcher and the panic hook. A run killed with
 //! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
-//! devices by path, since a lab mounts only at `SCRATCH/KIND/mnt` and keeps images only at
-//! `SCRATCH/KIND/disk.img`.
+//! devices by path, since a lab mounts only at `SCRATCH/LABEL/mnt` and keeps images only at
+//! `SCRATCH/LABEL/disk.img` (LABEL: the kind, or an aged kind's label).
 
 #![warn(missing_docs)]
 
+pub mod aged;
+mod ageplan;
+mod aging;
+mod frag;
 mod fscrypt;
 mod fuse;
 mod loopfs;
 mod overlay;
+mod prepare;
 pub mod probe;
 mod request;
 mod teardown;
 mod tmpfs;
 pub mod tool;
 
+pub use aged::{AgingSpec, LabEntry};
 pub use request::{DEFAULT_SIZE, LabRequest, LabSpec, request};
 
 use fsbench_model::{EngineResult, Failure};
@@ -320,6 +327,8 @@ pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
 pub struct Lab {
     live: Option<Shared>,
     infos: Vec<(String, LabInfo)>,
+    /// The aged targets: label and the directory measured.
+    aged: Vec<(String, PathBuf)>,
     /// Where the teardown's lines go when this is dropped (the binary's stderr).
     say: Option<fn(&str)>,
     /// Tears the lab down if the process must stop before this is dropped.
@@ -353,6 +362,7 @@ impl Lab {
         Self {
             live: Some(live),
             infos: Vec::new(),
+            aged: Vec::new(),
             say: None,
             registration: Some(registration),
             cleanup: cleanup.clone(),
@@ -364,6 +374,35 @@ impl Lab {
         self.infos.iter().map(|(l, _)| l.clone()).collect()
     }
 
+    /// Refuses a plan whose largest workload (`need` bytes, workload `what`) does not fit in the
+    /// space aging left free on an aged target: one line naming the fix.
+    pub fn check_aged_room(&self, need: u64, what: &str) -> EngineResult<()> {
+        for (label, path) in &self.aged {
+            let Ok(st) = rustix::fs::statvfs(path) else {
+                continue;
+            };
+            let free = st.f_bavail * st.f_frsize;
+            if need <= free {
+                continue;
+            }
+            let used = st.f_blocks.saturating_sub(st.f_bfree) * st.f_frsize;
+            let capacity = (used + free).max(1);
+            let fill = ageplan::fullness_pct(used, free);
+            let most = 100.0 - need as f64 * 100.0 / capacity as f64 - 5.0;
+            let lower = if most >= 1.0 {
+                format!("a lower fill (fill={} or less), or ", most.floor())
+            } else {
+                String::new()
+            };
+            return Err(Failure::input(format!(
+                "lab target {label} has {:.1} MiB free after aging to {fill:.1}% full, but workload {what} needs {:.1} MiB — give {lower}a bigger --lab-size",
+                free as f64 / MIB as f64,
+                need as f64 / MIB as f64
+            )));
+        }
+        Ok(())
+    }
+
     /// Sets `lab` of each environment target that this lab built.
     pub fn annotate(&self, targets: &mut [TargetInfo]) {
         for t in targets {
@@ -373,33 +412,44 @@ impl Lab {
         }
     }
 
-    /// Builds `kind` in `root/<kind>`; the target's undo steps are registered as they happen.
-    fn build_one(&mut self, kind: &LabKind, root: &Path, size: u64) -> Result<PathBuf, String> {
+    /// Builds `entry` in `root/<label>`, ages it when asked and measures its fragmentation; the
+    /// target's undo steps are registered as they happen.
+    fn build_one(
+        &mut self,
+        entry: &LabEntry,
+        root: &Path,
+        size: u64,
+        progress: &prepare::Progress<'_>,
+    ) -> Result<PathBuf, String> {
         let live = self
             .live
             .clone()
             .expect("invariant: a lab that builds is registered");
         if let Some(l) = lock_live(&live).as_mut().and_then(|g| g.as_mut()) {
             l.targets.push(LiveTarget {
-                label: kind.name.to_string(),
+                label: entry.label.clone(),
                 undo: Vec::new(),
             });
         }
         let mut b = Building {
             live,
             cleanup: self.cleanup.clone(),
-            dir: root.join(kind.name),
+            dir: root.join(&entry.label),
             size,
             info: LabInfo {
-                kind: kind.name.to_string(),
+                kind: entry.kind.name.to_string(),
                 scratch: text(root).to_string(),
                 ..LabInfo::default()
             },
         };
         std::fs::create_dir(&b.dir)
             .map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;
-        let path = (kind.build)(&mut b)?;
-        self.infos.push((kind.name.to_string(), b.info));
+        let path = (entry.kind.build)(&mut b)?;
+        prepare::age_and_measure(&mut b, entry, &path, progress)?;
+        if entry.aging.is_some() {
+            self.aged.push((entry.label.clone(), path.clone()));
+        }
+        self.infos.push((entry.label.clone(), b.info));
         Ok(path)
     }
 }
@@ -445,7 +495,7 @@ pub fn build(
     };
     if let Some(t) = taken
         .iter()
-        .find(|t| req.kinds.iter().any(|k| k.name == **t))
+        .find(|t| req.entries.iter().any(|e| e.label == **t))
     {
         return Err(Failure::input(format!(
             "target label '{t}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)"
@@ -456,32 +506,39 @@ pub fn build(
     let root = scratch.path().to_path_buf();
     let mut lab = Lab::register(scratch, cleanup);
     lab.say = Some(hooks.say);
-    for kind in &req.kinds {
+    for entry in &req.entries {
         if (hooks.interrupted)() {
             return Err(Failure::interrupted());
         }
-        let path = lab.build_one(kind, &root, req.size).map_err(|e| {
-            if (hooks.interrupted)() {
-                return Failure::interrupted(); // a tool killed by the signal watcher
-            }
-            Failure::run(format!(
-                "cannot build lab target {}: {e} — 'fsbench lab list' says what works here",
-                kind.name
-            ))
-        })?;
+        let progress = prepare::Progress {
+            label: &entry.label,
+            hooks,
+            quiet: req.quiet,
+        };
+        let path = lab
+            .build_one(entry, &root, req.size, &progress)
+            .map_err(|e| {
+                if (hooks.interrupted)() || cleanup.is_closed() {
+                    return Failure::interrupted(); // a tool killed by the signal watcher
+                }
+                Failure::run(format!(
+                    "cannot build lab target {}: {e} — 'fsbench lab list' says what works here",
+                    entry.label
+                ))
+            })?;
         if !req.quiet {
-            (hooks.say)(&built_line(kind, &path, &lab.infos));
+            (hooks.say)(&built_line(&entry.label, &path, &lab.infos));
         }
         targets.push(BuiltTarget {
-            label: kind.name.to_string(),
+            label: entry.label.clone(),
             path,
         });
     }
     Ok((lab, targets))
 }
 
-fn built_line(kind: &LabKind, path: &Path, infos: &[(String, LabInfo)]) -> String {
-    let info = infos.iter().find(|(l, _)| l == kind.name).map(|(_, i)| i);
+fn built_line(label: &str, path: &Path, infos: &[(String, LabInfo)]) -> String {
+    let info = infos.iter().find(|(l, _)| l == label).map(|(_, i)| i);
     let dev = info
         .and_then(|i| i.loop_device.as_ref().map(|d| (d, i.direct_io)))
         .map(|(d, dio)| {
@@ -493,7 +550,8 @@ fn built_line(kind: &LabKind, path: &Path, infos: &[(String, LabInfo)]) -> Strin
             format!(" ({d}, {dio})")
         })
         .unwrap_or_default();
-    format!("lab: built {} at {}{dev}", kind.name, path.display())
+    let frag = info.map(prepare::summary).unwrap_or_default();
+    format!("lab: built {label} at {}{dev}{frag}", path.display())
 }
 
 fn nanos() -> u128 {

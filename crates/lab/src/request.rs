@@ -2,8 +2,9 @@
 //! installed (naming the package), root, the kernel's filesystems, the size against each kind's
 //! minimum, and the free space of the lab directory for the sparse images.
 
+use super::aged::{self, LabEntry};
 use super::probe::{self, Problem};
-use super::{LabKind, find, kind_names};
+use super::{LabKind, frag};
 use fsbench_model::{EngineResult, Failure};
 use fsbench_workload::units::{format_size, parse_size};
 use std::path::{Path, PathBuf};
@@ -14,8 +15,8 @@ pub const DEFAULT_SIZE: u64 = 512 << 20;
 /// A validated `--lab` request; nothing is built yet.
 #[derive(Debug)]
 pub struct LabRequest {
-    /// Kinds in the order given.
-    pub(super) kinds: Vec<&'static LabKind>,
+    /// Entries (kind, aging, label) in the order given.
+    pub(super) entries: Vec<LabEntry>,
     /// Image (and tmpfs) size, bytes.
     pub(super) size: u64,
     /// Canonical, UTF-8 directory that gets the lab scratch.
@@ -28,7 +29,7 @@ pub struct LabRequest {
 /// not yet checked.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabSpec {
-    /// Kinds in the order given (empty: no lab).
+    /// Entries in the order given, `KIND` or `KIND:aged[:KEY=VALUE,...]` (empty: no lab).
     pub kinds: Vec<String>,
     /// `--lab-size` as given.
     pub size: Option<String>,
@@ -46,61 +47,58 @@ pub fn request(args: &LabSpec, quiet: bool) -> EngineResult<Option<LabRequest>> 
         }
         return Ok(None);
     }
-    let kinds = parse_kinds(&args.kinds)?;
-    refuse(&kinds, probe::tool_problems, "install it, or drop")?;
+    let entries =
+        aged::parse_all(&args.kinds).map_err(|e| Failure::input(format!("--lab: {e}")))?;
+    refuse(&entries, tool_problems, "install it, or drop")?;
     if !probe::is_root() {
         return Err(Failure::input(
             "--lab needs root: every lab kind mounts a filesystem (tmpfs too) and the image kinds attach loop devices — run fsbench as root, or measure existing directories with --target",
         ));
     }
     refuse(
-        &kinds,
-        probe::kernel_problems,
+        &entries,
+        |e| probe::kernel_problems(e.kind),
         "use a kernel that has it, or drop",
     )?;
+    let kinds: Vec<&'static LabKind> = entries.iter().map(|e| e.kind).collect();
     let size = size(args.size.as_deref(), &kinds)?;
     let dir = lab_dir(args.dir.as_deref(), &kinds)?;
     check_space(&kinds, size, &dir)?;
     Ok(Some(LabRequest {
-        kinds,
+        entries,
         size,
         dir,
         quiet,
     }))
 }
 
-fn parse_kinds(names: &[String]) -> EngineResult<Vec<&'static LabKind>> {
-    let mut kinds: Vec<&'static LabKind> = Vec::new();
-    for name in names.iter().map(|n| n.trim()) {
-        let kind = find(name).ok_or_else(|| {
-            Failure::input(format!(
-                "unknown lab kind '{}' (--lab) — the kinds are {}; 'fsbench lab list' says which work here",
-                fsbench_model::text::escape_controls(name),
-                kind_names()
-            ))
-        })?;
-        if kinds.iter().any(|k| k.name == kind.name) {
-            return Err(Failure::input(format!(
-                "lab kind '{name}' is given twice (--lab) — give each kind once"
-            )));
-        }
-        kinds.push(kind);
+/// The tools an entry runs: its kind's, and for an aged one the tools that measure the
+/// fragmentation.
+fn tool_problems(e: &LabEntry) -> Vec<Problem> {
+    let mut out = probe::tool_problems(e.kind);
+    if e.aging.is_some() {
+        out.extend(
+            frag::aging_tools(e.kind.fs)
+                .iter()
+                .filter(|t| super::tool::find(t).is_none())
+                .map(|t| Problem::MissingTool(t)),
+        );
     }
-    Ok(kinds)
+    out
 }
 
 /// One line naming every kind that has a problem of this family and what is missing.
 fn refuse(
-    kinds: &[&'static LabKind],
-    check: fn(&LabKind) -> Vec<Problem>,
+    entries: &[LabEntry],
+    check: fn(&LabEntry) -> Vec<Problem>,
     fix: &str,
 ) -> EngineResult<()> {
     let mut names = Vec::new();
     let mut problems: Vec<String> = Vec::new();
-    for k in kinds {
-        let found = check(k);
+    for e in entries {
+        let found = check(e);
         if !found.is_empty() {
-            names.push(k.name);
+            names.push(e.text.as_str());
         }
         for p in found.iter().map(|p| p.to_string()) {
             if !problems.contains(&p) {
@@ -195,19 +193,27 @@ mod tests {
     #[test]
     fn kinds_are_checked_by_name_and_once() {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(parse_kinds(&names(&["xfs", "tmpfs"])).unwrap().len(), 2);
-        let e = parse_kinds(&names(&["zfs"])).unwrap_err().message;
+        assert_eq!(aged::parse_all(&names(&["xfs", "tmpfs"])).unwrap().len(), 2);
+        let spec = |v: &[&str]| LabSpec {
+            kinds: names(v),
+            ..LabSpec::default()
+        };
+        let e = request(&spec(&["zfs"]), true).unwrap_err().message;
         assert!(
             e.contains("unknown lab kind 'zfs'") && e.contains("bindfs"),
             "{e}"
         );
-        let e = parse_kinds(&names(&["ext4", "ext4"])).unwrap_err().message;
+        let e = request(&spec(&["ext4", "ext4"]), true).unwrap_err().message;
         assert!(e.contains("twice"), "{e}");
+        let e = request(&spec(&["ext4:aged:fill=99"]), true)
+            .unwrap_err()
+            .message;
+        assert!(e.starts_with("--lab: invalid fill=99"), "{e}");
     }
 
     #[test]
     fn sizes_below_a_kinds_minimum_are_refused() {
-        let xfs = [find("xfs").unwrap()];
+        let xfs = [crate::find("xfs").unwrap()];
         assert_eq!(size(None, &xfs).unwrap(), DEFAULT_SIZE);
         let e = size(Some("64m"), &xfs).unwrap_err().message;
         assert!(e.contains("too small for xfs") && e.contains("300m"), "{e}");

@@ -117,13 +117,14 @@ fn apply(step: &Undo) -> Result<Option<String>, String> {
     }
 }
 
-/// True when `path` is `dir/KIND/NAME` for a lab kind: the only places a lab mounts (`mnt`) or
+/// True when `path` is `dir/LABEL/NAME` for a lab target (a kind, or an aged kind's label: see
+/// [`super::aged::is_target_dir`]): the only places a lab mounts (`mnt`) or
 /// keeps an image (`disk.img`). Anything else in a lab scratch (a bind mount someone made) is
 /// not the lab's to undo, and the scratch removal then refuses to cross it.
 fn is_lab_path(dir: &Path, path: &Path, name: &str) -> bool {
     path.parent()
         .and_then(|k| Some((k.parent()?, k.file_name()?.to_str()?)))
-        .is_some_and(|(d, kind)| d == dir && super::find(kind).is_some())
+        .is_some_and(|(d, label)| d == dir && super::aged::is_target_dir(label))
         && path.file_name().is_some_and(|n| n == name)
 }
 
@@ -299,6 +300,11 @@ mod tests {
             "mnt"
         ));
         assert!(!is_lab_path(d, Path::new("/x/.fsbench-lab-1/a/mnt"), "mnt"));
+        assert!(is_lab_path(
+            d,
+            Path::new("/x/.fsbench-lab-1/ext4-aged-fill80/disk.img"),
+            "disk.img"
+        ));
         assert!(!is_lab_path(d, Path::new("/x/other/ext4/mnt"), "mnt"));
         assert!(!is_lab_path(
             d,

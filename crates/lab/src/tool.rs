@@ -40,6 +40,18 @@ pub const TOOLS: &[Tool] = &[
         package: "e2fsprogs",
     },
     Tool {
+        name: "e2freefrag",
+        package: "e2fsprogs",
+    },
+    Tool {
+        name: "filefrag",
+        package: "e2fsprogs",
+    },
+    Tool {
+        name: "xfs_spaceman",
+        package: "xfsprogs",
+    },
+    Tool {
         name: "mkfs.xfs",
         package: "xfsprogs",
     },

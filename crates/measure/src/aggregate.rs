@@ -65,6 +65,25 @@ pub enum Combine {
     Mean,
 }
 
+/// How a metric is combined over parts that ran at the same time, by its catalogued unit: a
+/// part's own spread (`*_min`, `*_max`) by its extreme, flags by their minimum (1 only when
+/// every part had it), times by the slowest, percentages by their mean, counts and rates summed.
+pub fn combine_by_unit(name: &str) -> Combine {
+    use fsbench_model::catalogue::{self, Unit};
+    if name.ends_with("_min") {
+        return Combine::Min;
+    }
+    if name.ends_with("_max") {
+        return Combine::Max;
+    }
+    match catalogue::unit_kind(name) {
+        Unit::Flag => Combine::Min,
+        Unit::Ns => Combine::Max,
+        Unit::Pct => Combine::Mean,
+        Unit::Count | Unit::Bytes | Unit::MibPerS | Unit::Iops | Unit::PerS(_) => Combine::Sum,
+    }
+}
+
 /// The parts' series added together; `None` when one part recorded operations without one.
 fn merged_series(parts: &[PartResult]) -> Option<RawSeries> {
     let complete = parts

@@ -16,6 +16,11 @@ impl CpuTimes {
         rusage(libc::RUSAGE_SELF)
     }
 
+    /// CPU time of the calling thread so far (a background workload's own share).
+    pub fn thread() -> Self {
+        rusage(libc::RUSAGE_THREAD)
+    }
+
     /// CPU time of all children that have terminated and been waited for.
     pub fn children() -> Self {
         rusage(libc::RUSAGE_CHILDREN)
@@ -41,6 +46,14 @@ impl CpuTimes {
             sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
         }
     }
+}
+
+/// Page faults of the calling thread so far: (minor, major). A memory-mapped workload's I/O
+/// happens in these faults.
+pub fn thread_faults() -> (u64, u64) {
+    let r = raw(libc::RUSAGE_THREAD);
+    let n = |x: libc::c_long| u64::try_from(x).unwrap_or(0);
+    (n(r.ru_minflt), n(r.ru_majflt))
 }
 
 /// fsbench's own page faults and context switches (counts).

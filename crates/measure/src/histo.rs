@@ -7,6 +7,11 @@ use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 
+/// An empty histogram with the layout of every recorder's (so histograms merge exactly).
+pub fn new_histogram() -> Histogram<u64> {
+    crate::recorder::new_histogram()
+}
+
 /// Encodes `h`; `None` for an empty histogram or if encoding fails.
 pub fn encode(h: &Histogram<u64>) -> Option<String> {
     if h.is_empty() {

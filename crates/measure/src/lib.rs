@@ -16,7 +16,7 @@ pub mod series;
 pub mod ticker;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};
-pub use cpu::{CpuTimes, ProcessCounters};
+pub use cpu::{CpuTimes, ProcessCounters, thread_faults};
 pub use live::{LiveRate, Rate};
 pub use machine::{
     CpuDelta, CpuSnapshot, MachineCpuNs, MachineTicks, clock_ticks_per_s, parse_pid_stat,

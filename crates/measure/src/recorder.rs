@@ -319,7 +319,7 @@ impl<C: Clock> SampleRecorder<C> {
 
 /// The empty latency histogram every recorder uses: 3 significant figures (0.1% relative
 /// error), 1 ns to 1 hour, growing if needed.
-fn new_histogram() -> Histogram<u64> {
+pub(crate) fn new_histogram() -> Histogram<u64> {
     let mut hist = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
         .expect("invariant: constant histogram bounds are valid");
     hist.auto(true);

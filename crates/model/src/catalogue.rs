@@ -173,6 +173,23 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("cold_verified", Flag, H, "cold verified", "1 when the device's reads show a cold metadata sample started cold"),
     m("network_rx_bytes", Bytes, L, "net received", "bytes received on the wire during the sample"),
     m("network_tx_bytes", Bytes, L, "net sent", "bytes sent on the wire during the sample"),
+    m("rate_iops", Iops, H, "rate asked", "open loop: requests per second asked for (rate=), this part's share"),
+    m("rate_achieved_pct", Pct, H, "rate achieved", "open loop: requests done over the schedule's span, in % of the rate asked"),
+    m("service_p50_ns", Ns, L, "service p50", "open loop: median time from issuing a request to its completion (what closed-loop tools report; latency counts from the scheduled start)"),
+    m("service_p99_ns", Ns, L, "service p99", "open loop: 99th percentile of issue-to-completion time"),
+    m("service_p999_ns", Ns, L, "service p99.9", "open loop: 99.9th percentile of issue-to-completion time"),
+    m("service_mean_ns", Ns, L, "service mean", "open loop: mean issue-to-completion time"),
+    m("think_ns", Ns, L, "think", "pause after each request (think=)"),
+    m("curve_max_iops", Iops, H, "curve max IOPS", "rate=curve: the closed-loop probe's rate, 100% of the curve"),
+    m("knee_load_pct", Pct, H, "knee load", "rate=curve: the load (% of the maximum) beyond which p99 rises fastest"),
+    m("knee_iops", Iops, H, "knee IOPS", "rate=curve: requests per second achieved at the knee"),
+    m("knee_p99_ns", Ns, L, "knee p99", "rate=curve: p99 latency at the knee"),
+    m("background_mib_s", MibPerS, H, "background MiB/s", "--background: what the background workload moved per second while the sample ran"),
+    m("background_iops", Iops, H, "background IOPS", "--background: the background workload's operations per second"),
+    m("background_ops", Count, H, "background ops", "--background: the background workload's operations during the sample"),
+    m("verified_bytes", Bytes, H, "verified", "verify=true: bytes checked against their checksums"),
+    m("mmap_minor_faults", Count, L, "mmap minor faults", "engine=mmap: page faults served from the page cache"),
+    m("mmap_major_faults", Count, L, "mmap major faults", "engine=mmap: page faults that read from storage"),
 ];
 
 /// The catalogue entry of `name`, if it is listed.

@@ -3,6 +3,7 @@
 //! [`SCHEMA_VERSION`].
 #![warn(missing_docs)]
 
+mod aging;
 pub mod catalogue;
 mod failure;
 pub mod metric;
@@ -12,6 +13,7 @@ pub mod text;
 mod units;
 mod vocabulary;
 
+pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use record::*;

@@ -191,6 +191,40 @@ pub const COLD_VERIFIED: &str = "cold_verified";
 pub const NETWORK_RX_BYTES: &str = "network_rx_bytes";
 /// `network_tx_bytes`: bytes sent on the wire (NFS mountstats or the interfaces) in the sample.
 pub const NETWORK_TX_BYTES: &str = "network_tx_bytes";
+/// `rate_iops`: open loop: requests per second asked for (rate=), this part's share.
+pub const RATE_IOPS: &str = "rate_iops";
+/// `rate_achieved_pct`: open loop: requests done over the schedule's span, in % of the rate asked.
+pub const RATE_ACHIEVED_PCT: &str = "rate_achieved_pct";
+/// `service_p50_ns`: open loop: median time from issuing a request to its completion (what closed-loop tools report; latency counts from the scheduled start).
+pub const SERVICE_P50_NS: &str = "service_p50_ns";
+/// `service_p99_ns`: open loop: 99th percentile of issue-to-completion time.
+pub const SERVICE_P99_NS: &str = "service_p99_ns";
+/// `service_p999_ns`: open loop: 99.9th percentile of issue-to-completion time.
+pub const SERVICE_P999_NS: &str = "service_p999_ns";
+/// `service_mean_ns`: open loop: mean issue-to-completion time.
+pub const SERVICE_MEAN_NS: &str = "service_mean_ns";
+/// `think_ns`: pause after each request (think=).
+pub const THINK_NS: &str = "think_ns";
+/// `curve_max_iops`: rate=curve: the closed-loop probe's rate, 100% of the curve.
+pub const CURVE_MAX_IOPS: &str = "curve_max_iops";
+/// `knee_load_pct`: rate=curve: the load (% of the maximum) beyond which p99 rises fastest.
+pub const KNEE_LOAD_PCT: &str = "knee_load_pct";
+/// `knee_iops`: rate=curve: requests per second achieved at the knee.
+pub const KNEE_IOPS: &str = "knee_iops";
+/// `knee_p99_ns`: rate=curve: p99 latency at the knee.
+pub const KNEE_P99_NS: &str = "knee_p99_ns";
+/// `background_mib_s`: --background: what the background workload moved per second while the sample ran.
+pub const BACKGROUND_MIB_S: &str = "background_mib_s";
+/// `background_iops`: --background: the background workload's operations per second.
+pub const BACKGROUND_IOPS: &str = "background_iops";
+/// `background_ops`: --background: the background workload's operations during the sample.
+pub const BACKGROUND_OPS: &str = "background_ops";
+/// `verified_bytes`: verify=true: bytes checked against their checksums.
+pub const VERIFIED_BYTES: &str = "verified_bytes";
+/// `mmap_minor_faults`: engine=mmap: page faults served from the page cache.
+pub const MMAP_MINOR_FAULTS: &str = "mmap_minor_faults";
+/// `mmap_major_faults`: engine=mmap: page faults that read from storage.
+pub const MMAP_MAJOR_FAULTS: &str = "mmap_major_faults";
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
     WALL_NS,
@@ -287,6 +321,23 @@ pub const ALL: &[&str] = &[
     COLD_VERIFIED,
     NETWORK_RX_BYTES,
     NETWORK_TX_BYTES,
+    RATE_IOPS,
+    RATE_ACHIEVED_PCT,
+    SERVICE_P50_NS,
+    SERVICE_P99_NS,
+    SERVICE_P999_NS,
+    SERVICE_MEAN_NS,
+    THINK_NS,
+    CURVE_MAX_IOPS,
+    KNEE_LOAD_PCT,
+    KNEE_IOPS,
+    KNEE_P99_NS,
+    BACKGROUND_MIB_S,
+    BACKGROUND_IOPS,
+    BACKGROUND_OPS,
+    VERIFIED_BYTES,
+    MMAP_MINOR_FAULTS,
+    MMAP_MAJOR_FAULTS,
 ];
 
 #[cfg(test)]

@@ -179,6 +179,13 @@ pub struct LabInfo {
     /// The scratch directory holding the image, backing directories and mount points.
     #[serde(default)]
     pub scratch: String,
+    /// How it was aged before measuring (`--lab KIND:aged`); `null` for a fresh target.
+    #[serde(default)]
+    pub aging: Option<crate::AgingInfo>,
+    /// Its fragmentation right after building (and aging); `null` for kinds without a
+    /// filesystem image of their own (tmpfs, FUSE, overlay).
+    #[serde(default)]
+    pub fragmentation: Option<crate::Fragmentation>,
 }
 
 /// What is under a target, from the mount down to the disk. Each part is present only when that
@@ -562,6 +569,9 @@ pub struct Bound {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum BoundBy {
+    /// The requests' own schedule (`rate=` held, or `think=`): the figure is the latency at
+    /// that load, not a limit of the stack.
+    Rate,
     /// The block device was busy (or at its measured ceiling).
     Device,
     /// A cache served it: the device moved next to nothing.
@@ -588,6 +598,7 @@ impl BoundBy {
     /// The JSON and table name.
     pub fn as_str(self) -> &'static str {
         match self {
+            BoundBy::Rate => "rate",
             BoundBy::Device => "device",
             BoundBy::Cache => "cache",
             BoundBy::Cpu => "cpu",
@@ -646,6 +657,8 @@ pub enum WarningKind {
     NotSteady,
     /// A sustained level change inside a sample's time series (a throughput cliff).
     Cliff,
+    /// An open-loop sample fell short of the rate it was asked for.
+    RateShort,
     /// Asked-for direct I/O that went through the page cache during a sample.
     DirectNotHonoured,
     /// What the workload settled on its target (e.g. `direct=auto` fell back to buffered I/O).

@@ -41,6 +41,9 @@ fn rows(env: &Environment, warnings: Warnings<'_>) -> Vec<Row> {
     for t in &env.targets {
         out.push(row("target", "path", format!("{} ({})", t.path, t.kind)));
         target_rows(t, "", &mut out);
+        for line in t.lab.as_ref().map(crate::lab::lines).unwrap_or_default() {
+            out.push(row("lab", "", line));
+        }
         for w in warnings(t) {
             out.push(row("warning", "", w.to_string()));
         }

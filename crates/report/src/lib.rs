@@ -7,6 +7,7 @@ pub mod export;
 pub mod format;
 pub mod html;
 pub mod json;
+pub mod lab;
 pub mod names;
 pub mod ranks;
 pub mod seed;

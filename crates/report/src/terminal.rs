@@ -282,11 +282,11 @@ pub fn metric_label(name: &str) -> String {
     fsbench_model::label_of(name)
 }
 
-/// What the reader must know about a target's stack to read its numbers: each encryption
-/// layer's implementation, what is under a FUSE daemon, the devices and whether the disk is a
+/// What the reader must know about a target's stack to read its numbers: how a lab target was
+/// aged and how fragmented it was, each encryption layer's implementation, what is under a FUSE daemon, the devices and whether the disk is a
 /// hypervisor's.
 pub fn stack_lines(t: &fsbench_model::TargetInfo) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = t.lab.as_ref().map(crate::lab::lines).unwrap_or_default();
     for l in &t.stack.encryption {
         if let Some(i) = &l.implementation {
             out.push(format!(

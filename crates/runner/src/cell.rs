@@ -33,6 +33,8 @@ pub struct Prepared {
     pub interval_ns: Option<u64>,
     /// Where closed intervals are published for the progress display.
     pub live: fsbench_measure::LiveRate,
+    /// `--background`: the workload run beside each sample on this target.
+    pub background: Option<crate::background::Background>,
 }
 
 /// Sampling state of one cell.
@@ -218,11 +220,28 @@ fn timed_run<C: Clock>(
             .unwrap_or(fsbench_measure::series::DEFAULT_INTERVAL_NS);
         fsbench_measure::Ticker::start(&p.ctx.progress, iv)
     });
+    let background = match p.background.as_mut() {
+        Some(bg) => Some(bg.start()?),
+        None => None,
+    };
     rec.start();
     let ran = p.workload.run(&p.ctx, &mut rec);
     let mut data = rec.finish();
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
+    let loaded = background.map(|running| {
+        let bg = p.background.as_mut().expect("invariant: it was started");
+        running.stop(bg)
+    });
     ran?;
+    data.metrics.extend(p.workload.after_sample(&p.ctx)?);
+    if let Some(done) = loaded {
+        let done = done.map_err(|e| match e {
+            WorkloadError::Interrupted => e,
+            e => WorkloadError::Invalid(format!("the background workload failed: {e}")),
+        })?;
+        done.exclude_cpu(&mut data);
+        data.metrics.extend(done.metrics());
+    }
     if let Some(mut s) = ticked.filter(|s| data.series.intervals.is_empty() && spread(s)) {
         // The ticker stopped a moment after the sample: its last interval ends with it.
         let prev = s.intervals.iter().rev().nth(1).map_or(0, |i| i.end_ns);

@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+pub mod background;
 pub mod cache;
 pub mod ceiling;
 mod cell;
@@ -203,6 +204,10 @@ fn empty_entry(
 ) -> ResultEntry {
     let w = &plan.workloads[wi];
     let mut params = w.params.clone();
+    if let Some((_, spec)) = &plan.background {
+        // Measured under another load: comparisons must see it.
+        params.insert("background".into(), spec.clone());
+    }
     if team.parallel() {
         // Ranks and layout change what is measured: comparisons must see them.
         params.insert("ranks".into(), team.dist.size().to_string());

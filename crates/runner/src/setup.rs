@@ -134,6 +134,7 @@ pub fn prepare_all(
             wire: wire_source(&info),
             interval_ns: plan.interval_ns,
             live: team.live.clone(),
+            background: None,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
@@ -146,6 +147,13 @@ pub fn prepare_all(
         let mut failed = team.agree(make_dir(&p, team).err().map(explain));
         if failed.is_none() {
             failed = team.agree(p.workload.prepare(&p.ctx).err().map(explain));
+        }
+        if let (None, Some((bg, _)), Some(dir)) = (&failed, &plan.background, p.ctx.scratch()) {
+            let dir = dir.with_file_name(format!("{wi:02}-background-{}", bg.info.name));
+            match crate::background::Background::prepare(bg, &dir, &p.ctx) {
+                Ok(b) => p.background = Some(b),
+                Err(e) => failed = team.agree(Some(explain(e))),
+            }
         }
         if let Some(message) = failed {
             p.error = Some(message);
@@ -205,6 +213,9 @@ fn check_room(w: &fsbench_workload::Caps, dir: &Path, copies: u64) -> Result<(),
 /// shared layout, rank 0 removes it once every rank is done.
 pub fn cleanup(p: &mut Prepared, team: &Team) {
     let _ = p.workload.cleanup(&p.ctx);
+    if let Some(bg) = p.background.as_mut() {
+        bg.cleanup();
+    }
     if team.sharing() {
         team.dist.barrier();
         if !team.root() {
@@ -313,12 +324,47 @@ fn steady_window(entry: &mut ResultEntry, cell: &Cell) {
     }
 }
 
+/// How far below the asked rate an open-loop sample may fall before the cell says so, percent.
+const RATE_TOLERANCE_PCT: f64 = 2.0;
+
+/// An open-loop cell whose samples did not reach the rate they were asked for says by how much:
+/// the stack could not keep up, and its latency includes the queue that built.
+fn rate_short(entry: &mut ResultEntry) {
+    use fsbench_model::metric as k;
+    let achieved: Vec<f64> = entry
+        .samples
+        .iter()
+        .filter_map(|s| s.metrics.get(k::RATE_ACHIEVED_PCT).copied())
+        .collect();
+    let short = achieved
+        .iter()
+        .filter(|&&a| a < 100.0 - RATE_TOLERANCE_PCT)
+        .count();
+    let Some(worst) = achieved
+        .iter()
+        .copied()
+        .reduce(f64::min)
+        .filter(|_| short > 0)
+    else {
+        return;
+    };
+    let asked = entry.summary.get(k::RATE_IOPS).map_or(0.0, |s| s.mean);
+    entry.warnings.push(Warning::new(
+        WarningKind::RateShort,
+        format!(
+            "fell short of the asked {asked:.0} requests/s in {short} of {} samples (worst {worst:.0}%): the target could not keep up, so requests queued and their latency from scheduled start includes the wait — ask a lower rate=, or read it as the saturation point",
+            achieved.len()
+        ),
+    ));
+}
+
 /// Fills a cell's summary, residency, warnings and error once its samples are in.
 pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
     steady_window(entry, cell);
     crate::cliff::check(entry, p.caps.flow, fsbench_sys::vm::DirtyLimits::read());
+    rate_short(entry);
     flag_outliers(entry);
     let res: Vec<f64> = entry
         .samples

@@ -107,6 +107,9 @@ pub struct Plan {
     pub interval_ns: Option<u64>,
     /// The policy of `until=steady` workloads (and of all with `--until-steady`).
     pub steady: Runs,
+    /// `--background`: the workload that runs beside every measured sample, and its spec as
+    /// given (recorded in each result's parameters).
+    pub background: Option<(PlanWorkload, String)>,
 }
 
 impl Plan {
@@ -181,6 +184,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         }
     }
     let steady = steady_policy(args, &workloads)?;
+    let background = background(args.background.as_deref(), &targets)?;
     Ok(Plan {
         targets,
         workloads,
@@ -191,7 +195,35 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
         interval_ns: parse_interval(args.interval.as_deref())?,
         steady,
+        background,
     })
+}
+
+/// `--background WORKLOAD`: one workload (no sweep) that runs in a directory target's scratch.
+fn background(
+    spec: Option<&str>,
+    targets: &[PlanTarget],
+) -> EngineResult<Option<(PlanWorkload, String)>> {
+    let Some(spec) = spec else { return Ok(None) };
+    let req =
+        WorkloadRequest::parse(spec).map_err(|e| Failure::input(format!("--background: {e}")))?;
+    if let Some((k, _)) = req.params.iter().find(|(_, v)| v.len() > 1) {
+        return Err(Failure::input(format!(
+            "--background '{spec}': '{k}' is a list — the background runs one workload; give one value"
+        )));
+    }
+    let w = parse_workload(spec)?;
+    if targets.iter().any(|t| !matches!(t.kind, TargetKind::Dir)) {
+        return Err(Failure::input(
+            "--background runs in a target's scratch directory; a block device target has none — measure a directory, or drop --background",
+        ));
+    }
+    if w.info.name == "command" {
+        return Err(Failure::input(
+            "--background cannot run 'command' (its processes would outlive the sample) — give a data or tree workload",
+        ));
+    }
+    Ok(Some((w, spec.trim().to_string())))
 }
 
 /// `--interval`: a duration of at least the recorder's finest interval.

@@ -199,6 +199,8 @@ pub struct RunSpec {
     pub until_steady: bool,
     /// `--precondition`: fill the targets twice, then sample until steady.
     pub precondition: bool,
+    /// `--background WORKLOAD`: runs on each target while every sample is measured.
+    pub background: Option<String>,
     /// `--runs N|auto`.
     pub runs: Option<String>,
     /// `--warmup N`.

@@ -37,5 +37,8 @@ pub mod remove;
 #[path = "linux/residency.rs"]
 pub mod residency;
 #[cfg(target_os = "linux")]
+#[path = "linux/timer.rs"]
+pub mod timer;
+#[cfg(target_os = "linux")]
 #[path = "linux/vm.rs"]
 pub mod vm;

@@ -22,6 +22,8 @@ pub const TOOLS: &[&str] = &[
     "bindfs",
     "btrfs",
     "chromium",
+    "e2freefrag",
+    "filefrag",
     "fio",
     "fusermount3",
     "gocryptfs",
@@ -40,6 +42,7 @@ pub const TOOLS: &[&str] = &[
     "setsid",
     "tmux",
     "unshare",
+    "xfs_spaceman",
 ];
 
 /// The cfg name of tool `name`.

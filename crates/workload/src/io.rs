@@ -97,7 +97,19 @@ pub enum DataPattern {
     Random,
     /// All zeros (dd `if=/dev/zero`): compressible and sparse-friendly.
     Zero,
+    /// As fio's `buffer_compress_percentage` and `dedupe_percentage`: in every 4 KiB, the
+    /// first `100 − compress_pct`% random and the rest zeros; `dedupe_pct`% of the blocks
+    /// (chosen by block number, seeded) identical to each other, the others unique.
+    Mixed {
+        /// Share of each 4 KiB that compresses away, percent.
+        compress_pct: u8,
+        /// Share of blocks that are duplicates, percent.
+        dedupe_pct: u8,
+    },
 }
+
+/// Bytes of each compressible unit of [`DataPattern::Mixed`] (fio's `buffer_compress_chunk`).
+const COMPRESS_CHUNK: usize = 4096;
 
 impl DataPattern {
     /// Parses the `data` parameter value (`random` or `zero`).
@@ -113,11 +125,13 @@ impl DataPattern {
     pub fn fill(self, buf: &mut [u8], seed: u64) {
         match self {
             Self::Zero => buf.fill(0),
-            Self::Random => {
-                let mut rng = Rng::new(seed);
-                for chunk in buf.chunks_mut(8) {
-                    let v = rng.next_u64().to_le_bytes();
-                    chunk.copy_from_slice(&v[..chunk.len()]);
+            Self::Random => random_fill(buf, seed),
+            Self::Mixed { compress_pct, .. } => {
+                random_fill(buf, seed);
+                let keep = COMPRESS_CHUNK * (100 - usize::from(compress_pct)) / 100;
+                for chunk in buf.chunks_mut(COMPRESS_CHUNK) {
+                    let from = keep.min(chunk.len());
+                    chunk[from..].fill(0);
                 }
             }
         }
@@ -127,7 +141,14 @@ impl DataPattern {
     /// scramble_buffers): cheap, and defeats deduplication without regenerating the buffer.
     #[inline]
     pub fn stamp(self, buf: &mut [u8], block: u64) {
-        if self == Self::Random {
+        let block = match self {
+            Self::Zero => return,
+            Self::Random => block,
+            // A duplicate block carries one tag shared by every duplicate.
+            Self::Mixed { dedupe_pct, .. } if is_duplicate(block, dedupe_pct) => u64::MAX,
+            Self::Mixed { .. } => block,
+        };
+        {
             let tag = (block.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
             for page in buf.chunks_mut(4096) {
                 if page.len() >= 8 {
@@ -136,6 +157,22 @@ impl DataPattern {
             }
         }
     }
+}
+
+/// Seeded random bytes.
+fn random_fill(buf: &mut [u8], seed: u64) {
+    let mut rng = Rng::new(seed);
+    for chunk in buf.chunks_mut(8) {
+        let v = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+}
+
+/// Whether block `block` is one of the `pct`% duplicates (a fixed hash of its number, so the
+/// same blocks are duplicates in every run).
+#[inline]
+fn is_duplicate(block: u64, pct: u8) -> bool {
+    pct > 0 && (block.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 32) % 100 < u64::from(pct)
 }
 
 /// Opens a data file for reading, with O_DIRECT when `direct`. A file inside the scratch is
@@ -404,6 +441,29 @@ pub const CANCEL_EVERY: u64 = 1024;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressible_and_duplicate_blocks_come_in_the_asked_shares() {
+        let p = DataPattern::Mixed {
+            compress_pct: 75,
+            dedupe_pct: 30,
+        };
+        let mut buf = vec![1u8; 8192];
+        p.fill(&mut buf, 3);
+        let zeros = buf.iter().filter(|&&b| b == 0).count();
+        assert!((6100..6200).contains(&zeros), "{zeros} zero bytes of 8192");
+        let blocks: Vec<Vec<u8>> = (0..1000)
+            .map(|k| {
+                let mut b = buf.clone();
+                p.stamp(&mut b, k);
+                b
+            })
+            .collect();
+        let mut dup = buf.clone();
+        p.stamp(&mut dup, u64::MAX);
+        let dups = blocks.iter().filter(|b| **b == dup).count();
+        assert!((250..350).contains(&dups), "{dups} duplicates of 1000");
+    }
 
     #[test]
     fn aligned_buffer_is_aligned() {

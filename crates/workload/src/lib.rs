@@ -72,6 +72,12 @@ pub trait Workload: Send {
     /// every few milliseconds.
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError>;
 
+    /// Unmeasured checks after each sample (`verify=true`: the blocks written are read back and
+    /// checked); the metrics it returns join the sample's, and an error fails the sample.
+    fn after_sample(&mut self, _ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        Ok(Vec::new())
+    }
+
     /// Removes what `prepare` and `run` made (the scratch directory is removed afterwards anyway).
     fn cleanup(&mut self, _ctx: &Context) -> Result<(), WorkloadError> {
         Ok(())

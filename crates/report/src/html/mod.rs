@@ -11,6 +11,7 @@ pub(crate) mod axis;
 mod charts;
 mod cross;
 mod latency;
+mod load_curve;
 mod overview;
 pub(crate) mod palette;
 mod scaling;
@@ -190,6 +191,7 @@ fn run_section(
     charts::distributions(r, &names, palette, out);
     let curve = |i: usize| input.latency.get(&(ri, i));
     charts::latencies(r, &names, palette, &curve, out);
+    load_curve::section(r, &names, palette, out);
     series::section(r, esc, palette, out);
     charts::scaling(r, palette, out);
     tables(r, &names, seed, out);

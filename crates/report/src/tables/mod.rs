@@ -5,6 +5,7 @@
 
 pub mod bound;
 pub mod comparisons;
+pub mod load;
 pub mod results;
 pub mod scaling;
 pub mod times;
@@ -22,6 +23,8 @@ pub fn standard(record: &RunRecord, names: &CellNames) -> Vec<Table> {
         out.push(results::table(record, names));
         out.push(times::table(record, names));
         out.extend(bound::table(record, names));
+        out.extend(load::open_loop(record, names));
+        out.extend(load::curve(record, names));
         out.extend(crate::ranks::table(record, names));
     }
     out.extend(record.scaling.iter().map(scaling::table));

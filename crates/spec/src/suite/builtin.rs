@@ -9,6 +9,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("afs-study", include_str!("builtin/afs-study.toml")),
     ("readdir-locks", include_str!("builtin/readdir-locks.toml")),
     ("fs-shootout", include_str!("builtin/fs-shootout.toml")),
+    ("io500", include_str!("builtin/io500.toml")),
 ];
 
 /// Names of the built-in suites.

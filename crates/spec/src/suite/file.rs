@@ -95,6 +95,8 @@ pub struct Suite {
     pub baseline_pos: Pos,
     /// Where `lab_size`'s value is.
     pub lab_size_pos: Pos,
+    /// Where `lab`'s value is.
+    pub lab_pos: Pos,
     /// Confidence level of the comparisons, %.
     pub confidence: Option<f64>,
     /// Draw ministat's plot for every comparison.
@@ -243,6 +245,7 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.baseline = string(src, t, "baseline")?;
     s.baseline_pos = find(t, "baseline").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
     s.lab_size_pos = find(t, "lab_size").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
+    s.lab_pos = find(t, "lab").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
     s.confidence = number(src, t, "confidence")?;
     if let (Some(c), Some((_, v))) = (s.confidence, find(t, "confidence")) {
         if !(c > 0.0 && c < 100.0) {

@@ -96,22 +96,12 @@ pub fn validate(s: &Suite) -> EngineResult<()> {
         check_workload(&src, w)?;
     }
     check_lab_size(&src, s)?;
-    for k in &s.lab {
-        if fsbench_lab::find(k).is_none() {
-            return Err(src.err(
-                0..0,
-                format!(
-                    "unknown lab kind '{k}' in lab — {}",
-                    file::hint(k, &lab_kinds())
-                ),
-            ));
-        }
-    }
+    let lab = lab_entries(&src, s)?;
     let labels: Vec<&str> = s
         .targets
         .iter()
         .map(|t| t.label.as_str())
-        .chain(s.lab.iter().map(String::as_str))
+        .chain(lab.iter().map(|e| e.label.as_str()))
         .collect();
     if let Some(b) = &s.baseline {
         if !labels.is_empty() && !labels.contains(&b.as_str()) {
@@ -125,6 +115,26 @@ pub fn validate(s: &Suite) -> EngineResult<()> {
         }
     }
     Ok(())
+}
+
+/// The suite's `lab` entries (`"ext4"`, `"ext4:aged:fill=80,churn=3"`), parsed as `--lab`'s.
+fn lab_entries(src: &Source, s: &Suite) -> EngineResult<Vec<fsbench_lab::LabEntry>> {
+    fsbench_lab::aged::parse_all(&s.lab).map_err(|e| {
+        let name = s
+            .lab
+            .iter()
+            .find(|k| fsbench_lab::find(k).is_none() && !k.contains(':'));
+        match name {
+            Some(k) if e.starts_with("unknown lab kind") => src.err_at(
+                s.lab_pos,
+                format!(
+                    "unknown lab kind '{k}' in lab — {}",
+                    file::hint(k, &lab_kinds())
+                ),
+            ),
+            _ => src.err_at(s.lab_pos, format!("in lab: {e}")),
+        }
+    })
 }
 
 fn lab_kinds() -> Vec<&'static str> {
@@ -223,7 +233,8 @@ fn check_lab_size(src: &Source, s: &Suite) -> EngineResult<()> {
             format!("invalid lab_size '{text}' — give a size such as 512m or 2g (4k = 4096)"),
         )
     })?;
-    for k in s.lab.iter().filter_map(|k| fsbench_lab::find(k)) {
+    let kinds = fsbench_lab::aged::parse_all(&s.lab).unwrap_or_default();
+    for k in kinds.iter().map(|e| e.kind) {
         if size < k.min_bytes {
             let min = format_size(k.min_bytes);
             return Err(src.err_at(

@@ -95,12 +95,65 @@ pub fn read_file(
 
 /// Reads the `data` parameter.
 pub fn data_param(p: &mut Params) -> Result<DataPattern, ParamError> {
-    Ok(DataPattern::from_name(p.choice(
-        "data",
-        &["random", "zero"],
-        "random",
-    )?))
+    let data = p.string("data", "random");
+    // Recorded only when given, so results from before the key existed stay comparable.
+    let dedupe = match p.raw().contains_key("dedupe") {
+        true => p.u64("dedupe", "0")?,
+        false => 0,
+    };
+    let err = |key: &str, message: String| ParamError {
+        key: key.into(),
+        message,
+    };
+    if dedupe > 100 {
+        return Err(err(
+            "dedupe",
+            format!("{dedupe} is not a percentage: give 0 to 100"),
+        ));
+    }
+    let compress = match data.split_once(':') {
+        None if data == "random" => 0,
+        None if data == "zero" && dedupe == 0 => return Ok(DataPattern::Zero),
+        Some(("compress", pct)) => pct
+            .trim()
+            .trim_end_matches('%')
+            .parse::<u64>()
+            .ok()
+            .filter(|&p| p <= 100)
+            .ok_or_else(|| {
+                err(
+                    "data",
+                    format!("compress:{pct}: give a percentage 0 to 100, e.g. compress:50"),
+                )
+            })?,
+        _ if data == "zero" => {
+            return Err(err(
+                "dedupe",
+                "zero data is all duplicates already; drop dedupe or use data=random".into(),
+            ));
+        }
+        _ => {
+            return Err(err(
+                "data",
+                format!("invalid value '{data}': use random, zero or compress:PCT"),
+            ));
+        }
+    };
+    if compress == 0 && dedupe == 0 {
+        return Ok(DataPattern::Random);
+    }
+    Ok(DataPattern::Mixed {
+        compress_pct: compress as u8,
+        dedupe_pct: dedupe as u8,
+    })
 }
+
+/// Documentation of `dedupe`.
+pub const DEDUPE_DOC: crate::params::ParamDoc = crate::params::ParamDoc {
+    key: "dedupe",
+    default: "0",
+    help: "percent of written blocks identical to each other (fio dedupe_percentage; seeded by block number)",
+};
 
 /// Checks that `bs` suits O_DIRECT (a multiple of 512).
 pub fn check_direct_bs(direct: Direct, bs: u64) -> Result<(), ParamError> {
@@ -159,6 +212,8 @@ pub struct WritePass {
     pub pattern: DataPattern,
     /// Data seed.
     pub seed: u64,
+    /// `verify=true`: seal every whole block with this tag (the sample's number).
+    pub seal: Option<u64>,
 }
 
 /// Writes `file.size` bytes sequentially in `bs` blocks (the last one may be short), recording
@@ -171,7 +226,7 @@ pub fn write_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_write(file, w.direct, true)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    write_range(ctx, rec, file, &f, w, 0..file.size)
+    write_range(ctx, rec, file, &f, w, (0..file.size, w.bs))
 }
 
 /// Writes `range` of `file` (open as `f`) in `bs` blocks with pwrite, then flushes per policy.
@@ -183,7 +238,7 @@ fn write_range(
     file: &DataFile,
     f: &File,
     w: &WritePass,
-    range: Range<u64>,
+    (range, step): (Range<u64>, u64),
 ) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(w.bs as usize);
     w.pattern.fill(buf.as_mut_slice(), w.seed);
@@ -196,13 +251,16 @@ fn write_range(
         }
         let n = (range.end - off).min(w.bs) as usize;
         w.pattern.stamp(buf.as_mut_slice(), block);
+        if let Some(tag) = w.seal.filter(|_| n as u64 == w.bs) {
+            super::verify::seal(buf.as_mut_slice(), off, tag);
+        }
         io::pwrite_full(f, &buf.as_slice()[..n], off)
             .map_err(|e| WorkloadError::io("write", &file.path, e))?;
         if w.fsync == FsyncPolicy::Each {
             io::sync_data(f, &file.path)?;
         }
         t = rec.op_done(t, n as u64);
-        off += n as u64;
+        off += step.max(n as u64);
     }
     finish_write(rec, file, f, w.fsync, t)
 }
@@ -233,19 +291,21 @@ pub fn read_pass(
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_read(file, direct)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    read_range(ctx, rec, file, &f, bs, 0..file.size)
+    read_range(ctx, rec, file, &f, (bs, false), (0..file.size, bs))
 }
 
-/// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file.
+/// Reads `range` of `file` (open as `f`) in `bs` blocks with pread; stops at end of file. With
+/// `verify`, every whole block is checked against its seal.
 fn read_range(
     ctx: &Context,
     rec: &mut dyn Recorder,
     file: &DataFile,
     f: &File,
-    bs: u64,
-    range: Range<u64>,
+    (bs, verify): (u64, bool),
+    (range, step): (Range<u64>, u64),
 ) -> Result<(), WorkloadError> {
     let mut buf = AlignedBuf::new(bs as usize);
+    let mut checked = 0u64;
     let mut off = range.start;
     let mut block = 0u64;
     let mut t = rec.now_ns();
@@ -256,14 +316,109 @@ fn read_range(
         let want = (range.end - off).min(bs) as usize;
         let n = io::pread_full(f, &mut buf.as_mut_slice()[..want], off)
             .map_err(|e| WorkloadError::io("read", &file.path, e))?;
+        if verify && n as u64 == bs {
+            super::verify::check(buf.as_slice(), off, None)
+                .map_err(|m| super::verify::mismatch(file, off, &m))?;
+        }
         t = rec.op_done(t, n as u64);
         if n < want {
             break;
         }
-        off += n as u64;
+        off += step.max(n as u64);
         block += 1;
+        checked += n as u64 / bs * bs;
+    }
+    if verify {
+        rec.metric("verified_bytes", checked as f64);
     }
     Ok(())
+}
+
+/// Reads `job.range` by copying `bs` blocks out of a shared mapping (`engine=mmap`), with the
+/// page faults it took as metrics.
+fn read_mapped(
+    ctx: &Context,
+    rec: &mut dyn Recorder,
+    job: &SeqJob,
+    f: &File,
+    (bs, verify): (u64, bool),
+) -> Result<(), WorkloadError> {
+    let map = super::mapped::Mapping::new(f, job.file.size, false, &job.file.path)?;
+    let mut buf = AlignedBuf::new(bs as usize);
+    let (minor, major) = fsbench_measure::thread_faults();
+    let mut off = job.range.start;
+    let mut t = rec.now_ns();
+    while off < job.range.end {
+        if (off / bs) % io::CANCEL_EVERY == 0 {
+            ctx.cancel.check()?;
+        }
+        let want = (job.range.end - off).min(bs) as usize;
+        let n = map.read(off, &mut buf.as_mut_slice()[..want]);
+        if verify && n as u64 == bs {
+            super::verify::check(buf.as_slice(), off, None)
+                .map_err(|m| super::verify::mismatch(&job.file, off, &m))?;
+        }
+        t = rec.op_done(t, n as u64);
+        if n < want {
+            break;
+        }
+        off += job.step.max(n as u64);
+    }
+    let (minor2, major2) = fsbench_measure::thread_faults();
+    rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
+    rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+    if verify {
+        rec.metric("verified_bytes", ((off - job.range.start) / bs * bs) as f64);
+    }
+    Ok(())
+}
+
+/// Documentation of `interleave`.
+pub const INTERLEAVE_DOC: crate::params::ParamDoc = crate::params::ParamDoc {
+    key: "interleave",
+    default: "false",
+    help: "parts sharing one file (jobs with file-per-job=false, ranks with --layout shared) take turns block by block instead of each taking a region (IOR's strided shared file, IO500 ior-hard); psync or mmap",
+};
+
+/// Where part `index` of `parts` works in a shared `range` of `bs` blocks: its region
+/// (step `bs`), or with `interleave` every `parts`-th block from its own (step `parts × bs`).
+pub fn part_of(
+    range: Range<u64>,
+    bs: u64,
+    (parts, index): (u64, u64),
+    interleave: bool,
+) -> (Range<u64>, u64) {
+    if interleave {
+        let start = (range.start + index * bs).min(range.end);
+        return (start..range.end, parts * bs);
+    }
+    let r = region(range.end - range.start, bs, parts as u32, index as u32);
+    (range.start + r.start..range.start + r.end, bs)
+}
+
+/// Which part of how many job `k` of this rank is, among the parts sharing one file: with
+/// `sharing` (`--layout shared`) every job of every rank, else this rank's jobs.
+pub fn part_index(ctx: &Context, sharing: bool, k: u32, jobs: Jobs) -> (u64, u64) {
+    let per = u64::from(jobs.count);
+    match sharing {
+        true => (
+            per * ctx.ranks.size as u64,
+            ctx.ranks.rank as u64 * per + u64::from(k),
+        ),
+        false => (per, u64::from(k)),
+    }
+}
+
+/// Reads `interleave` (recorded only when given); refused with io_uring.
+pub fn interleave_param(p: &mut Params, queue: Queue) -> Result<bool, ParamError> {
+    let on = p.raw().contains_key("interleave") && p.bool("interleave", "false")?;
+    if on && queue.engine == Engine::IoUring {
+        return Err(ParamError {
+            key: "interleave".into(),
+            message: "takes turns block by block with psync or mmap — use engine=psync".into(),
+        });
+    }
+    Ok(on)
 }
 
 /// One sequential job: `range` of `file`, with the engine and depth of `queue`.
@@ -273,6 +428,10 @@ pub struct SeqJob {
     pub file: DataFile,
     /// The bytes this job reads or writes.
     pub range: Range<u64>,
+    /// Distance between the starts of this job's blocks: `bs` when it covers its range, or
+    /// `parts × bs` when it interleaves with the other parts on one file (IOR's strided shared
+    /// file, `interleave=true`: part k does blocks k, k + parts, …).
+    pub step: u64,
     /// Truncate the file when opening it (a write job on its own file).
     pub truncate: bool,
 }
@@ -292,7 +451,7 @@ pub fn read_job(
     ctx: &Context,
     rec: &mut dyn Recorder,
     job: &SeqJob,
-    bs: u64,
+    (bs, verify): (u64, bool),
     direct: Direct,
     queue: Queue,
 ) -> Result<(), WorkloadError> {
@@ -300,7 +459,17 @@ pub fn read_job(
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
     rec.metric("engine_io_uring", queue.uring_flag());
     if queue.engine == Engine::Psync {
-        return read_range(ctx, rec, &job.file, &f, bs, job.range.clone());
+        return read_range(
+            ctx,
+            rec,
+            &job.file,
+            &f,
+            (bs, verify),
+            (job.range.clone(), job.step),
+        );
+    }
+    if queue.engine == Engine::Mmap {
+        return read_mapped(ctx, rec, job, &f, (bs, verify));
     }
     let spec = RingSpec {
         depth: queue.depth,
@@ -324,8 +493,13 @@ pub fn write_job(
     let (f, used_direct) = open_write(&job.file, w.direct, job.truncate)?;
     rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
     rec.metric("engine_io_uring", queue.uring_flag());
+    if queue.engine == Engine::Mmap {
+        return Err(WorkloadError::Invalid(
+            "invariant: seq-write refuses engine=mmap".into(),
+        ));
+    }
     if queue.engine == Engine::Psync {
-        return write_range(ctx, rec, &job.file, &f, w, job.range.clone());
+        return write_range(ctx, rec, &job.file, &f, w, (job.range.clone(), job.step));
     }
     let spec = RingSpec {
         depth: queue.depth,
@@ -461,6 +635,10 @@ pub struct Offsets {
     bs: u64,
     /// Offsets drawn so far.
     drawn: u64,
+    /// `dist=` other than uniform: the skewed picker, and which blocks were drawn since
+    /// [`Offsets::take_unique`] (a bitmap), since the uniform formula of unique bytes no
+    /// longer holds.
+    skew: Option<Box<(super::skew::Picker, Vec<u64>, u64)>>,
 }
 
 impl Offsets {
@@ -472,7 +650,30 @@ impl Offsets {
             blocks: (size / bs).max(1),
             bs,
             drawn: 0,
+            skew: None,
         }
+    }
+
+    /// These offsets drawn from `dist` (seeded by `seed`) instead of uniformly.
+    pub fn with_dist(mut self, dist: super::skew::Dist, seed: u64) -> Self {
+        if dist != super::skew::Dist::Uniform {
+            let picker = super::skew::Picker::new(dist, self.blocks, seed);
+            let words = (self.blocks / 64 + 1) as usize;
+            self.skew = Some(Box::new((picker, vec![0; words], 0)));
+        }
+        self
+    }
+
+    /// With a skewed `dist`: the distinct blocks drawn since the last call (then forgotten).
+    pub fn take_unique(&mut self) -> Option<u64> {
+        let skew = self.skew.as_mut()?;
+        skew.1.fill(0);
+        Some(std::mem::take(&mut skew.2))
+    }
+
+    /// The note on what share of requests a cache of part of the range would serve.
+    pub fn skew_note(&self) -> Option<String> {
+        self.skew.as_ref()?.0.note("blocks")
     }
 
     /// Offsets of `bs`-sized blocks within `range` (a rank's segment of a shared file).
@@ -486,7 +687,18 @@ impl Offsets {
     #[inline]
     pub fn next_offset(&mut self) -> u64 {
         self.drawn += 1;
-        self.base + self.rng.below(self.blocks) * self.bs
+        let block = match self.skew.as_mut() {
+            None => self.rng.below(self.blocks),
+            Some(skew) => {
+                let (picker, seen, unique) = &mut **skew;
+                let b = picker.pick(&mut self.rng);
+                let (w, bit) = ((b / 64) as usize, 1u64 << (b % 64));
+                *unique += u64::from(seen[w] & bit == 0);
+                seen[w] |= bit;
+                b
+            }
+        };
+        self.base + block * self.bs
     }
 
     /// Offsets drawn so far, and the blocks they are drawn from.
@@ -512,6 +724,24 @@ pub fn expected_unique_bytes(draws: u64, blocks: u64, bs: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interleaved_parts_take_turns_and_cover_the_range_once() {
+        let mut seen = vec![0u32; 10];
+        for k in 0..3 {
+            let (r, step) = part_of(0..40_960, 4096, (3, k), true);
+            let mut off = r.start;
+            while off < r.end {
+                seen[(off / 4096) as usize] += 1;
+                off += step;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        assert_eq!(
+            part_of(0..40_960, 4096, (3, 1), false),
+            (12_288..24_576, 4096)
+        );
+    }
 
     #[test]
     fn random_writes_cover_fewer_blocks_than_they_write() {

@@ -12,10 +12,10 @@ use std::sync::{Condvar, Mutex};
 
 pub use fsbench_measure::aggregate::{Aggregate, Combine, PartResult as JobResult};
 
-/// Combines per-job results (the same code as the MPI ranks' merge): flags by their minimum,
-/// spread named `job_*`. `None` for no jobs.
+/// Combines per-job results (the same code and rule as the MPI ranks' merge): flags by their
+/// minimum, times by the slowest job, rates summed; spread named `job_*`. `None` for no jobs.
 pub fn aggregate(jobs: &[JobResult]) -> Option<Aggregate> {
-    fsbench_measure::aggregate::aggregate(jobs, "job", &|_| Combine::Min)
+    fsbench_measure::aggregate::aggregate(jobs, "job", &fsbench_measure::aggregate::combine_by_unit)
 }
 
 /// Reports an aggregate into the sample's recorder.

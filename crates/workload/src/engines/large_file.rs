@@ -40,13 +40,14 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
         default: "42",
         help: "seed of the random data",
     },
+    super::common::DEDUPE_DOC,
 ];
 
 struct LargeFile {
@@ -103,6 +104,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         fsync: FsyncPolicy::End,
         pattern,
         seed,
+        seal: None,
     };
     Ok(Box::new(LargeFile {
         size,

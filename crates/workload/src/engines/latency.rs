@@ -117,7 +117,9 @@ fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
                 .into(),
         });
     }
-    queue::queue_param(p)
+    let q = queue::queue_param(p)?;
+    queue::refuse_mmap(q, "latency")?;
+    Ok(q)
 }
 
 impl Latency {
@@ -210,6 +212,7 @@ impl Workload for Latency {
         match self.queue.engine {
             Engine::Psync => self.psync_requests(ctx, rec, &file, &f),
             Engine::IoUring => self.uring_requests(ctx, rec, &file, &f),
+            Engine::Mmap => unreachable!("invariant: refused when built"),
         }
     }
 

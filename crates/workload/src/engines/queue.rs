@@ -24,7 +24,7 @@ pub const IODEPTH_DOC: ParamDoc = ParamDoc {
 pub const ENGINE_DOC: ParamDoc = ParamDoc {
     key: "engine",
     default: "psync",
-    help: "psync (pread/pwrite), io_uring, or auto (io_uring when the kernel allows it)",
+    help: "psync (pread/pwrite), io_uring, auto (io_uring when the kernel allows it), or mmap (copies to and from a shared mapping; rand-read, rand-write, seq-read)",
 };
 
 /// Documentation of `jobs`.
@@ -48,6 +48,8 @@ pub enum Engine {
     Psync,
     /// io_uring, `iodepth` requests in flight.
     IoUring,
+    /// Copies to and from a shared mapping of the file (queue depth 1; the I/O is page faults).
+    Mmap,
 }
 
 /// Engine and queue depth of one job.
@@ -93,7 +95,8 @@ pub fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
             format!("{depth} is more than {MAX_IODEPTH}: use a smaller iodepth or more jobs"),
         ));
     }
-    let engine = match p.choice("engine", &["psync", "io_uring", "auto"], "psync")? {
+    let engine = match p.choice("engine", &["psync", "io_uring", "auto", "mmap"], "psync")? {
+        "mmap" => Engine::Mmap,
         "io_uring" => match uring::available() {
             Ok(()) => Engine::IoUring,
             Err(why) => {
@@ -107,6 +110,12 @@ pub fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
         "auto" => auto_engine(p, depth)?,
         _ => Engine::Psync,
     };
+    if engine == Engine::Mmap && depth > 1 {
+        return Err(err(
+            "iodepth",
+            format!("iodepth={depth}: engine=mmap copies one request at a time (use jobs={depth})"),
+        ));
+    }
     if engine == Engine::Psync && depth > 1 {
         return Err(err(
             "iodepth",
@@ -120,6 +129,19 @@ pub fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
         engine,
         depth: depth as u32,
     })
+}
+
+/// Refuses `engine=mmap` for a workload that does not map its file.
+pub fn refuse_mmap(queue: Queue, workload: &str) -> Result<(), ParamError> {
+    if queue.engine == Engine::Mmap {
+        return Err(err(
+            "engine",
+            format!(
+                "{workload} has no mmap engine (rand-read, rand-write and seq-read have) — use engine=psync or io_uring"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `engine=auto`: io_uring when the probe succeeds, else psync (an error at depth > 1).

@@ -5,8 +5,11 @@
 
 use super::common::{self, Direct, FsyncPolicy, Offsets};
 use super::jobs;
+use super::mapped::Mapping;
+use super::pace::{self, Pace, Rate};
 use super::queue::{self, Engine, Jobs, Queue};
 use super::uring::{Ring, RingSpec, Source};
+use super::verify::{self, Journal};
 use crate::info::WorkloadInfo;
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
@@ -109,7 +112,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -120,6 +123,12 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
+    verify::VERIFY_DOC,
+    super::skew::DIST_DOC,
 ];
 
 /// How long a sample lasts.
@@ -139,6 +148,11 @@ struct RandSpec {
     fsync: FsyncPolicy,
     pattern: DataPattern,
     queue: Queue,
+    pace: Pace,
+    /// Seal every block written (checked after the sample) or check every block read.
+    verify: bool,
+    /// Which blocks are chosen.
+    dist: super::skew::Dist,
 }
 
 struct RandIo {
@@ -149,6 +163,10 @@ struct RandIo {
     jobs: Jobs,
     /// One offset stream per job, continued from sample to sample.
     offsets: Vec<Offsets>,
+    /// With `verify=true` writes: each job's blocks written in the sample, by offset.
+    journals: Vec<Journal>,
+    /// Samples run so far (the high bits of each verified write's tag).
+    samples: u64,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -179,6 +197,9 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         fsync: FsyncPolicy::None,
         pattern: DataPattern::Random,
         queue: Queue::PSYNC,
+        pace: Pace::FULL_SPEED,
+        verify: false,
+        dist: super::skew::Dist::Uniform,
     };
     let jobs = Jobs {
         count: 1,
@@ -187,7 +208,36 @@ fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
 
-fn stop_param(p: &mut Params, size: u64, bs: u64) -> Result<Stop, ParamError> {
+/// Paced runs last 5 s by default (`size/bs` requests at a modest rate could take minutes).
+const PACED_DURATION: &str = "5s";
+
+/// Each phase of `rate=curve` (the probe and every step) lasts `duration`, 1 s by default.
+const CURVE_STEP: &str = "1s";
+
+fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Stop, ParamError> {
+    if let Rate::Curve(_) = pace.rate {
+        if p.raw().contains_key("ops") {
+            return Err(ParamError {
+                key: "ops".into(),
+                message:
+                    "rate=curve runs each step for a time — give duration= (per step), not ops"
+                        .into(),
+            });
+        }
+        let step = p.positive_duration("duration", CURVE_STEP)?;
+        pace.rate = Rate::Curve(step);
+        // Each phase ends at the first request past its length: half a step of slack lets the
+        // last one finish.
+        return Ok(Stop::Duration(
+            step * super::curve::Curve::PHASES + step / 2,
+        ));
+    }
+    let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !p.raw().contains_key("ops");
+    if paced_default && !p.raw().contains_key("duration") {
+        return Ok(Stop::Duration(
+            p.positive_duration("duration", PACED_DURATION)?,
+        ));
+    }
     let Some(d) = p.optional("duration") else {
         return Ok(Stop::Ops(p.count("ops", &(size / bs).to_string())?));
     };
@@ -205,12 +255,76 @@ fn stop_param(p: &mut Params, size: u64, bs: u64) -> Result<Stop, ParamError> {
     Ok(Stop::Duration(ns))
 }
 
+/// `engine=mmap` goes through the page cache and flushes with `msync` at the end.
+fn check_mmap(queue: Queue, direct: Direct, fsync: FsyncPolicy) -> Result<(), ParamError> {
+    if queue.engine != Engine::Mmap {
+        return Ok(());
+    }
+    if direct == Direct::On {
+        return Err(ParamError {
+            key: "direct".into(),
+            message:
+                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
+                    .into(),
+        });
+    }
+    if fsync == FsyncPolicy::Each {
+        return Err(ParamError {
+            key: "fsync".into(),
+            message: "engine=mmap flushes the mapping once (msync) — use fsync=end or none".into(),
+        });
+    }
+    Ok(())
+}
+
+/// `verify=true`: blocks that can carry a header, in a file fsbench writes; reads are checked
+/// in the psync loop.
+fn verify_param(
+    p: &mut Params,
+    bs: u64,
+    write: bool,
+    external: bool,
+    (queue, jobs): (Queue, Jobs),
+) -> Result<bool, ParamError> {
+    // Recorded only when given, so results from before the key existed stay comparable.
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    let refuse = |message: String| {
+        Err(ParamError {
+            key: "verify".into(),
+            message,
+        })
+    };
+    if !verify {
+        return Ok(false);
+    }
+    if bs < verify::MIN_BLOCK {
+        return refuse(format!(
+            "needs bs of at least {} bytes to hold each block's header",
+            verify::MIN_BLOCK
+        ));
+    }
+    if external {
+        return refuse("checks a file fsbench wrote; drop file= (or verify)".into());
+    }
+    if write && jobs.count > 1 && !jobs.file_per_job {
+        return refuse("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into());
+    }
+    if !write && queue.engine == Engine::IoUring {
+        return refuse(
+            "checks reads in the psync and mmap loops; use engine=psync or mmap (writes verify with any engine)"
+                .into(),
+        );
+    }
+    Ok(true)
+}
+
 fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "256m")?;
     let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let stop = stop_param(p, size, bs)?;
+    let mut pace = pace::pace_param(p, bs)?;
+    let stop = stop_param(p, size, bs, &mut pace)?;
     let direct = common::direct_param(p, "false")?;
     common::check_direct_bs(direct, bs)?;
     let fsync = common::fsync_param(p, "end")?;
@@ -220,9 +334,23 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     if write {
         common::check_fsync_engine(fsync, queue)?;
     }
+    pace::check_engine(&pace, queue)?;
+    check_mmap(queue, direct, fsync)?;
+    // A mapping never reads around the page cache: record what is done.
+    let direct = if queue.engine == Engine::Mmap {
+        p.record("direct", "false");
+        Direct::Off
+    } else {
+        direct
+    };
     let file = if write { None } else { common::file_param(p)? };
     let jobs = queue::jobs_param(p, file.is_some())?;
+    let pace = pace.share(jobs.count as usize);
+    let verify = verify_param(p, bs, write, file.is_some(), (queue, jobs))?;
+    let dist = super::skew::dist_param(p)?;
     let spec = RandSpec {
+        dist,
+        verify,
         write,
         bs,
         stop,
@@ -230,6 +358,7 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
         fsync,
         pattern,
         queue,
+        pace,
     };
     Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
@@ -237,13 +366,18 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
 impl RandIo {
     fn new(file: Option<PathBuf>, size: u64, seed: u64, spec: RandSpec, jobs: Jobs) -> Self {
         let offsets = (0..jobs.count)
-            .map(|k| Offsets::new(queue::job_seed(seed, k), size, spec.bs))
+            .map(|k| {
+                let s = queue::job_seed(seed, k);
+                Offsets::new(s, size, spec.bs).with_dist(spec.dist, s)
+            })
             .collect();
         Self {
             file,
             size,
             seed,
             spec,
+            journals: (0..jobs.count).map(|_| Journal::default()).collect(),
+            samples: 0,
             jobs,
             offsets,
             note: None,
@@ -297,8 +431,8 @@ impl RandSpec {
         ctx: &Context,
         rec: &mut dyn Recorder,
         file: &DataFile,
-        offsets: &mut Offsets,
-        seed: u64,
+        (offsets, journal): (&mut Offsets, &mut Journal),
+        (seed, tag_base): (u64, u64),
     ) -> Result<(), WorkloadError> {
         let (f, used_direct) = self.open(file)?;
         rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
@@ -312,12 +446,18 @@ impl RandSpec {
             max_ops,
             bs: self.bs,
             stamp: self.write.then_some(self.pattern),
+            seal: (self.write && self.verify).then_some((journal, tag_base)),
         };
         let t = match self.queue.engine {
             Engine::Psync => {
                 let mut buf = AlignedBuf::new(self.bs as usize);
                 self.pattern.fill(buf.as_mut_slice(), seed ^ 0x5eed);
-                self.psync_loop(ctx, rec, (file, &f), &mut src, &mut buf, deadline)?
+                // The rate is the run's total: this job's share of it on this rank.
+                let pace = self.pace.share(ctx.ranks.size);
+                pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                    let io = |off, buf: &mut AlignedBuf| self.psync_io((file, &f), off, buf);
+                    self.request_loop((ctx, rec), file, &mut src, &mut buf, deadline, io)
+                })?
             }
             Engine::IoUring => {
                 let spec = RingSpec {
@@ -329,6 +469,30 @@ impl RandSpec {
                 let mut ring = Ring::new(&f, spec, |b| self.pattern.fill(b, seed ^ 0x5eed))?;
                 ring.run(ctx, rec, &mut src, deadline)?
             }
+            Engine::Mmap => {
+                let mut buf = AlignedBuf::new(self.bs as usize);
+                self.pattern.fill(buf.as_mut_slice(), seed ^ 0x5eed);
+                let mut map = Mapping::new(&f, file.size, self.write, &file.path)?;
+                let pace = self.pace.share(ctx.ranks.size);
+                let (minor, major) = fsbench_measure::thread_faults();
+                let t = pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                    let write = self.write;
+                    let io = |off, buf: &mut AlignedBuf| {
+                        Ok(match write {
+                            true => map.write(off, buf.as_slice()),
+                            false => map.read(off, buf.as_mut_slice()),
+                        })
+                    };
+                    self.request_loop((ctx, rec), file, &mut src, &mut buf, deadline, io)
+                })?;
+                let (minor2, major2) = fsbench_measure::thread_faults();
+                rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
+                rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+                if self.write && self.fsync != FsyncPolicy::None {
+                    map.sync(&file.path)?;
+                }
+                t
+            }
         };
         if self.write {
             common::finish_write(rec, file, &f, self.fsync, t)?;
@@ -336,18 +500,19 @@ impl RandSpec {
         Ok(())
     }
 
-    /// The measured psync loop: one positional read or write per operation, one clock read each
-    /// (hand-written: it is the hot path whose cost fsbench's overhead check measures).
-    fn psync_loop(
+    /// The measured loop of one job: one request per operation through `io` (a positional read
+    /// or write, or a copy to or from a mapping), one clock read each (hand-written: it is the
+    /// hot path whose cost fsbench's overhead check measures; `io` is inlined per engine).
+    fn request_loop(
         &self,
-        ctx: &Context,
-        rec: &mut dyn Recorder,
-        (file, f): (&DataFile, &std::fs::File),
+        (ctx, rec): (&Context, &mut dyn Recorder),
+        file: &DataFile,
         src: &mut RandSource<'_>,
         buf: &mut AlignedBuf,
         deadline: u64,
+        mut io: impl FnMut(u64, &mut AlignedBuf) -> Result<usize, WorkloadError>,
     ) -> Result<u64, WorkloadError> {
-        let op_name = if self.write { "write" } else { "read" };
+        let check_reads = self.verify && !self.write;
         let mut t = rec.now_ns();
         let mut i = 0u64;
         while t < deadline {
@@ -357,19 +522,39 @@ impl RandSpec {
             let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
                 break;
             };
-            let result = if self.write {
-                io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
-            } else {
-                io::pread_full(f, buf.as_mut_slice(), off)
-            };
-            let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
-            if self.write && self.fsync == FsyncPolicy::Each {
-                io::sync_data(f, &file.path)?;
+            let n = io(off, buf)?;
+            if check_reads {
+                verify::check(buf.as_slice(), off, None)
+                    .map_err(|m| verify::mismatch(file, off, &m))?;
             }
             t = rec.op_done(t, n as u64);
             i += 1;
         }
+        if check_reads {
+            rec.metric("verified_bytes", (i * self.bs) as f64);
+        }
         Ok(t)
+    }
+
+    /// One `pread` or `pwrite` (and `fdatasync` with `fsync=each`).
+    #[inline]
+    fn psync_io(
+        &self,
+        (file, f): (&DataFile, &std::fs::File),
+        off: u64,
+        buf: &mut AlignedBuf,
+    ) -> Result<usize, WorkloadError> {
+        let result = if self.write {
+            io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
+        } else {
+            io::pread_full(f, buf.as_mut_slice(), off)
+        };
+        let op_name = if self.write { "write" } else { "read" };
+        let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
+        if self.write && self.fsync == FsyncPolicy::Each {
+            io::sync_data(f, &file.path)?;
+        }
+        Ok(n)
     }
 }
 
@@ -380,6 +565,8 @@ struct RandSource<'a> {
     bs: u64,
     /// Stamp each write buffer with its request number (as fsbench always did).
     stamp: Option<DataPattern>,
+    /// `verify=true` writes: seal each block with tag `base + request number + 1` and journal it.
+    seal: Option<(&'a mut Journal, u64)>,
 }
 
 impl Source for RandSource<'_> {
@@ -391,14 +578,29 @@ impl Source for RandSource<'_> {
         if let Some(p) = self.stamp {
             p.stamp(buf, i);
         }
-        Some((self.offsets.next_offset(), self.bs as usize))
+        let off = self.offsets.next_offset();
+        if let Some((journal, base)) = self.seal.as_mut() {
+            let tag = *base + i + 1;
+            verify::seal(buf, off, tag);
+            journal.wrote(off, tag);
+        }
+        Some((off, self.bs as usize))
     }
 }
 
 impl RandIo {
     /// The bytes this sample's random writes cover, expected (a block written twice reaches the
     /// device once): per file, from the offsets drawn since `before`.
-    fn unique_write_bytes(&self, before: &[u64]) -> f64 {
+    fn unique_write_bytes(&mut self, before: &[u64]) -> f64 {
+        let exact: Option<Vec<u64>> = self.offsets.iter_mut().map(Offsets::take_unique).collect();
+        if let Some(unique) = exact {
+            // Skewed draws: the blocks counted (jobs on one file: the busiest job's, a floor).
+            let blocks = match self.jobs.file_per_job {
+                true => unique.iter().sum(),
+                false => unique.iter().copied().max().unwrap_or(0),
+            };
+            return (blocks * self.spec.bs) as f64;
+        }
         let drawn = self
             .offsets
             .iter()
@@ -419,13 +621,19 @@ impl RandIo {
 impl Workload for RandIo {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
+        if self.sharing(ctx) && self.spec.verify && !self.spec.write {
+            return Err(WorkloadError::Unsupported(
+                "verify=true reads need a file fsbench sealed whole; with --layout shared use verify on rand-write, or --layout per-rank".into(),
+            ));
+        }
         if self.sharing(ctx) {
             // Every job of this rank draws offsets in the rank's segment, which the rank fills.
             common::check_segment(ctx, self.size, self.spec.bs)?;
             let seg = common::rank_segment(ctx, self.size);
             for k in 0..files.len() {
                 let seed = queue::job_seed(self.seed, k as u32) ^ ctx.ranks.rank as u64;
-                self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs);
+                self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs)
+                    .with_dist(self.spec.dist, seed);
             }
             io::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
             return super::direct_check::settle(
@@ -439,8 +647,11 @@ impl Workload for RandIo {
             // Offsets must stay inside the file actually used (a user's file or a device may be
             // smaller).
             let seed = queue::job_seed(self.seed, k as u32);
-            self.offsets[k] = Offsets::new(seed, file.size, self.spec.bs);
-            if k == 0 || self.jobs.file_per_job {
+            self.offsets[k] =
+                Offsets::new(seed, file.size, self.spec.bs).with_dist(self.spec.dist, seed);
+            if (k == 0 || self.jobs.file_per_job) && self.spec.verify && !self.spec.write {
+                verify::ensure_sealed_file(ctx, file, self.spec.bs, self.spec.pattern, self.seed)?;
+            } else if k == 0 || self.jobs.file_per_job {
                 io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
             }
         }
@@ -454,19 +665,39 @@ impl Workload for RandIo {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.note.iter().cloned().collect()
+        let skew = self.offsets.first().and_then(Offsets::skew_note);
+        self.note.iter().cloned().chain(skew).collect()
+    }
+
+    fn after_sample(&mut self, ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        if !(self.spec.verify && self.spec.write) {
+            return Ok(Vec::new());
+        }
+        let files = self.files(ctx)?;
+        let mut checked = 0;
+        for (file, journal) in files.iter().zip(self.journals.iter_mut()) {
+            checked += journal.read_back(ctx, file, self.spec.bs)?;
+        }
+        Ok(vec![("verified_bytes".into(), checked as f64)])
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let files = self.files(ctx)?;
         let spec = self.spec;
         let seed = self.seed;
+        self.samples += 1;
+        let tag_base = self.samples << 40;
         let before: Vec<u64> = self.offsets.iter().map(|o| o.drawn().0).collect();
-        let states: Vec<_> = files.into_iter().zip(self.offsets.iter_mut()).collect();
-        let states: Vec<_> = states.into_iter().enumerate().collect();
-        jobs::run(ctx, rec, states, |ctx, rec, (k, (file, offsets))| {
-            spec.job(ctx, rec, &file, offsets, queue::job_seed(seed, k as u32))
+        let states: Vec<_> = files
+            .into_iter()
+            .zip(self.offsets.iter_mut().zip(self.journals.iter_mut()))
+            .enumerate()
+            .collect();
+        jobs::run(ctx, rec, states, |ctx, rec, (k, (file, state))| {
+            let seeds = (queue::job_seed(seed, k as u32), tag_base);
+            spec.job(ctx, rec, &file, state, seeds)
         })?;
+
         if spec.write {
             rec.metric("unique_write_bytes", self.unique_write_bytes(&before));
         }
@@ -546,6 +777,101 @@ mod tests {
         let d = Harness::new(build_read, "bs=4k,size=64k,duration=50ms").sample();
         assert!(d.ops > 0);
         assert!(d.wall_ns >= 50_000_000);
+    }
+
+    #[test]
+    fn a_rate_holds_on_a_cached_file() {
+        let d = Harness::new(build_read, "bs=4k,size=1m,rate=2000,ops=2000").sample();
+        let iops = d.ops as f64 / (d.wall_ns as f64 / 1e9);
+        assert!((iops / 2000.0 - 1.0).abs() < 0.02, "{iops} IOPS");
+        assert_eq!(Harness::metric(&d, "rate_iops"), 2000.0);
+    }
+
+    #[test]
+    fn a_curve_reports_its_steps_and_knee() {
+        let d = Harness::new(build_read, "bs=4k,size=1m,rate=curve,duration=50ms").sample();
+        let max = Harness::metric(&d, "curve_max_iops");
+        let low = Harness::metric(&d, "curve_10_iops");
+        let high = Harness::metric(&d, "curve_100_iops");
+        assert!(low < high && high <= max * 1.1, "{low} {high} {max}");
+        let knee = Harness::metric(&d, "knee_load_pct");
+        assert!((10.0..=90.0).contains(&knee), "{knee}");
+    }
+
+    /// Flips one byte of `path` at `at`.
+    fn corrupt(path: &std::path::Path, at: u64) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap();
+        let mut b = [0u8; 1];
+        f.read_exact_at(&mut b, at).unwrap();
+        f.write_all_at(&[b[0] ^ 0x40], at).unwrap();
+    }
+
+    #[test]
+    fn verified_writes_are_read_back_and_a_corrupted_block_fails() {
+        let mut h = Harness::new(build_write, "bs=4k,size=256k,ops=200,verify=true");
+        h.sample();
+        let m = h.workload.after_sample(&h.ctx).unwrap();
+        assert!(m[0].1 > 0.0 && m[0].1 <= 256.0 * 1024.0, "{m:?}");
+        h.sample();
+        // A block the second sample wrote: its tag's high bits are the sample number.
+        let path = h.dir.path().join("rand-io.dat");
+        let data = std::fs::read(&path).unwrap();
+        let tag = |b: u64| {
+            let at = (b * 4096 + 16) as usize;
+            u64::from_le_bytes(data[at..at + 8].try_into().unwrap()) >> 40
+        };
+        let written = (0..64u64)
+            .find(|&b| tag(b) == 2)
+            .expect("a block of sample 2");
+        corrupt(&path, written * 4096 + 1000);
+        let e = h.workload.after_sample(&h.ctx).unwrap_err().to_string();
+        assert!(e.contains(&format!("offset {}", written * 4096)), "{e}");
+        assert!(e.contains("checksum"), "{e}");
+    }
+
+    #[test]
+    fn verified_reads_check_every_block_and_a_corrupted_one_fails() {
+        let mut h = Harness::new(build_read, "bs=4k,size=64k,ops=500,verify=true");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 500.0 * 4096.0);
+        corrupt(&h.dir.path().join("rand-io.dat"), 3 * 4096 + 17);
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err().to_string();
+        assert!(e.contains("verify failed at offset 12288"), "{e}");
+    }
+
+    #[test]
+    fn mmap_does_the_requested_ops_in_page_faults_and_writes_verify() {
+        for build_fn in [build_read, build_write] {
+            let d = Harness::new(build_fn, "bs=4k,size=256k,ops=300,engine=mmap").sample();
+            assert_eq!((d.ops, d.bytes), (300, 300 * 4096));
+            let faults =
+                Harness::metric(&d, "mmap_minor_faults") + Harness::metric(&d, "mmap_major_faults");
+            assert!(faults > 0.0, "{faults}");
+        }
+        let mut h = Harness::new(
+            build_write,
+            "bs=4k,size=256k,ops=300,engine=mmap,verify=true",
+        );
+        h.sample();
+        let m = h.workload.after_sample(&h.ctx).unwrap();
+        assert!(m[0].1 > 0.0);
+        let mut p = Params::parse("engine=mmap,fsync=each").unwrap();
+        assert_eq!(build_write(&mut p).err().unwrap().key, "fsync");
+    }
+
+    #[test]
+    fn pacing_at_depth_is_refused() {
+        let mut p = Params::parse("rate=100,engine=io_uring,iodepth=4").unwrap();
+        let e = build_read(&mut p).err().unwrap();
+        assert_eq!(e.key, "rate");
+        assert!(e.message.contains("jobs=N"), "{e}");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use super::common::{self, Direct, SeqJob};
 use super::jobs;
-use super::queue::{self, Jobs, Queue};
+use super::pace::{self, Pace};
+use super::queue::{self, Engine, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::{self, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
@@ -44,7 +45,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "content of the prepared file: random or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -55,6 +56,12 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
+    super::verify::VERIFY_DOC,
+    common::INTERLEAVE_DOC,
 ];
 
 struct SeqRead {
@@ -66,6 +73,12 @@ struct SeqRead {
     seed: u64,
     queue: Queue,
     jobs: Jobs,
+    /// Each job's pace (`rate=`, `think=`).
+    pace: Pace,
+    /// Check every block read against the seal fsbench wrote it with.
+    verify: bool,
+    /// Parts sharing one file take turns block by block.
+    interleave: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
 }
@@ -83,7 +96,32 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let queue = queue::queue_param(p)?;
     let jobs = queue::jobs_param(p, file.is_some())?;
     common::check_regions(size, bs, jobs)?;
+    let pace = seq_pace(p, bs, queue, jobs)?;
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    if queue.engine == Engine::Mmap && direct == Direct::On {
+        return Err(ParamError {
+            key: "direct".into(),
+            message:
+                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
+                    .into(),
+        });
+    }
+    if verify
+        && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine == Engine::IoUring)
+    {
+        return Err(ParamError {
+            key: "verify".into(),
+            message: format!(
+                "checks a file fsbench wrote, read with engine=psync in blocks of at least {} bytes — drop file= or verify, or set engine=psync",
+                super::verify::MIN_BLOCK
+            ),
+        });
+    }
+    let interleave = common::interleave_param(p, queue)?;
     Ok(Box::new(SeqRead {
+        pace,
+        verify,
+        interleave,
         file,
         bs,
         size,
@@ -94,6 +132,20 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         jobs,
         note: None,
     }))
+}
+
+/// The pace of a sequential workload's jobs (`rate=` is the run's total, shared by its jobs):
+/// paced requests go one at a time, so not with io_uring at depth.
+pub fn seq_pace(p: &mut Params, bs: u64, queue: Queue, jobs: Jobs) -> Result<Pace, ParamError> {
+    let pace = pace::pace_param(p, bs)?;
+    pace::check_engine(&pace, queue)?;
+    if matches!(pace.rate, pace::Rate::Curve(_)) {
+        return Err(ParamError {
+            key: "rate".into(),
+            message: "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write".into(),
+        });
+    }
+    Ok(pace.share(jobs.count as usize))
 }
 
 impl SeqRead {
@@ -112,20 +164,29 @@ impl SeqRead {
             .map(|k| {
                 let name = queue::job_file_name("seq-read.dat", if own { k } else { 0 });
                 let file = common::read_file(ctx, self.file.as_deref(), &name, size)?;
-                let range = if own {
-                    0..file.size
+                let (range, step) = if own {
+                    (0..file.size, self.bs)
+                } else if self.interleave {
+                    let all = 0..file.size;
+                    common::part_of(
+                        all,
+                        self.bs,
+                        common::part_index(ctx, sharing, k, self.jobs),
+                        true,
+                    )
                 } else {
                     let seg = if sharing {
                         common::rank_segment(ctx, self.size)
                     } else {
                         0..file.size
                     };
-                    let r = common::region(seg.end - seg.start, self.bs, self.jobs.count, k);
-                    seg.start + r.start..seg.start + r.end
+                    let part = (u64::from(self.jobs.count), u64::from(k));
+                    common::part_of(seg, self.bs, part, false)
                 };
                 Ok(SeqJob {
                     file,
                     range,
+                    step,
                     truncate: false,
                 })
             })
@@ -136,6 +197,11 @@ impl SeqRead {
 impl Workload for SeqRead {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let jobs = self.jobs(ctx)?;
+        if ctx.ranks.sharing() && self.file.is_none() && self.verify {
+            return Err(WorkloadError::Unsupported(
+                "verify=true reads need a file fsbench sealed whole; use --layout per-rank".into(),
+            ));
+        }
         if ctx.ranks.sharing() && self.file.is_none() {
             // Each rank writes its own segment of the one file, at the same time.
             common::check_segment(ctx, self.size, self.bs)?;
@@ -153,7 +219,17 @@ impl Workload for SeqRead {
         } else {
             1
         }) {
-            io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+            if self.verify {
+                super::verify::ensure_sealed_file(
+                    ctx,
+                    &job.file,
+                    self.bs,
+                    self.pattern,
+                    self.seed,
+                )?;
+            } else {
+                io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+            }
         }
         super::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
@@ -164,9 +240,12 @@ impl Workload for SeqRead {
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let (bs, direct, queue) = (self.bs, self.direct, self.queue);
+        let (bs, direct, queue) = ((self.bs, self.verify), self.direct, self.queue);
+        let (pace, seed) = (self.pace.share(ctx.ranks.size), self.seed);
         jobs::run(ctx, rec, self.jobs(ctx)?, |ctx, rec, job| {
-            common::read_job(ctx, rec, &job, bs, direct, queue)
+            pace::paced(pace, seed, &ctx.cancel, rec, |rec| {
+                common::read_job(ctx, rec, &job, bs, direct, queue)
+            })
         })
     }
 
@@ -207,6 +286,32 @@ impl Workload for SeqRead {
 mod tests {
     use super::*;
     use crate::testutil::Harness;
+
+    #[test]
+    fn mmap_reads_the_whole_file_and_verifies_it() {
+        let d = Harness::new(build, "bs=64k,size=1m,engine=mmap,verify=true").sample();
+        assert_eq!((d.ops, d.bytes), (16, 1 << 20));
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 1048576.0);
+        assert!(
+            Harness::metric(&d, "mmap_minor_faults") + Harness::metric(&d, "mmap_major_faults")
+                > 0.0
+        );
+    }
+
+    #[test]
+    fn verify_checks_every_block_and_names_a_corrupted_one() {
+        let mut h = Harness::new(build, "bs=64k,size=1m,verify=true");
+        let d = h.sample();
+        assert_eq!(Harness::metric(&d, "verified_bytes"), 1048576.0);
+        let path = h.dir.path().join("seq-read.dat");
+        let mut data = std::fs::read(&path).unwrap();
+        data[5 * 65536 + 100] ^= 1;
+        std::fs::write(&path, data).unwrap();
+        let mut rec = fsbench_measure::SampleRecorder::new();
+        rec.start();
+        let e = h.workload.run(&h.ctx, &mut rec).unwrap_err().to_string();
+        assert!(e.contains("offset 327680") && e.contains("checksum"), "{e}");
+    }
 
     #[test]
     fn reads_the_prepared_file_completely() {

@@ -4,6 +4,7 @@
 
 use super::common::{self, Direct, SeqJob, WritePass};
 use super::jobs;
+use super::pace::{self, Pace};
 use super::queue::{self, Jobs, Queue};
 use crate::info::WorkloadInfo;
 use crate::io::DataFile;
@@ -43,7 +44,7 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "data",
         default: "random",
-        help: "random (incompressible, seeded) or zero",
+        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
     },
     ParamDoc {
         key: "seed",
@@ -60,6 +61,12 @@ const PARAMS: &[ParamDoc] = &[
     queue::ENGINE_DOC,
     queue::JOBS_DOC,
     queue::FILE_PER_JOB_DOC,
+    common::DEDUPE_DOC,
+    common::INTERLEAVE_DOC,
+    super::verify::VERIFY_DOC,
+    pace::RATE_DOC,
+    pace::ARRIVALS_DOC,
+    pace::THINK_DOC,
 ];
 
 struct SeqWrite {
@@ -71,6 +78,14 @@ struct SeqWrite {
     remove_before: bool,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
+    /// Each job's pace (`rate=`, `think=`).
+    pace: Pace,
+    /// Parts sharing one file take turns block by block.
+    interleave: bool,
+    /// Seal every block and read them back after each sample.
+    verify: bool,
+    /// Samples run so far (each verified sample's tag).
+    samples: u64,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -84,11 +99,28 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let pattern = common::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let queue = queue::queue_param(p)?;
+    queue::refuse_mmap(queue, "seq-write")?;
     common::check_fsync_engine(fsync, queue)?;
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
+    let pace = super::seq_read::seq_pace(p, bs, queue, jobs)?;
+    let interleave = common::interleave_param(p, queue)?;
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    if verify && (bs < super::verify::MIN_BLOCK || queue.engine != queue::Engine::Psync) {
+        return Err(ParamError {
+            key: "verify".into(),
+            message: format!(
+                "seals blocks of at least {} bytes in the psync loop — use engine=psync and a larger bs, or drop verify",
+                super::verify::MIN_BLOCK
+            ),
+        });
+    }
     Ok(Box::new(SeqWrite {
+        verify,
+        samples: 0,
+        pace,
+        interleave,
         size,
         pass: WritePass {
             bs,
@@ -96,6 +128,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             fsync,
             pattern,
             seed,
+            seal: None,
         },
         queue,
         jobs,
@@ -118,16 +151,20 @@ impl SeqWrite {
         (0..self.jobs.count)
             .map(|k| {
                 let file = self.file(ctx, if own { k } else { 0 })?;
-                let range = if own {
-                    0..file.size
+                let bs = self.pass.bs;
+                let (range, step) = if own {
+                    (0..file.size, bs)
+                } else if self.interleave {
+                    let part = common::part_index(ctx, ctx.ranks.sharing(), k, self.jobs);
+                    common::part_of(0..file.size, bs, part, true)
                 } else {
                     let seg = common::rank_segment(ctx, file.size.min(self.size));
-                    let r = common::region(seg.end - seg.start, self.pass.bs, self.jobs.count, k);
-                    seg.start + r.start..seg.start + r.end
+                    common::part_of(seg, bs, (u64::from(self.jobs.count), u64::from(k)), false)
                 };
                 Ok(SeqJob {
                     file,
                     range,
+                    step,
                     truncate: own,
                 })
             })
@@ -179,10 +216,29 @@ impl Workload for SeqWrite {
             // One truncation for all the jobs, inside the sample as a lone job's open(O_TRUNC).
             common::open_write(&jobs[0].file, Direct::Off, true)?;
         }
-        let (pass, queue) = (self.pass, self.queue);
+        self.samples += 1;
+        let mut pass = self.pass;
+        pass.seal = self.verify.then_some(self.samples);
+        let queue = self.queue;
+        let pace = self.pace.share(ctx.ranks.size);
         jobs::run(ctx, rec, jobs, |ctx, rec, job| {
-            common::write_job(ctx, rec, &job, &pass, queue)
+            pace::paced(pace, pass.seed, &ctx.cancel, rec, |rec| {
+                common::write_job(ctx, rec, &job, &pass, queue)
+            })
         })
+    }
+
+    fn after_sample(&mut self, ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        if !self.verify {
+            return Ok(Vec::new());
+        }
+        let mut checked = 0;
+        for job in self.jobs(ctx)? {
+            let part = (job.range.clone(), job.step);
+            checked +=
+                super::verify::read_back_range(ctx, &job.file, part, self.pass.bs, self.samples)?;
+        }
+        Ok(vec![("verified_bytes".into(), checked as f64)])
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {
@@ -223,6 +279,33 @@ mod tests {
     use super::*;
     use crate::CancelToken;
     use crate::testutil::Harness;
+
+    #[test]
+    fn verified_writes_are_read_back_and_a_lost_block_is_named() {
+        for params in [
+            "bs=4k,size=64k,verify=true",
+            "bs=4k,size=64k,verify=true,jobs=3,file-per-job=false,interleave=true",
+        ] {
+            let mut h = Harness::new(build, params);
+            h.sample();
+            let m = h.workload.after_sample(&h.ctx).unwrap();
+            assert_eq!(m[0].1, 65536.0, "{params}");
+        }
+        let mut h = Harness::new(build, "bs=4k,size=64k,verify=true");
+        h.sample();
+        // Block 7 as an earlier sample left it: a lost write.
+        let path = h.dir.path().join("seq-write.dat");
+        let old = std::fs::read(&path).unwrap();
+        h.sample();
+        let mut now = std::fs::read(&path).unwrap();
+        now[7 * 4096..8 * 4096].copy_from_slice(&old[7 * 4096..8 * 4096]);
+        std::fs::write(&path, now).unwrap();
+        let e = h.workload.after_sample(&h.ctx).unwrap_err().to_string();
+        assert!(
+            e.contains("offset 28672") && e.contains("expected write #2, found write #1"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn writes_exactly_size_bytes_in_blocks() {
@@ -268,7 +351,11 @@ mod tests {
     #[test]
     fn io_uring_and_shared_jobs_write_what_one_psync_pass_writes() {
         let (_, want) = written("bs=4k,size=10000");
-        let mut cases = vec!["bs=4k,size=10000,jobs=2,file-per-job=false".to_string()];
+        let mut cases = vec![
+            "bs=4k,size=10000,jobs=2,file-per-job=false".to_string(),
+            "bs=4k,size=10000,jobs=2,file-per-job=false,interleave=true".to_string(),
+            "bs=4k,size=10000,jobs=3,file-per-job=false,interleave=true".to_string(),
+        ];
         if crate::engines::uring::available().is_ok() {
             for depth in [1, 2, 8] {
                 cases.push(format!("bs=4k,size=10000,engine=io_uring,iodepth={depth}"));

@@ -1,6 +1,7 @@
 //! `tree-create`: write a synthetic source tree (profile, scale, seed), then delete it. Creation
 //! rate (files/s) is the headline; deletion is timed too. The tree's manifest is recorded.
 
+use super::pace;
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::tree::{self, TreeSpec, tree_params};
@@ -19,8 +20,9 @@ const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "profile",
         default: "small",
-        help: "chromium (~250k files), firefox, linux, csail, small, or flat (one directory of \
-               equal files, as mdtest)",
+        help: "chromium (~250k files), firefox, linux, csail, small, flat (one directory of \
+               equal 4163-byte files), mdtest-hard (3901-byte files, IO500) or mdtest-easy \
+               (empty files, IO500)",
     },
     ParamDoc {
         key: "scale",
@@ -44,6 +46,13 @@ const PARAMS: &[ParamDoc] = &[
         help: "walk: remove the tree as rm -rf does (readdir, unlink, rmdir); names: unlink each \
                file by its known name, then rmdir (mdtest's removal)",
     },
+    ParamDoc {
+        key: "rate",
+        default: "",
+        help: "open loop while creating: N files/s, the run's total; each file's creation is a request whose latency counts from its scheduled start",
+    },
+    super::pace::ARRIVALS_DOC,
+    super::pace::THINK_DOC,
 ];
 
 struct TreeCreate {
@@ -54,13 +63,24 @@ struct TreeCreate {
     by_name: bool,
     /// Time an lstat of every file between create and delete.
     stat: bool,
+    /// `rate=` (files/s) or `think=` between files while creating.
+    pace: pace::Pace,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let (spec, seed) = tree_params(p, "small", "1")?;
     let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
     let stat = p.bool("stat", "false")?;
+    let pace = pace::pace_param(p, 1)?;
+    if matches!(pace.rate, pace::Rate::Curve(_)) {
+        return Err(ParamError {
+            key: "rate".into(),
+            message: "curve runs for a time per step; a tree has a size — give rate=N files/s"
+                .into(),
+        });
+    }
     Ok(Box::new(TreeCreate {
+        pace,
         spec,
         seed,
         sample: 0,
@@ -91,13 +111,17 @@ impl TreeCreate {
             r => r.map_err(|e| WorkloadError::io("mkdir", root, e))?,
         }
         let t0 = rec.now_ns();
-        let files = tree::write_tree_as(
-            &self.spec,
-            root,
-            self.seed,
-            &ctx.cancel,
-            shared.then_some(suffix.as_str()),
-        )?;
+        let files = if self.pace.full_speed() {
+            let suffix = shared.then_some(suffix.as_str());
+            tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, suffix, None)?
+        } else {
+            // Paced: each file is a request on the schedule, its latency recorded.
+            let pace = self.pace.share(ctx.ranks.size);
+            pace::paced(pace, self.seed, &ctx.cancel, rec, |rec| {
+                let suffix = shared.then_some(suffix.as_str());
+                tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, suffix, Some(rec))
+            })?
+        };
         let create_ns = rec.now_ns() - t0;
         ctx.ranks.barrier(&ctx.cancel)?;
         let stat_ns = if self.stat {
@@ -129,7 +153,12 @@ impl TreeCreate {
 
     fn report(&self, rec: &mut dyn Recorder, files: u64, create_ns: u64, delete_ns: u64) {
         let m = self.spec.manifest();
-        rec.add_ops(files + m.dirs, m.bytes);
+        if self.pace.full_speed() {
+            rec.add_ops(files + m.dirs, m.bytes);
+        } else {
+            // The files were recorded one by one as they were created.
+            rec.add_ops(m.dirs, 0);
+        }
         rec.phase("create", create_ns);
         rec.phase("delete", delete_ns);
         rec.metric("files", files as f64);
@@ -201,6 +230,22 @@ impl Workload for TreeCreate {
 mod tests {
     use super::*;
     use crate::testutil::Harness;
+
+    #[test]
+    fn a_paced_tree_creates_its_files_on_the_schedule() {
+        let mut h = Harness::new(build, "profile=flat,scale=0.05,rate=1000");
+        let d = h.sample();
+        // 100 files at 1000/s: at least 0.1 s of creating, each file a recorded request.
+        assert_eq!(d.latency.unwrap().count, 100);
+        assert!(
+            d.phases
+                .iter()
+                .any(|(n, ns)| n == "create" && *ns >= 99_000_000),
+            "{:?}",
+            d.phases
+        );
+        assert_eq!(Harness::metric(&d, "rate_iops"), 1000.0);
+    }
 
     #[test]
     fn stat_phase_times_an_lstat_of_every_file() {

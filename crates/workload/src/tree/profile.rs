@@ -61,14 +61,33 @@ pub const PROFILES: &[Profile] = &[
         median_size: 2_000.0,
         sigma: 1.2,
     },
-    // mdtest's shape (`mdtest -F -n 2000 -w 4163`): every file in one directory, all of one
-    // size (the small tree's mean), for metadata rates comparable with mdtest's.
+    // Every file in one directory, all of one size (the small tree's mean): mdtest's layout
+    // with `-w 4163` (`bench/vs-ior.sh` runs mdtest so); IO500's own sizes are the two below.
     Profile {
         name: "flat",
         files: 2_000,
         dirs: 1,
         max_depth: 0,
         median_size: 4_163.0,
+        sigma: 0.0,
+    },
+    // IO500's mdtest-hard: 3,901-byte files in one directory (`mdtest -F -w 3901 -e 3901`),
+    // shared by every rank with `--layout shared`.
+    Profile {
+        name: "mdtest-hard",
+        files: 2_000,
+        dirs: 1,
+        max_depth: 0,
+        median_size: 3_901.0,
+        sigma: 0.0,
+    },
+    // IO500's mdtest-easy: empty files, one directory per rank (`mdtest -F -u -L`).
+    Profile {
+        name: "mdtest-easy",
+        files: 2_000,
+        dirs: 1,
+        max_depth: 0,
+        median_size: 0.0,
         sigma: 0.0,
     },
 ];
@@ -95,6 +114,16 @@ mod tests {
 
     /// The seed study's tarball: ~76,000 files in ~7,000 directories, ~1.8 GiB. Losing this
     /// profile once broke `tar-extract`'s default; this test keeps it.
+    #[test]
+    fn io500_shapes_are_exact() {
+        for (name, size) in [("mdtest-hard", 3901), ("mdtest-easy", 0), ("flat", 4163)] {
+            let p = Profile::find(name).unwrap();
+            let t = crate::tree::TreeSpec::generate(&p, 1.0, 42);
+            assert!(t.files.iter().all(|f| f.size == size), "{name}");
+            assert_eq!(t.manifest().dirs, 1, "{name}");
+        }
+    }
+
     #[test]
     fn csail_matches_the_seed_tarball() {
         let p = Profile::find("csail").expect("csail profile exists");

@@ -14,18 +14,21 @@ pub fn write_tree(
     seed: u64,
     cancel: &CancelToken,
 ) -> Result<u64, WorkloadError> {
-    write_tree_as(spec, root, seed, cancel, None)
+    write_tree_as(spec, root, seed, cancel, None, None)
 }
 
 /// As [`write_tree`]; with `shared` (MPI ranks writing one tree, mdtest's shared-directory
 /// mode) directories that another rank already made are used as they are, and every file name
-/// gets the suffix (`.r3`), so that the ranks' files meet in the same directories.
+/// gets the suffix (`.r3`), so that the ranks' files meet in the same directories. With
+/// `each_file`, every file's creation (open, writes, close) is recorded there as one operation
+/// (a paced `tree-create`: the recorder keeps the schedule).
 pub fn write_tree_as(
     spec: &TreeSpec,
     root: &Path,
     seed: u64,
     cancel: &CancelToken,
     shared: Option<&str>,
+    mut each_file: Option<&mut dyn crate::Recorder>,
 ) -> Result<u64, WorkloadError> {
     for d in spec.dirs.iter().skip(1) {
         let p = root.join(&d.path);
@@ -37,6 +40,7 @@ pub fn write_tree_as(
     let mut block = vec![0u8; 64 * 1024];
     DataPattern::Random.fill(&mut block, seed);
     let mut rng = Rng::new(seed);
+    let mut t = each_file.as_mut().map_or(0, |r| r.now_ns());
     for (i, f) in spec.files.iter().enumerate() {
         if i % 256 == 0 {
             cancel.check()?;
@@ -57,6 +61,10 @@ pub fn write_tree_as(
             file.write_all(&block[start..start + n])
                 .map_err(|e| WorkloadError::io("write", &p, e))?;
             left -= n;
+        }
+        if let Some(rec) = each_file.as_mut() {
+            drop(file);
+            t = rec.op_done(t, f.size);
         }
     }
     Ok(spec.files.len() as u64)
@@ -130,8 +138,8 @@ mod shared_tests {
         let root = t.path().join("tree");
         std::fs::create_dir(&root).unwrap();
         let c = CancelToken::new();
-        let a = write_tree_as(&spec, &root, 1, &c, Some(".r0")).unwrap();
-        let b = write_tree_as(&spec, &root, 1, &c, Some(".r1")).unwrap();
+        let a = write_tree_as(&spec, &root, 1, &c, Some(".r0"), None).unwrap();
+        let b = write_tree_as(&spec, &root, 1, &c, Some(".r1"), None).unwrap();
         assert_eq!(a, b);
         let f = &spec.files[0].path;
         assert!(suffixed(&root, f, ".r0").is_file() && suffixed(&root, f, ".r1").is_file());

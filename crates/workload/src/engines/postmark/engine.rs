@@ -157,6 +157,20 @@ pub fn run(
     log: &mut dyn OpLog,
     cancel: &CancelToken,
 ) -> Result<Outcome, WorkloadError> {
+    run_skewed(cfg, locs, log, cancel, crate::engines::skew::Dist::Uniform)
+}
+
+/// As [`run`], with the files each transaction reads, appends to or deletes chosen from `dist`
+/// over the file table instead of postmark's uniform draw (`dist=`; its own seeded generator,
+/// so postmark's generator still makes every other choice — but fewer of them, so the sequence
+/// is no longer postmark's).
+pub fn run_skewed(
+    cfg: &Config,
+    locs: &[Location<'_>],
+    log: &mut dyn OpLog,
+    cancel: &CancelToken,
+    dist: crate::engines::skew::Dist,
+) -> Result<Outcome, WorkloadError> {
     cfg.validate().map_err(WorkloadError::Invalid)?;
     if locs.is_empty() || locs.iter().any(|l| l.weight == 0) {
         return Err(WorkloadError::Invalid(
@@ -164,6 +178,11 @@ pub fn run(
         ));
     }
     let mut e = Engine::new(cfg, locs, cancel)?;
+    if dist != crate::engines::skew::Dist::Uniform {
+        let picker =
+            crate::engines::skew::Picker::new(dist, e.table.len() as u64, u64::from(cfg.seed));
+        e.skew = Some((picker, crate::io::Rng::new(u64::from(cfg.seed) ^ 0x5EED)));
+    }
     let result = e.run_phases(log);
     if result.is_err() {
         e.remove_everything();
@@ -184,6 +203,8 @@ struct Engine<'a> {
     read_buf: Vec<u8>,
     stdio_buf: Vec<u8>,
     subdirs_made: u32,
+    /// `dist=`: the skewed choice of used files, with its own generator.
+    skew: Option<(crate::engines::skew::Picker, crate::io::Rng)>,
 }
 
 fn alloc(what: &str, len: usize) -> Result<Vec<u8>, WorkloadError> {
@@ -225,6 +246,7 @@ impl<'a> Engine<'a> {
             read_buf: alloc("read buffer", cfg.read_block as usize)?,
             stdio_buf: Vec::new(),
             subdirs_made: 0,
+            skew: None,
         })
     }
 
@@ -322,6 +344,15 @@ impl<'a> Engine<'a> {
 
     /// `find_used_file`: random slots until one holds a file (callers ensure one does).
     fn find_used(&mut self) -> usize {
+        if let Some((picker, rng)) = self.skew.as_mut() {
+            // Skewed: hot slots may be empty for a while; after a few misses, postmark's way.
+            for _ in 0..64 {
+                let slot = picker.pick(rng) as usize;
+                if self.table[slot].size != 0 {
+                    return slot;
+                }
+            }
+        }
         let n = self.table.len() as i64;
         loop {
             let slot = self.rng.rnd(n) as usize;

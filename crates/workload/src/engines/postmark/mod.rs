@@ -16,7 +16,7 @@ mod rng;
 mod stdio;
 
 pub use config::Config;
-pub use engine::{Counts, Location, Marks, OpKind, OpLog, Outcome, Progress, run};
+pub use engine::{Counts, Location, Marks, OpKind, OpLog, Outcome, Progress, run, run_skewed};
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
@@ -88,6 +88,11 @@ const PARAMS: &[ParamDoc] = &[
         default: "5",
         help: "chance in 10 of create over delete; -1 disables both",
     },
+    ParamDoc {
+        key: "dist",
+        default: "uniform",
+        help: "which files transactions read, append to and delete: uniform (postmark's), zipf:THETA, pareto:H or normal:SIGMA over the file table (postmark's own sequence is then no longer reproduced)",
+    },
 ];
 
 /// Name of the directory in the scratch where the files live.
@@ -95,6 +100,8 @@ const WORK_DIR: &str = "postmark";
 
 struct Postmark {
     cfg: Config,
+    /// `dist=`: how transactions choose their files.
+    dist: crate::engines::skew::Dist,
 }
 
 fn int(p: &mut Params, key: &str, default: &str, min: i64, max: i64) -> Result<i64, ParamError> {
@@ -146,7 +153,8 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             ),
         });
     }
-    Ok(Box::new(Postmark { cfg }))
+    let dist = crate::engines::skew::dist_param(p)?;
+    Ok(Box::new(Postmark { cfg, dist }))
 }
 
 /// Count, total latency and bytes of one kind of operation, for per-kind metrics.
@@ -211,6 +219,14 @@ fn report(rec: &mut dyn Recorder, out: &Outcome, kinds: &[KindTotals; 4]) {
 }
 
 impl Workload for Postmark {
+    fn notes(&self) -> Vec<String> {
+        let slots = 2 * u64::from(self.cfg.number);
+        crate::engines::skew::Picker::new(self.dist, slots, u64::from(self.cfg.seed))
+            .note("file slots")
+            .into_iter()
+            .collect()
+    }
+
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let dir = Self::work_dir(ctx)?;
         match std::fs::create_dir(&dir) {
@@ -233,7 +249,7 @@ impl Workload for Postmark {
             rec,
             kinds: [KindTotals::default(); 4],
         };
-        let out = run(&self.cfg, &locs, &mut log, &ctx.cancel)?;
+        let out = run_skewed(&self.cfg, &locs, &mut log, &ctx.cancel, self.dist)?;
         report(log.rec, &out, &log.kinds);
         Ok(())
     }

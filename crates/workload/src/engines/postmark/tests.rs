@@ -119,3 +119,28 @@ fn sizes_accept_units_and_the_headline_is_wall() {
     assert_eq!(w.headline(), Headline::Wall);
     assert!(w.writes());
 }
+
+#[test]
+fn skewed_transactions_touch_the_hot_files_and_leave_nothing() {
+    let mut uniform = Harness::new(build, "number=200,transactions=2000");
+    let u = uniform.sample();
+    let mut h = Harness::new(build, "number=200,transactions=2000,dist=zipf:1.2");
+    let d = h.sample();
+    // As many transactions, each a read-or-append (an append to a file already at size_high
+    // is skipped, and hot files get there first) and a create-or-delete.
+    let done =
+        |d: &fsbench_measure::SampleData| metric(d, "files_read") + metric(d, "files_appended");
+    assert!(
+        done(&d) <= done(&u) && done(&d) > 0.95 * done(&u),
+        "{} {}",
+        done(&d),
+        done(&u)
+    );
+    assert_eq!(metric(&d, "files_deleted"), metric(&d, "files_created"));
+    assert_eq!(work_entries(&h), 0, "directory left empty");
+    assert!(
+        h.workload.notes()[0].contains("zipf:1.2 over 400 file slots"),
+        "{:?}",
+        h.workload.notes()
+    );
+}
