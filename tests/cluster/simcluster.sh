@@ -151,11 +151,12 @@ cmd_exec() {
   exec nsenter -t "$pid" --net --uts --mount --pid --wd="$PWD" -- "$@"
 }
 
-# The daemon's keeper, the leader of a session of its own on the host: runs the command; when it
-# ends, the processes of the session it left behind that lost their parent (the ranks the daemon
-# started: the host's init adopted them) die with it (SIGKILL), as on a node whose daemon is gone;
-# the rest of the session (what those started in turn: a rank's scratch guard, which removes its
-# scratch and exits) gets 10 s to finish by itself, then SIGTERM, then SIGKILL. Returns the
+# The daemon's keeper, the leader of a session of its own on the host: runs the command and
+# notes, while it runs, the processes the daemon started (its children: the ranks). When it ends,
+# those still alive die with it (SIGKILL), as on a node whose daemon is gone; the rest of the
+# session (what the ranks started: a scratch guard, which removes its rank's scratch and exits)
+# gets 10 s to finish by itself, then SIGTERM, then SIGKILL. Only the noted ranks are killed at
+# once: a guard whose rank the daemon already ended is in the middle of its cleanup. Returns the
 # command's status. The ranks share the host's PID namespace with its other processes (a FUSE
 # daemon serving a mount there is theirs to see).
 DAEMON_KEEPER='
@@ -164,25 +165,33 @@ DAEMON_KEEPER='
   sh -c "$1" &
   main=$!
   trap "kill -TERM $main 2>/dev/null || true" TERM INT HUP
-  status=0
-  while :; do
-    if wait $main; then status=0; else status=$?; fi
-    kill -0 $main 2>/dev/null || break
-  done
-  # live [PPID]: the live processes of this session but this shell (whose parent is PPID).
-  live() { local want="${1:-}" p s st pp pg se; for p in /proc/[0-9]*; do
+  # procs: "pid ppid session" of every live process of this session but this shell.
+  procs() { local p s st pp pg se; for p in /proc/[0-9]*; do
       [ "$p" = "/proc/$sid" ] || [ "$p" = "/proc/$BASHPID" ] && continue
       read -r s <"$p/stat" 2>/dev/null || continue
       read -r st pp pg se _ <<<"${s##*) }"
-      [ "$se" = "$sid" ] && [ "$st" != Z ] || continue
-      [ -z "$want" ] || [ "$pp" = "$want" ] && echo "${p#/proc/}"
+      [ "$se" = "$sid" ] && [ "$st" != Z ] && echo "${p#/proc/} $pp"
     done; return 0; }
-  orphans="$(live 1)"
-  [ -z "$orphans" ] || kill -KILL $orphans 2>/dev/null || true
-  for t in $(seq 1 100); do [ -n "$(live)" ] || break; sleep 0.1; done
-  left="$(live)"; [ -z "$left" ] || kill -TERM $left 2>/dev/null || true
-  for t in $(seq 1 50); do [ -n "$(live)" ] || break; sleep 0.1; done
-  left="$(live)"; [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
+  ranks=" "
+  while kill -0 $main 2>/dev/null; do
+    all="$(procs)"
+    daemons=" $(while read -r p pp; do [ "$pp" = "$main" ] && echo "$p"; done <<<"$all") "
+    while read -r p pp; do
+      [ -n "$p" ] && [ "${daemons/ $pp /}" != "$daemons" ] && [ "${ranks/ $p /}" = "$ranks" ] &&
+        ranks="$ranks$p "
+    done <<<"$all"
+    sleep 0.3
+  done
+  status=0
+  wait $main || status=$?
+  all="$(procs)"
+  for p in $ranks; do
+    grep -q "^$p " <<<"$all" && kill -KILL "$p" 2>/dev/null || true
+  done
+  for t in $(seq 1 100); do [ -n "$(procs)" ] || break; sleep 0.1; done
+  left="$(procs | cut -d" " -f1)"; [ -z "$left" ] || kill -TERM $left 2>/dev/null || true
+  for t in $(seq 1 50); do [ -n "$(procs)" ] || break; sleep 0.1; done
+  left="$(procs | cut -d" " -f1)"; [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
   exit $status'
 
 cmd_rsh() {
