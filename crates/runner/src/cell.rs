@@ -200,14 +200,49 @@ pub fn measure(
     Ok(measured)
 }
 
-/// The timed region: CPU counters, then the workload's run on `rec`, then CPU counters again.
+/// The counters read just before and just after the timed region: the devices, the wire and
+/// the CPUs (machine, FUSE daemons, fsbench's own).
+struct Counters {
+    devices: Vec<(String, fsbench_measure::diskstats::DiskStat)>,
+    wire: Option<(u64, u64)>,
+    cpu: CpuSnapshot,
+}
+
+impl Counters {
+    fn read(p: &Prepared) -> Self {
+        Self {
+            devices: p.devices.read(),
+            wire: p.wire.as_ref().and_then(|w| w.read()),
+            cpu: CpuSnapshot::take(&p.daemon_pids),
+        }
+    }
+
+    /// What happened between `self` and `after`.
+    fn delta(
+        &self,
+        after: &Self,
+    ) -> (
+        fsbench_measure::CpuDelta,
+        Vec<fsbench_model::DeviceIo>,
+        Option<(u64, u64)>,
+    ) {
+        let cpu = after.cpu.since(&self.cpu, clock_ticks_per_s());
+        let devices = fsbench_measure::diskstats::delta(&self.devices, &after.devices);
+        let wire = self
+            .wire
+            .zip(after.wire)
+            .map(|(b, a)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
+        (cpu, devices, wire)
+    }
+}
+
+/// The timed region: the ticker and the background load started, the counters, then the
+/// workload's run on `rec`, then the counters again (so they span the sample and nothing else:
+/// not the background's settling, nor the verification after it).
 fn timed_run<C: Clock>(
     mut rec: SampleRecorder<C>,
     p: &mut Prepared,
 ) -> Result<Measured, WorkloadError> {
-    let dev_before = p.devices.read();
-    let wire_before = p.wire.as_ref().and_then(|w| w.read());
-    let cpu_before = CpuSnapshot::take(&p.daemon_pids);
     if let Some(ns) = p.interval_ns {
         rec.set_interval(ns);
     }
@@ -224,9 +259,11 @@ fn timed_run<C: Clock>(
         Some(bg) => Some(bg.start()?),
         None => None,
     };
+    let before = Counters::read(p);
     rec.start();
     let ran = p.workload.run(&p.ctx, &mut rec);
     let mut data = rec.finish();
+    let after = Counters::read(p);
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
     let loaded = background.map(|running| {
         let bg = p.background.as_mut().expect("invariant: it was started");
@@ -250,11 +287,7 @@ fn timed_run<C: Clock>(
         }
         data.series = s;
     }
-    let cpu = CpuSnapshot::take(&p.daemon_pids).since(&cpu_before, clock_ticks_per_s());
-    let devices = fsbench_measure::diskstats::delta(&dev_before, &p.devices.read());
-    let wire = wire_before
-        .zip(p.wire.as_ref().and_then(|w| w.read()))
-        .map(|(b, a)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
+    let (cpu, devices, wire) = before.delta(&after);
     Ok(Measured {
         data,
         latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
