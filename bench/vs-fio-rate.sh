@@ -60,7 +60,7 @@ for r in $(seq "$ROUNDS"); do
   stopped fio --name=rr --filename="$FILE" --rw=randread --bs=4k --size=64m --ioengine=psync \
     --invalidate=0 --direct=0 --rate_iops=2000 --time_based --runtime=6 \
     --output-format=json > "$WORK/fio.json"
-  stopped "$FSBENCH" run -q --target "$WORK" --workload "rand-read:bs=4k,file=$FILE,size=64m,rate=2000,duration=6s" \
+  stopped "$FSBENCH" run -q --target "$WORK" --workload "rand-read:bs=4k,file=$FILE,size=64m,rate=2000,duration=6s" --warmup 0 \
     --cache warm --runs 1 --json "$WORK/fs.json" >/dev/null
   fio_p99=$(fio_get "$WORK/fio.json" 'd["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]/1e6')
   fio_iops=$(fio_get "$WORK/fio.json" 'd["jobs"][0]["read"]["iops"]')

@@ -42,9 +42,13 @@ pub const THINK_DOC: ParamDoc = ParamDoc {
     help: "closed loop: pause this long after each request before the next (fio thinktime)",
 };
 
-/// Shortest sleep worth taking, and how long before a slot the wait stops sleeping and spins
-/// (with the timer slack lowered to 1 ns, a sleep overshoots by a few µs on this kernel).
+/// How long before a slot the wait stops sleeping and spins, at first and at most: it then
+/// follows how late this machine's sleeps actually wake (with the timer slack at 1 ns, a few µs
+/// on an idle kernel, more on a busy one), at least [`MIN_SPIN_NS`].
 const SPIN_NS: u64 = 40_000;
+
+/// The shortest spin before a slot.
+const MIN_SPIN_NS: u64 = 4_000;
 
 /// Longest single sleep, so a cancelled run stops waiting within this.
 const MAX_SLEEP_NS: u64 = 50_000_000;
@@ -218,6 +222,8 @@ pub struct Paced<'a> {
     last_end_ns: u64,
     /// Issue-to-completion times (what closed-loop tools report).
     service: Histogram<u64>,
+    /// How long before each slot the wait spins instead of sleeping, ns (adapts).
+    spin_ns: u64,
     curve: Option<Curve>,
 }
 
@@ -238,6 +244,7 @@ impl<'a> Paced<'a> {
             on_schedule: 0,
             last_end_ns: 0,
             service: fsbench_measure::histo::new_histogram(),
+            spin_ns: SPIN_NS,
             curve: match pace.rate {
                 Rate::Curve(step_ns) => Some(Curve::new(step_ns)),
                 _ => None,
@@ -259,10 +266,16 @@ impl<'a> Paced<'a> {
     /// waiting once the run is cancelled, so the loop reaches its cancel check.
     fn wait_until(&mut self, due: u64) -> u64 {
         let mut now = self.inner.now_ns();
-        while now + SPIN_NS < due && !self.cancel.is_cancelled() {
-            let ns = (due - now - SPIN_NS).min(MAX_SLEEP_NS);
+        while now + self.spin_ns < due && !self.cancel.is_cancelled() {
+            let ns = (due - now - self.spin_ns).min(MAX_SLEEP_NS);
             std::thread::sleep(std::time::Duration::from_nanos(ns));
-            now = self.inner.now_ns();
+            let woke = self.inner.now_ns();
+            // Twice the latest wake-up delay, decaying slowly, bounds the next spin.
+            let late = woke.saturating_sub(now + ns);
+            self.spin_ns = (self.spin_ns - self.spin_ns / 64)
+                .max(2 * late)
+                .clamp(MIN_SPIN_NS, SPIN_NS);
+            now = woke;
         }
         while now < due && !self.cancel.is_cancelled() {
             std::hint::spin_loop();
