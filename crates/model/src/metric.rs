@@ -225,6 +225,15 @@ pub const VERIFIED_BYTES: &str = "verified_bytes";
 pub const MMAP_MINOR_FAULTS: &str = "mmap_minor_faults";
 /// `mmap_major_faults`: engine=mmap: page faults that read from storage.
 pub const MMAP_MAJOR_FAULTS: &str = "mmap_major_faults";
+/// `rate=curve`'s load steps, in percent of the rate its closed-loop probe reached.
+pub const CURVE_STEPS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+
+/// The metric holding figure `what` (`iops`, `p50_ns`, `p99_ns`, `p999_ns`) of the `rate=curve`
+/// step at `load_pct`: `curve_{load_pct}_{what}` (not catalogued one by one; units by suffix).
+pub fn curve_step(load_pct: u32, what: &str) -> String {
+    format!("curve_{load_pct}_{what}")
+}
+
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
     WALL_NS,

@@ -7,6 +7,7 @@
 //! was measured under.
 
 use fsbench_measure::SampleRecorder;
+use fsbench_model::metric as k;
 use fsbench_spec::plan::PlanWorkload;
 use fsbench_workload::{CancelToken, Context, Params, Target, Workload, WorkloadError};
 use std::path::Path;
@@ -52,11 +53,11 @@ impl Done {
         let secs = (self.elapsed_ns.max(1)) as f64 / 1e9;
         [
             (
-                "background_mib_s".into(),
+                k::BACKGROUND_MIB_S.into(),
                 self.bytes as f64 / 1_048_576.0 / secs,
             ),
-            ("background_iops".into(), self.ops as f64 / secs),
-            ("background_ops".into(), self.ops as f64),
+            (k::BACKGROUND_IOPS.into(), self.ops as f64 / secs),
+            (k::BACKGROUND_OPS.into(), self.ops as f64),
         ]
     }
 }

@@ -15,10 +15,7 @@ const LEFT: f64 = 64.0;
 const TOP: f64 = 56.0;
 const BOTTOM: f64 = 46.0;
 
-/// Load steps, percent of the probed maximum.
-const STEPS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-
-/// One cell's curve: (IOPS, p50 ns, p99 ns) per step, and the knee's load.
+/// One cell's curve: (IOPS, p50 ns, p99 ns, load %) per step, and the knee's load.
 struct Steps {
     label: String,
     target: String,
@@ -27,23 +24,16 @@ struct Steps {
 }
 
 fn steps(e: &ResultEntry, label: String) -> Option<Steps> {
-    let mean = |n: &str| e.summary.get(n).map(|s| s.mean).filter(|v| v.is_finite());
-    let points: Vec<(f64, f64, f64, u32)> = STEPS
+    let all = crate::tables::load::curve_steps(e);
+    let points: Vec<(f64, f64, f64, u32)> = all
         .iter()
-        .filter_map(|&p| {
-            Some((
-                mean(&format!("curve_{p}_iops"))?,
-                mean(&format!("curve_{p}_p50_ns"))?,
-                mean(&format!("curve_{p}_p99_ns"))?,
-                p,
-            ))
-        })
+        .filter_map(|s| Some((s.iops, s.p50_ns?, s.p99_ns?, s.load_pct)))
         .collect();
     (points.len() >= 2).then(|| Steps {
         label,
         target: e.target.clone(),
         points,
-        knee: mean("knee_load_pct").map(|k| k.round() as u32),
+        knee: all.iter().find(|s| s.knee).map(|s| s.load_pct),
     })
 }
 
@@ -182,14 +172,11 @@ mod tests {
     fn a_curve_cell_gets_its_chart_with_the_knee_ringed() {
         let mut r = crate::export::tests::record();
         let e = &mut r.results[0];
-        for (k, p) in STEPS.iter().enumerate() {
-            put(e, &format!("curve_{p}_iops"), 1000.0 * f64::from(*p));
-            put(e, &format!("curve_{p}_p50_ns"), 2_000.0);
-            put(
-                e,
-                &format!("curve_{p}_p99_ns"),
-                10_000.0 * (1.0 + (k as f64).powi(3)),
-            );
+        for (k, &p) in fsbench_model::metric::CURVE_STEPS.iter().enumerate() {
+            let name = |what| fsbench_model::metric::curve_step(p, what);
+            put(e, &name("iops"), 1000.0 * f64::from(p));
+            put(e, &name("p50_ns"), 2_000.0);
+            put(e, &name("p99_ns"), 10_000.0 * (1.0 + (k as f64).powi(3)));
         }
         put(e, "knee_load_pct", 80.0);
         let names = CellNames::new(&r.results);

@@ -10,11 +10,44 @@ use crate::table::{Column, Table};
 use fsbench_model::metric as m;
 use fsbench_model::{ResultEntry, RunRecord};
 
-/// Load steps of `rate=curve`, in percent of the probed maximum.
-const STEPS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-
 fn time(r: &ResultEntry, name: &str) -> String {
     mean_of(r, name).map_or_else(|| "-".into(), duration_ns)
+}
+
+/// One step of a `rate=curve` cell, as its summary holds it (means over the samples).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurveStep {
+    /// Load, percent of the probed maximum.
+    pub load_pct: u32,
+    /// Requests per second achieved.
+    pub iops: f64,
+    /// Latency from scheduled start, ns: p50, p99 and p99.9 (`None` when not recorded).
+    pub p50_ns: Option<f64>,
+    /// p99, ns.
+    pub p99_ns: Option<f64>,
+    /// p99.9, ns.
+    pub p999_ns: Option<f64>,
+    /// This step is the knee.
+    pub knee: bool,
+}
+
+/// The recorded steps of cell `r`, in load order (empty for a cell without a curve).
+pub fn curve_steps(r: &ResultEntry) -> Vec<CurveStep> {
+    let knee = mean_of(r, m::KNEE_LOAD_PCT).map(|k| k.round() as u32);
+    let at = |p: u32, what: &str| mean_of(r, &m::curve_step(p, what));
+    m::CURVE_STEPS
+        .iter()
+        .filter_map(|&p| {
+            Some(CurveStep {
+                load_pct: p,
+                iops: at(p, "iops")?,
+                p50_ns: at(p, "p50_ns"),
+                p99_ns: at(p, "p99_ns"),
+                p999_ns: at(p, "p999_ns"),
+                knee: knee == Some(p),
+            })
+        })
+        .collect()
 }
 
 fn number(v: Option<f64>, unit: &str) -> String {
@@ -102,23 +135,20 @@ pub fn curve(record: &RunRecord, names: &CellNames) -> Option<Table> {
             Column::number("p99.9").optional(1),
         ],
     );
+    let time = |ns: Option<f64>| ns.map_or_else(|| "-".into(), duration_ns);
     for i in cells {
         let r = &record.results[i];
-        let knee = mean_of(r, m::KNEE_LOAD_PCT).map(|k| k.round() as u32);
-        for p in STEPS {
-            let Some(iops) = mean_of(r, &format!("curve_{p}_iops")) else {
-                continue;
-            };
-            let mark = if knee == Some(p) { " *" } else { "" };
+        for s in curve_steps(r) {
+            let mark = if s.knee { " *" } else { "" };
             t.push(vec![
                 r.target.clone().into(),
                 names.workload(i).into(),
                 r.cache.state.to_string().into(),
-                format!("{p}%{mark}").into(),
-                crate::format::count(iops).into(),
-                time(r, &format!("curve_{p}_p50_ns")).into(),
-                time(r, &format!("curve_{p}_p99_ns")).into(),
-                time(r, &format!("curve_{p}_p999_ns")).into(),
+                format!("{}%{mark}", s.load_pct).into(),
+                crate::format::count(s.iops).into(),
+                time(s.p50_ns).into(),
+                time(s.p99_ns).into(),
+                time(s.p999_ns).into(),
             ]);
         }
     }

@@ -7,6 +7,7 @@ use super::uring::{Ring, RingSpec, Source};
 use crate::io::{self, AlignedBuf, DataFile, DataPattern, Rng};
 use crate::params::{ParamError, Params};
 use crate::{Context, Recorder, WorkloadError};
+use fsbench_model::metric as k;
 use std::fs::File;
 use std::ops::Range;
 
@@ -329,7 +330,7 @@ fn read_range(
         checked += n as u64 / bs * bs;
     }
     if verify {
-        rec.metric("verified_bytes", checked as f64);
+        rec.metric(k::VERIFIED_BYTES, checked as f64);
     }
     Ok(())
 }
@@ -365,10 +366,13 @@ fn read_mapped(
         off += job.step.max(n as u64);
     }
     let (minor2, major2) = fsbench_measure::thread_faults();
-    rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
-    rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+    rec.metric(k::MMAP_MINOR_FAULTS, minor2.saturating_sub(minor) as f64);
+    rec.metric(k::MMAP_MAJOR_FAULTS, major2.saturating_sub(major) as f64);
     if verify {
-        rec.metric("verified_bytes", ((off - job.range.start) / bs * bs) as f64);
+        rec.metric(
+            k::VERIFIED_BYTES,
+            ((off - job.range.start) / bs * bs) as f64,
+        );
     }
     Ok(())
 }
@@ -635,10 +639,19 @@ pub struct Offsets {
     bs: u64,
     /// Offsets drawn so far.
     drawn: u64,
-    /// `dist=` other than uniform: the skewed picker, and which blocks were drawn since
-    /// [`Offsets::take_unique`] (a bitmap), since the uniform formula of unique bytes no
-    /// longer holds.
-    skew: Option<Box<(super::skew::Picker, Vec<u64>, u64)>>,
+    /// `dist=` other than uniform.
+    skew: Option<Box<Skewed>>,
+}
+
+/// Skewed offsets: the picker, and the distinct blocks drawn since [`Offsets::take_unique`]
+/// (the uniform formula of unique bytes no longer holds).
+#[derive(Debug, Clone)]
+struct Skewed {
+    picker: super::skew::Picker,
+    /// One bit per block: drawn since the last `take_unique`.
+    seen: Vec<u64>,
+    /// Bits set in `seen`.
+    unique: u64,
 }
 
 impl Offsets {
@@ -657,9 +670,11 @@ impl Offsets {
     /// These offsets drawn from `dist` (seeded by `seed`) instead of uniformly.
     pub fn with_dist(mut self, dist: super::skew::Dist, seed: u64) -> Self {
         if dist != super::skew::Dist::Uniform {
-            let picker = super::skew::Picker::new(dist, self.blocks, seed);
-            let words = (self.blocks / 64 + 1) as usize;
-            self.skew = Some(Box::new((picker, vec![0; words], 0)));
+            self.skew = Some(Box::new(Skewed {
+                picker: super::skew::Picker::new(dist, self.blocks, seed),
+                seen: vec![0; (self.blocks / 64 + 1) as usize],
+                unique: 0,
+            }));
         }
         self
     }
@@ -667,13 +682,13 @@ impl Offsets {
     /// With a skewed `dist`: the distinct blocks drawn since the last call (then forgotten).
     pub fn take_unique(&mut self) -> Option<u64> {
         let skew = self.skew.as_mut()?;
-        skew.1.fill(0);
-        Some(std::mem::take(&mut skew.2))
+        skew.seen.fill(0);
+        Some(std::mem::take(&mut skew.unique))
     }
 
     /// The note on what share of requests a cache of part of the range would serve.
     pub fn skew_note(&self) -> Option<String> {
-        self.skew.as_ref()?.0.note("blocks")
+        self.skew.as_ref()?.picker.note("blocks")
     }
 
     /// Offsets of `bs`-sized blocks within `range` (a rank's segment of a shared file).
@@ -690,11 +705,10 @@ impl Offsets {
         let block = match self.skew.as_mut() {
             None => self.rng.below(self.blocks),
             Some(skew) => {
-                let (picker, seen, unique) = &mut **skew;
-                let b = picker.pick(&mut self.rng);
+                let b = skew.picker.pick(&mut self.rng);
                 let (w, bit) = ((b / 64) as usize, 1u64 << (b % 64));
-                *unique += u64::from(seen[w] & bit == 0);
-                seen[w] |= bit;
+                skew.unique += u64::from(skew.seen[w] & bit == 0);
+                skew.seen[w] |= bit;
                 b
             }
         };

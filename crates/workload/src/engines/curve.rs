@@ -5,10 +5,9 @@
 //! before the largest rise of p99 from one step to the next.
 
 use crate::Recorder;
+use fsbench_model::metric as k;
+use fsbench_model::metric::{CURVE_STEPS as STEPS, curve_step};
 use hdrhistogram::Histogram;
-
-/// Load steps after the probe, in percent of the probed maximum.
-pub const STEPS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 
 /// One finished step: its load, what it achieved and its latency.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,18 +90,18 @@ impl Curve {
 
     /// Records the probe's maximum, every step and the knee as metrics of the sample.
     pub fn report(&self, rec: &mut dyn Recorder) {
-        rec.metric("curve_max_iops", self.max_iops);
+        rec.metric(k::CURVE_MAX_IOPS, self.max_iops);
         for s in &self.steps {
             let p = s.load_pct;
-            rec.metric(&format!("curve_{p}_iops"), s.iops);
-            rec.metric(&format!("curve_{p}_p50_ns"), s.p50_ns);
-            rec.metric(&format!("curve_{p}_p99_ns"), s.p99_ns);
-            rec.metric(&format!("curve_{p}_p999_ns"), s.p999_ns);
+            rec.metric(&curve_step(p, "iops"), s.iops);
+            rec.metric(&curve_step(p, "p50_ns"), s.p50_ns);
+            rec.metric(&curve_step(p, "p99_ns"), s.p99_ns);
+            rec.metric(&curve_step(p, "p999_ns"), s.p999_ns);
         }
         if let Some(k) = knee(&self.steps) {
-            rec.metric("knee_load_pct", f64::from(k.load_pct));
-            rec.metric("knee_iops", k.iops);
-            rec.metric("knee_p99_ns", k.p99_ns);
+            rec.metric(k::KNEE_LOAD_PCT, f64::from(k.load_pct));
+            rec.metric(k::KNEE_IOPS, k.iops);
+            rec.metric(k::KNEE_P99_NS, k.p99_ns);
         }
     }
 }
@@ -117,23 +116,6 @@ pub fn knee(steps: &[Step]) -> Option<Step> {
             rise(a).total_cmp(&rise(b))
         })
         .map(|w| w[0])
-}
-
-/// The steps recorded in a sample's metrics (`curve_P_iops`, `curve_P_p50_ns`, …), in load
-/// order: for reports.
-pub fn steps_of(metrics: &dyn Fn(&str) -> Option<f64>) -> Vec<Step> {
-    STEPS
-        .iter()
-        .filter_map(|&p| {
-            Some(Step {
-                load_pct: p,
-                iops: metrics(&format!("curve_{p}_iops"))?,
-                p50_ns: metrics(&format!("curve_{p}_p50_ns"))?,
-                p99_ns: metrics(&format!("curve_{p}_p99_ns"))?,
-                p999_ns: metrics(&format!("curve_{p}_p999_ns")).unwrap_or(f64::NAN),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]

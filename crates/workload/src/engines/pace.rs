@@ -19,6 +19,7 @@ use crate::io::Rng;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{CancelToken, Recorder};
 use fsbench_measure::RawSeries;
+use fsbench_model::metric as k;
 use hdrhistogram::Histogram;
 
 /// Documentation of `rate`.
@@ -152,6 +153,25 @@ pub fn check_engine(pace: &Pace, queue: super::queue::Queue) -> Result<(), Param
         key: key.into(),
         message: "paces one request at a time (engine=psync); for concurrency under a rate, add jobs=N (each takes its share of the rate)".into(),
     })
+}
+
+/// The pace of a sequential workload's jobs (`rate=` is the run's total, shared by its jobs):
+/// paced requests go one at a time, so not with io_uring at depth.
+pub fn sequential(
+    p: &mut Params,
+    bs: u64,
+    queue: super::queue::Queue,
+    jobs: super::queue::Jobs,
+) -> Result<Pace, ParamError> {
+    let pace = pace_param(p, bs)?;
+    check_engine(&pace, queue)?;
+    if matches!(pace.rate, Rate::Curve(_)) {
+        return Err(ParamError {
+            key: "rate".into(),
+            message: "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write".into(),
+        });
+    }
+    Ok(pace.share(jobs.count as usize))
 }
 
 /// `2000`, `2000iops`, `2.5k` requests/s; `50m`, `50MiB`, `1g/s` bytes/s (divided by `bs`);
@@ -291,26 +311,27 @@ impl<'a> Paced<'a> {
     }
 
     /// The pacing's metrics, into the sample.
-    fn finish(mut self) {
+    fn finish(self) {
         let service = &self.service;
         if !service.is_empty() {
             let q = |p: f64| service.value_at_quantile(p) as f64;
             let (p50, p99, p999, mean) = (q(0.5), q(0.99), q(0.999), service.mean());
-            self.inner.metric("service_p50_ns", p50);
-            self.inner.metric("service_p99_ns", p99);
-            self.inner.metric("service_p999_ns", p999);
-            self.inner.metric("service_mean_ns", mean);
+            self.inner.metric(k::SERVICE_P50_NS, p50);
+            self.inner.metric(k::SERVICE_P99_NS, p99);
+            self.inner.metric(k::SERVICE_P999_NS, p999);
+            self.inner.metric(k::SERVICE_MEAN_NS, mean);
         }
         if let Rate::PerSecond(r) = self.pace.rate {
             let span = self.last_end_ns.saturating_sub(self.origin_ns).max(1) as f64;
             let achieved = self.on_schedule as f64 / (span / 1e9);
-            self.inner.metric("rate_iops", r);
-            self.inner.metric("rate_achieved_pct", 100.0 * achieved / r);
+            self.inner.metric(k::RATE_IOPS, r);
+            self.inner
+                .metric(k::RATE_ACHIEVED_PCT, 100.0 * achieved / r);
         }
         if self.pace.think_ns > 0 {
-            self.inner.metric("think_ns", self.pace.think_ns as f64);
+            self.inner.metric(k::THINK_NS, self.pace.think_ns as f64);
         }
-        if let Some(c) = self.curve.take() {
+        if let Some(c) = &self.curve {
             c.report(self.inner);
         }
     }
@@ -331,13 +352,13 @@ impl Recorder for Paced<'_> {
         }
         self.on_schedule += 1;
         self.last_end_ns = end;
-        if let Some(mut c) = self.curve.take() {
-            let next = c.done(end - intended, end);
-            self.curve = Some(c);
-            if let Some(per_s) = next {
-                self.reschedule(per_s, end);
-                return end;
-            }
+        let next_step = self
+            .curve
+            .as_mut()
+            .and_then(|c| c.done(end - intended, end));
+        if let Some(per_s) = next_step {
+            self.reschedule(per_s, end);
+            return end;
         }
         if self.period_ns > 0.0 {
             let gap = self.gap();

@@ -14,6 +14,7 @@ use crate::info::WorkloadInfo;
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_model::metric as k;
 use std::path::PathBuf;
 
 /// Registry entry of `rand-read`.
@@ -277,8 +278,8 @@ fn check_mmap(queue: Queue, direct: Direct, fsync: FsyncPolicy) -> Result<(), Pa
     Ok(())
 }
 
-/// `verify=true`: blocks that can carry a header, in a file fsbench writes; reads are checked
-/// in the psync loop.
+/// `verify=true` (see [`verify::param`]); reads are checked in the psync and mmap loops, and
+/// writes by jobs on their own files.
 fn verify_param(
     p: &mut Params,
     bs: u64,
@@ -286,36 +287,17 @@ fn verify_param(
     external: bool,
     (queue, jobs): (Queue, Jobs),
 ) -> Result<bool, ParamError> {
-    // Recorded only when given, so results from before the key existed stay comparable.
-    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
-    let refuse = |message: String| {
-        Err(ParamError {
-            key: "verify".into(),
-            message,
-        })
-    };
-    if !verify {
-        return Ok(false);
+    let verify = verify::param(p, bs, external)?;
+    if verify && write && jobs.count > 1 && !jobs.file_per_job {
+        return Err(verify::refusal("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into()));
     }
-    if bs < verify::MIN_BLOCK {
-        return refuse(format!(
-            "needs bs of at least {} bytes to hold each block's header",
-            verify::MIN_BLOCK
-        ));
-    }
-    if external {
-        return refuse("checks a file fsbench wrote; drop file= (or verify)".into());
-    }
-    if write && jobs.count > 1 && !jobs.file_per_job {
-        return refuse("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into());
-    }
-    if !write && queue.engine == Engine::IoUring {
-        return refuse(
+    if verify && !write && queue.engine == Engine::IoUring {
+        return Err(verify::refusal(
             "checks reads in the psync and mmap loops; use engine=psync or mmap (writes verify with any engine)"
                 .into(),
-        );
+        ));
     }
-    Ok(true)
+    Ok(verify)
 }
 
 fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
@@ -486,8 +468,8 @@ impl RandSpec {
                     self.request_loop((ctx, rec), file, &mut src, &mut buf, deadline, io)
                 })?;
                 let (minor2, major2) = fsbench_measure::thread_faults();
-                rec.metric("mmap_minor_faults", minor2.saturating_sub(minor) as f64);
-                rec.metric("mmap_major_faults", major2.saturating_sub(major) as f64);
+                rec.metric(k::MMAP_MINOR_FAULTS, minor2.saturating_sub(minor) as f64);
+                rec.metric(k::MMAP_MAJOR_FAULTS, major2.saturating_sub(major) as f64);
                 if self.write && self.fsync != FsyncPolicy::None {
                     map.sync(&file.path)?;
                 }
@@ -531,7 +513,7 @@ impl RandSpec {
             i += 1;
         }
         if check_reads {
-            rec.metric("verified_bytes", (i * self.bs) as f64);
+            rec.metric(k::VERIFIED_BYTES, (i * self.bs) as f64);
         }
         Ok(t)
     }
@@ -678,7 +660,7 @@ impl Workload for RandIo {
         for (file, journal) in files.iter().zip(self.journals.iter_mut()) {
             checked += journal.read_back(ctx, file, self.spec.bs)?;
         }
-        Ok(vec![("verified_bytes".into(), checked as f64)])
+        Ok(vec![(k::VERIFIED_BYTES.into(), checked as f64)])
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {

@@ -96,8 +96,8 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let queue = queue::queue_param(p)?;
     let jobs = queue::jobs_param(p, file.is_some())?;
     common::check_regions(size, bs, jobs)?;
-    let pace = seq_pace(p, bs, queue, jobs)?;
-    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    let pace = pace::sequential(p, bs, queue, jobs)?;
+    let verify = super::verify::param(p, bs, file.is_some())?;
     if queue.engine == Engine::Mmap && direct == Direct::On {
         return Err(ParamError {
             key: "direct".into(),
@@ -106,16 +106,10 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
                     .into(),
         });
     }
-    if verify
-        && (bs < super::verify::MIN_BLOCK || file.is_some() || queue.engine == Engine::IoUring)
-    {
-        return Err(ParamError {
-            key: "verify".into(),
-            message: format!(
-                "checks a file fsbench wrote, read with engine=psync in blocks of at least {} bytes — drop file= or verify, or set engine=psync",
-                super::verify::MIN_BLOCK
-            ),
-        });
+    if verify && queue.engine == Engine::IoUring {
+        return Err(super::verify::refusal(
+            "checks reads in the psync and mmap loops; use engine=psync or mmap".into(),
+        ));
     }
     let interleave = common::interleave_param(p, queue)?;
     Ok(Box::new(SeqRead {
@@ -132,20 +126,6 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         jobs,
         note: None,
     }))
-}
-
-/// The pace of a sequential workload's jobs (`rate=` is the run's total, shared by its jobs):
-/// paced requests go one at a time, so not with io_uring at depth.
-pub fn seq_pace(p: &mut Params, bs: u64, queue: Queue, jobs: Jobs) -> Result<Pace, ParamError> {
-    let pace = pace::pace_param(p, bs)?;
-    pace::check_engine(&pace, queue)?;
-    if matches!(pace.rate, pace::Rate::Curve(_)) {
-        return Err(ParamError {
-            key: "rate".into(),
-            message: "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write".into(),
-        });
-    }
-    Ok(pace.share(jobs.count as usize))
 }
 
 impl SeqRead {

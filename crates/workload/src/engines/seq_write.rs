@@ -10,6 +10,7 @@ use crate::info::WorkloadInfo;
 use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_model::metric as k;
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -104,17 +105,13 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let jobs = queue::jobs_param(p, false)?;
     common::check_regions(size, bs, jobs)?;
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
-    let pace = super::seq_read::seq_pace(p, bs, queue, jobs)?;
+    let pace = pace::sequential(p, bs, queue, jobs)?;
     let interleave = common::interleave_param(p, queue)?;
-    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
-    if verify && (bs < super::verify::MIN_BLOCK || queue.engine != queue::Engine::Psync) {
-        return Err(ParamError {
-            key: "verify".into(),
-            message: format!(
-                "seals blocks of at least {} bytes in the psync loop — use engine=psync and a larger bs, or drop verify",
-                super::verify::MIN_BLOCK
-            ),
-        });
+    let verify = super::verify::param(p, bs, false)?;
+    if verify && queue.engine != queue::Engine::Psync {
+        return Err(super::verify::refusal(
+            "seals blocks in the psync loop — use engine=psync, or drop verify".into(),
+        ));
     }
     Ok(Box::new(SeqWrite {
         verify,
@@ -238,7 +235,7 @@ impl Workload for SeqWrite {
             checked +=
                 super::verify::read_back_range(ctx, &job.file, part, self.pass.bs, self.samples)?;
         }
-        Ok(vec![("verified_bytes".into(), checked as f64)])
+        Ok(vec![(k::VERIFIED_BYTES.into(), checked as f64)])
     }
 
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf> {

@@ -66,6 +66,8 @@ pub struct Picker {
     dist: Dist,
     n: u64,
     zipf: Option<rand_distr::Zipf<f64>>,
+    /// `pareto:H`'s exponent, `ln H / ln(1 − H)` (computed once, not per draw).
+    pareto_pow: f64,
     /// Rank → item: `(rank · mul + add) mod n`, `mul` coprime with `n` (a bijection).
     mul: u64,
     add: u64,
@@ -84,10 +86,15 @@ impl Picker {
         while gcd(mul, n) != 1 {
             mul += 2;
         }
+        let pareto_pow = match dist {
+            Dist::Pareto(h) => h.ln() / (1.0 - h).ln(),
+            _ => 1.0,
+        };
         Self {
             dist,
             n,
             zipf,
+            pareto_pow,
             mul: mul % n.max(2),
             add: rng.next_u64() % n,
         }
@@ -101,10 +108,7 @@ impl Picker {
                 Some(z) => (z.sample(&mut RngAdapter(rng)) as u64).clamp(1, self.n) - 1,
                 None => rng.below(self.n),
             },
-            Dist::Pareto(h) => {
-                let pow = h.ln() / (1.0 - h).ln();
-                ((self.n - 1) as f64 * unit(rng).powf(pow)) as u64
-            }
+            Dist::Pareto(_) => ((self.n - 1) as f64 * unit(rng).powf(self.pareto_pow)) as u64,
             Dist::Normal(sigma) => {
                 let z: f64 = rand_distr::StandardNormal.sample(&mut RngAdapter(rng));
                 // Distance from the middle, both sides folded: 2·|z|·σ·n, within the range.

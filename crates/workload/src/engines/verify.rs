@@ -10,6 +10,7 @@
 //! checked. Readers check every block they read in a file fsbench sealed when it prepared it.
 
 use crate::io::{self, AlignedBuf, DataFile, DataPattern};
+use crate::params::ParamError;
 use crate::{Context, WorkloadError};
 use std::collections::HashMap;
 
@@ -27,6 +28,32 @@ pub const VERIFY_DOC: crate::params::ParamDoc = crate::params::ParamDoc {
     default: "false",
     help: "checksum every block written (checked when read back after the sample) or read (in a file fsbench wrote); a mismatch fails the sample with offset, expected and found",
 };
+
+/// Reads `verify` (recorded only when given, so results from before it existed stay
+/// comparable) and refuses what every workload refuses with it: blocks too small for a header,
+/// and a file fsbench did not write (`external`). Each workload adds its engine's limits.
+pub fn param(p: &mut crate::params::Params, bs: u64, external: bool) -> Result<bool, ParamError> {
+    let verify = p.raw().contains_key("verify") && p.bool("verify", "false")?;
+    if verify && bs < MIN_BLOCK {
+        return Err(refusal(format!(
+            "needs bs of at least {MIN_BLOCK} bytes to hold each block's header"
+        )));
+    }
+    if verify && external {
+        return Err(refusal(
+            "checks a file fsbench wrote; drop file= (or verify)".into(),
+        ));
+    }
+    Ok(verify)
+}
+
+/// A `verify` parameter error saying `message`.
+pub fn refusal(message: String) -> ParamError {
+    ParamError {
+        key: "verify".into(),
+        message,
+    }
+}
 
 /// Writes the header of `block`, which is written at `offset` with `tag`.
 pub fn seal(block: &mut [u8], offset: u64, tag: u64) {
@@ -95,17 +122,30 @@ impl Journal {
     ) -> Result<u64, WorkloadError> {
         let mut blocks: Vec<(u64, u64)> = self.last.drain().collect();
         blocks.sort_unstable();
-        let f = uncached(file)?;
-        let mut buf = AlignedBuf::new(bs as usize);
-        for (k, &(off, tag)) in blocks.iter().enumerate() {
-            if k as u64 % io::CANCEL_EVERY == 0 {
-                ctx.cancel.check()?;
-            }
-            read_block(&f, file, &mut buf, off)?;
-            check(buf.as_slice(), off, Some(tag)).map_err(|m| mismatch(file, off, &m))?;
-        }
-        Ok(blocks.len() as u64 * bs)
+        check_blocks(ctx, file, bs, blocks.into_iter())
     }
+}
+
+/// Reads each `(offset, tag)` block of `file` back from the device and checks it; the bytes
+/// checked.
+fn check_blocks(
+    ctx: &Context,
+    file: &DataFile,
+    bs: u64,
+    blocks: impl Iterator<Item = (u64, u64)>,
+) -> Result<u64, WorkloadError> {
+    let f = uncached(file)?;
+    let mut buf = AlignedBuf::new(bs as usize);
+    let mut checked = 0;
+    for (off, tag) in blocks {
+        if (checked / bs) % io::CANCEL_EVERY == 0 {
+            ctx.cancel.check()?;
+        }
+        read_block(&f, file, &mut buf, off)?;
+        check(buf.as_slice(), off, Some(tag)).map_err(|m| mismatch(file, off, &m))?;
+        checked += bs;
+    }
+    Ok(checked)
 }
 
 /// Opens `file` for a read-back from the device: its dirty pages flushed, its clean pages
@@ -153,19 +193,9 @@ pub fn read_back_range(
     bs: u64,
     tag: u64,
 ) -> Result<u64, WorkloadError> {
-    let f = uncached(file)?;
-    let mut buf = AlignedBuf::new(bs as usize);
-    let (mut off, mut checked) = (range.start, 0);
-    while off + bs <= range.end {
-        if (checked / bs) % io::CANCEL_EVERY == 0 {
-            ctx.cancel.check()?;
-        }
-        read_block(&f, file, &mut buf, off)?;
-        check(buf.as_slice(), off, Some(tag)).map_err(|m| mismatch(file, off, &m))?;
-        off += step.max(bs);
-        checked += bs;
-    }
-    Ok(checked)
+    let whole = range.end.saturating_sub(range.start) / bs;
+    let offsets = (range.start..range.start + whole * bs).step_by(step.max(bs) as usize);
+    check_blocks(ctx, file, bs, offsets.map(|off| (off, tag)))
 }
 
 /// Writes `file` whole as sealed `bs` blocks (tag 0) for readers that verify: unless it is
