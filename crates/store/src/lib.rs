@@ -61,7 +61,25 @@ impl Store {
     }
 }
 
+/// What an SQLite error met while reading or writing means: a malformed page, and also a value
+/// that fsbench never writes (text that is not UTF-8, a number where text belongs), are a damaged
+/// file — a page overwritten in the middle of a row's overflow chain reads back as such a value,
+/// and `quick_check` does not look inside overflow payloads.
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
+    use rusqlite::Error::{FromSqlConversionFailure, IntegralValueOutOfRange, InvalidColumnType};
+    let unreadable_value = matches!(
+        source,
+        FromSqlConversionFailure(..)
+            | IntegralValueOutOfRange(..)
+            | InvalidColumnType(..)
+            | rusqlite::Error::Utf8Error(..)
+    );
+    if unreadable_value {
+        return StoreError::Damaged {
+            path: path.to_path_buf(),
+            detail: format!("a stored value is unreadable: {source}"),
+        };
+    }
     if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
         return StoreError::Damaged {
             path: path.to_path_buf(),

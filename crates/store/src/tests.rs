@@ -225,6 +225,32 @@ fn foreign_corrupt_and_newer_files_are_refused_and_left_untouched() {
     }
 }
 
+/// A row whose bytes were overwritten in place (an overflow page of its JSON, say) passes
+/// SQLite's page checks but reads back as text that is not UTF-8: `show` calls that damaged.
+#[test]
+fn a_value_that_is_not_utf8_reads_as_damaged() {
+    let (_d, path) = db();
+    let mut s = Store::open(&path).unwrap();
+    let r = record("20260101T000000Z-1", "2026-01-01T00:00:00Z");
+    let mut cur = s.begin_run(&r, 42, 7).unwrap();
+    s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
+    drop(s);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("UPDATE runs SET environment = CAST(x'7BA5A5A5' AS TEXT);")
+        .unwrap();
+    let e = Store::open_existing(&path)
+        .unwrap()
+        .unwrap()
+        .load(&r.run.id)
+        .unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Damaged { detail, .. } if detail.contains("unreadable")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("left untouched"), "{e}");
+}
+
 #[test]
 fn two_writers_share_one_database() {
     let (_d, path) = db();
