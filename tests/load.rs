@@ -37,7 +37,9 @@ fn mean(v: &Value, cell: usize, metric: &str) -> f64 {
 
 #[test]
 fn a_rate_is_held_and_latency_counts_from_the_schedule() {
-    let (v, text) = run(&["-w", "rand-read:size=4m,rate=2000,ops=2000"]);
+    // Five seconds, so that one late wake-up at the end on a busy machine (the only delay the
+    // open loop cannot catch up) stays well inside the 2%.
+    let (v, text) = run(&["-w", "rand-read:size=4m,rate=2000,ops=10000"]);
     let iops = mean(&v, 0, "iops");
     assert!((iops / 2000.0 - 1.0).abs() < 0.02, "{iops} IOPS");
     assert!((mean(&v, 0, "rate_achieved_pct") - 100.0).abs() < 2.0);

@@ -482,7 +482,9 @@ mod tests {
 
     #[test]
     fn a_rate_is_held() {
-        let d = paced_run(2000.0, 2000, None);
+        // Three seconds: a busy machine's late wake-up at the very end (the only one the open
+        // loop cannot catch up) stays well inside 2% of the sample.
+        let d = paced_run(2000.0, 6000, None);
         let iops = d.ops as f64 / (d.wall_ns as f64 / 1e9);
         assert!((iops / 2000.0 - 1.0).abs() < 0.02, "{iops} IOPS");
         let achieved = metric(&d, "rate_achieved_pct");
