@@ -33,6 +33,9 @@ impl Drop for LabDir {
         for m in mounts.iter().rev() {
             let _ = Command::new("umount").arg("-l").arg(m).status();
         }
+        for name in crate::lab_layers::mappings_over(&loops) {
+            let _ = Command::new("dmsetup").arg("remove").arg(name).status();
+        }
         for (dev, _) in loops {
             let _ = Command::new("losetup").arg("-d").arg(dev).status();
         }
@@ -315,7 +318,7 @@ fn a_failed_cell_after_building_still_tears_down() {
 /// Starts a long `null` run on lab `kinds` and waits until its workload directory exists in the
 /// lab target mounted at `inside` (`KIND/mnt`, or `KIND/fuse` for a FUSE kind).
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
-fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
+pub(crate) fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child {
     let mut child = crate::util::command()
         .args([
             "run",

@@ -13,6 +13,7 @@ mod estimate;
 mod explain;
 mod hardening;
 mod lab;
+mod lab_layers;
 mod load;
 mod ministat;
 mod mpi;

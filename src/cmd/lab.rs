@@ -1,6 +1,6 @@
 //! `fsbench lab list`: every lab kind, whether it can be built on this machine and, if not, every
 //! reason (a tool missing and its package, not root, a filesystem the kernel lacks, no
-//! `/dev/fuse`) — found without building anything.
+//! `/dev/fuse`, no device-mapper, no NFS server running) — found without building anything.
 
 use crate::cli::LabCommand;
 use crate::error::CliResult;
@@ -30,8 +30,14 @@ fn list() -> CliResult<i32> {
         "use: fsbench run --lab KIND[,KIND...] [--lab-size SIZE, default {}] [--lab-dir DIR]\n",
         fsbench_workload::units::format_size(lab::DEFAULT_SIZE)
     ));
+    let ageable: Vec<&str> = lab::KINDS
+        .iter()
+        .filter(|k| lab::aged::ageable(k))
+        .map(|k| k.name)
+        .collect();
     text.push_str(&format!(
-        "aged: KIND:aged[:fill=PCT,churn=N,seed=S] (ext4, xfs, btrfs, ext4-fscrypt; default fill={}, churn={}) is filled and churned before it is measured, labelled KIND-aged\n",
+        "aged: KIND:aged[:fill=PCT,churn=N,seed=S] ({}; default fill={}, churn={}) is filled and churned before it is measured, labelled KIND-aged\n",
+        ageable.join(", "),
         lab::aged::DEFAULT_FILL,
         lab::aged::DEFAULT_CHURN
     ));

@@ -108,7 +108,7 @@ pub fn parse(text: &str) -> Result<LabEntry, String> {
     }
     if let Some(why) = why_not_aged(kind) {
         return Err(format!(
-            "lab kind {} cannot be aged: {why} — age ext4, xfs, btrfs or ext4-fscrypt",
+            "lab kind {} cannot be aged: {why} — age ext4, xfs, btrfs, ext4-fscrypt or dm-crypt",
             kind.name
         ));
     }
@@ -138,7 +138,7 @@ pub fn parse_all(items: &[String]) -> Result<Vec<LabEntry>, String> {
 }
 
 /// True when `kind` can be aged: it is a filesystem on an image of its own (ext4, xfs, btrfs,
-/// ext4-fscrypt).
+/// ext4-fscrypt, dm-crypt).
 pub fn ageable(kind: &LabKind) -> bool {
     why_not_aged(kind).is_none()
 }
@@ -149,6 +149,9 @@ fn why_not_aged(kind: &LabKind) -> Option<&'static str> {
         "tmpfs" => Some("its files live in RAM, with no disk layout to fragment"),
         "gocryptfs" | "bindfs" => Some(
             "it is a FUSE layer; aging would fragment the ext4 image under it, which --lab ext4:aged measures directly",
+        ),
+        "nfs" => Some(
+            "it is served over NFS from an ext4 image; aging through NFS would fragment that image, which --lab ext4:aged measures directly",
         ),
         "overlay" => Some(
             "its files live on the lab directory's own filesystem, which fsbench did not build",

@@ -34,7 +34,7 @@ pub fn aging_tools(fs: &str) -> &'static [&'static str] {
 pub struct Subject<'a> {
     /// Filesystem type (`ext4`, `xfs`, `btrfs`).
     pub fs: &'a str,
-    /// The loop device it is on.
+    /// The block device it was made on (a loop device, or a dm-crypt mapping over one).
     pub device: Option<&'a str>,
     /// Its mount root.
     pub mount: &'a Path,

@@ -7,8 +7,6 @@
 
 use super::teardown::Undo;
 use super::{Building, text};
-use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// `gocryptfs -init` a cipher directory with a generated password, mount it at `gocryptfs/mnt`.
@@ -17,7 +15,7 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
     let cipher = subdir(&base, "cipher")?;
     let mnt = b.mkdir("fuse")?;
     let pass = b.dir.join("passfile");
-    write_password(&pass)?;
+    super::secret::write(&pass)?;
     b.run(
         "gocryptfs",
         &["-init", "-q", "-passfile", text(&pass), text(&cipher)],
@@ -58,7 +56,7 @@ pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
 }
 
 /// `base/name`, made with mode 0700 on the lab image's filesystem.
-fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
+pub(super) fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
     let p = base.join(name);
     std::fs::DirBuilder::new()
@@ -66,20 +64,4 @@ fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
         .create(&p)
         .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
     Ok(p)
-}
-
-/// A random password (64 hex digits) in a new file of mode 0600.
-fn write_password(path: &Path) -> Result<(), String> {
-    let mut raw = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut raw))
-        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
-    let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut f| f.write_all(hex.as_bytes()))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

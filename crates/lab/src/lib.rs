@@ -1,6 +1,6 @@
 //! Lab targets: throwaway filesystems fsbench builds itself for `fsbench run --lab KIND,...`
-//! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, gocryptfs,
-//! bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
+//! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, ext4 on
+//! dm-crypt, loopback NFS, gocryptfs, bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
 //! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
 //! measured (`--lab ext4:aged`, [`aged`]): filled and churned, its fragmentation recorded.
@@ -17,14 +17,17 @@
 pub mod aged;
 mod ageplan;
 mod aging;
+mod dmcrypt;
 mod frag;
 mod fscrypt;
 mod fuse;
 mod loopfs;
+mod nfs;
 mod overlay;
 mod prepare;
 pub mod probe;
 mod request;
+mod secret;
 mod teardown;
 mod tmpfs;
 pub mod tool;
@@ -56,8 +59,8 @@ pub struct LabKind {
     pub image: bool,
     /// Smallest `--lab-size` it accepts, bytes.
     pub min_bytes: u64,
-    /// It needs ext4 built with fscrypt (`/sys/fs/ext4/features/encryption`).
-    pub fscrypt: bool,
+    /// What it needs of the kernel beyond `fs` (fscrypt, the device-mapper, an NFS server).
+    pub needs: &'static [probe::Need],
     build: fn(&mut Building) -> Result<PathBuf, String>,
 }
 
@@ -72,7 +75,7 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mount", "umount"],
         image: false,
         min_bytes: MIB,
-        fscrypt: false,
+        needs: &[],
         build: tmpfs::build,
     },
     LabKind {
@@ -82,7 +85,7 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mkfs.ext4", "losetup", "mount", "umount"],
         image: true,
         min_bytes: 16 * MIB,
-        fscrypt: false,
+        needs: &[],
         build: loopfs::ext4,
     },
     LabKind {
@@ -92,7 +95,7 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mkfs.xfs", "losetup", "mount", "umount"],
         image: true,
         min_bytes: 300 * MIB,
-        fscrypt: false,
+        needs: &[],
         build: loopfs::xfs,
     },
     LabKind {
@@ -102,7 +105,7 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mkfs.btrfs", "losetup", "mount", "umount"],
         image: true,
         min_bytes: 128 * MIB,
-        fscrypt: false,
+        needs: &[],
         build: loopfs::btrfs,
     },
     LabKind {
@@ -112,8 +115,44 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mkfs.ext4", "losetup", "mount", "umount"],
         image: true,
         min_bytes: 16 * MIB,
-        fscrypt: true,
+        needs: &[probe::Need::Fscrypt],
         build: fscrypt::build,
+    },
+    LabKind {
+        name: "dm-crypt",
+        about: "ext4 on dm-crypt (LUKS2, aes-xts-plain64, 512-bit key, 4 KiB sectors, a generated key file) over a loop image like the ext4 kind's",
+        fs: "ext4",
+        // dmsetup: `fsbench env` reads the mapping's cipher through it.
+        tools: &[
+            "cryptsetup",
+            "dmsetup",
+            "mkfs.ext4",
+            "losetup",
+            "mount",
+            "umount",
+        ],
+        image: true,
+        // LUKS2's 16 MiB header, and ext4's smallest.
+        min_bytes: 32 * MIB,
+        needs: &[probe::Need::DeviceMapper],
+        build: dmcrypt::build,
+    },
+    LabKind {
+        name: "nfs",
+        about: "NFS v4.2 over loopback: a directory of an ext4 loop image exported (sync) by this machine's NFS server, mounted from 127.0.0.1",
+        fs: "ext4",
+        tools: &[
+            "exportfs",
+            "mount.nfs",
+            "mkfs.ext4",
+            "losetup",
+            "mount",
+            "umount",
+        ],
+        image: true,
+        min_bytes: 16 * MIB,
+        needs: &[probe::Need::NfsLoopback],
+        build: nfs::build,
     },
     LabKind {
         name: "gocryptfs",
@@ -129,7 +168,7 @@ pub const KINDS: &[LabKind] = &[
         ],
         image: true,
         min_bytes: 16 * MIB,
-        fscrypt: false,
+        needs: &[],
         build: fuse::gocryptfs,
     },
     LabKind {
@@ -146,7 +185,7 @@ pub const KINDS: &[LabKind] = &[
         ],
         image: true,
         min_bytes: 16 * MIB,
-        fscrypt: false,
+        needs: &[],
         build: fuse::bindfs,
     },
     LabKind {
@@ -156,7 +195,7 @@ pub const KINDS: &[LabKind] = &[
         tools: &["mount", "umount"],
         image: false,
         min_bytes: 0,
-        fscrypt: false,
+        needs: &[],
         build: overlay::build,
     },
 ];
@@ -189,6 +228,9 @@ pub(crate) struct Building {
     pub size: u64,
     /// The record being filled (commands, loop device, options).
     pub info: LabInfo,
+    /// The block device the filesystem was made on (the loop device, or a dm-crypt mapping over
+    /// it), for tools that read the filesystem's own device (`e2freefrag`).
+    pub fs_device: Option<String>,
 }
 
 impl Building {
@@ -441,6 +483,7 @@ impl Lab {
                 scratch: text(root).to_string(),
                 ..LabInfo::default()
             },
+            fs_device: None,
         };
         std::fs::create_dir(&b.dir)
             .map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;

@@ -30,6 +30,13 @@ pub fn btrfs(b: &mut Building) -> Result<PathBuf, String> {
 /// Makes the sparse image, attaches it with direct I/O, runs `mkfs OPTS DEVICE`, mounts the
 /// device at `KIND/mnt` and returns the mount point.
 pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<PathBuf, String> {
+    let dev = image_device(b)?;
+    fs_on(b, mkfs, opts, &dev)
+}
+
+/// Makes the sparse image `KIND/disk.img` of `--lab-size` and attaches it with direct I/O;
+/// returns the loop device.
+pub(super) fn image_device(b: &mut Building) -> Result<String, String> {
     let image = b.dir.join("disk.img");
     std::fs::OpenOptions::new()
         .write(true)
@@ -39,16 +46,26 @@ pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<Pa
         .and_then(|f| f.set_len(b.size))
         .map_err(|e| format!("cannot make the image {}: {e}", image.display()))?;
     b.info.image_bytes = Some(b.size);
-    let dev = attach(b, &image)?;
+    attach(b, &image)
+}
+
+/// Runs `mkfs OPTS DEVICE` and mounts `dev` at `KIND/mnt`; returns the mount point.
+pub(super) fn fs_on(
+    b: &mut Building,
+    mkfs: &str,
+    opts: &[&str],
+    dev: &str,
+) -> Result<PathBuf, String> {
     let mut args = opts.to_vec();
-    args.push(&dev);
+    args.push(dev);
     b.run(mkfs, &args)?;
+    b.fs_device = Some(dev.to_string());
     let mnt = b.mkdir("mnt")?;
     b.undo(Undo::Unmount {
         point: mnt.clone(),
         fuse: false,
     });
-    b.run("mount", &[&dev, text(&mnt)])?;
+    b.run("mount", &[dev, text(&mnt)])?;
     Ok(mnt)
 }
 

@@ -59,7 +59,7 @@ pub(crate) fn age_and_measure(
     let mount = b.dir.join("mnt");
     let subject = frag::Subject {
         fs: entry.kind.fs,
-        device: b.info.loop_device.as_deref(),
+        device: b.fs_device.as_deref(),
         mount: &mount,
         files: &files,
         seed,

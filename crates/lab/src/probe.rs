@@ -1,7 +1,9 @@
 //! Whether each lab kind can be built on this machine, and why not — found without building
 //! anything: the tools on `$PATH` (with the Debian package that ships each), root, the
-//! filesystem in `/proc/filesystems` (or as a module the kernel can load), `/dev/fuse`, and
-//! ext4's encryption feature. Used by `fsbench lab list` and before a `--lab` run builds.
+//! filesystem in `/proc/filesystems` (or as a module the kernel can load), `/dev/fuse`, ext4's
+//! encryption feature, the device-mapper (`/proc/misc`) for dm-crypt, and an NFS client and a
+//! running NFS server (`/proc/fs/nfsd/threads`) for loopback NFS. Used by `fsbench lab list` and
+//! before a `--lab` run builds.
 
 use super::LabKind;
 use super::tool;
@@ -21,6 +23,25 @@ pub enum Problem {
     NoFuseDevice,
     /// ext4 of this kernel was built without fscrypt.
     NoFscrypt,
+    /// The kernel has no device-mapper (dm-crypt needs it).
+    NoDeviceMapper,
+    /// The kernel has no NFS client.
+    NoNfsClient,
+    /// The kernel has no NFS server.
+    NoNfsServer,
+    /// The kernel has an NFS server, but it is not running.
+    NfsServerStopped,
+}
+
+/// What a lab kind needs of the kernel beyond its filesystem type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// ext4 built with fscrypt (`/sys/fs/ext4/features/encryption`).
+    Fscrypt,
+    /// The device-mapper with its `crypt` target (`/proc/misc` lists `device-mapper`).
+    DeviceMapper,
+    /// An NFS v4 client and a running NFS server on this machine (loopback NFS).
+    NfsLoopback,
 }
 
 impl std::fmt::Display for Problem {
@@ -39,6 +60,18 @@ impl std::fmt::Display for Problem {
             Self::NoFuseDevice => f.write_str("/dev/fuse is missing (load the fuse module)"),
             Self::NoFscrypt => f.write_str(
                 "this kernel's ext4 has no encryption (no /sys/fs/ext4/features/encryption)",
+            ),
+            Self::NoDeviceMapper => f.write_str(
+                "this kernel has no device-mapper (no device-mapper in /proc/misc, no dm-mod module), which dm-crypt needs",
+            ),
+            Self::NoNfsClient => f.write_str(
+                "this kernel has no NFS client (no nfs4 in /proc/filesystems, no nfsv4 module)",
+            ),
+            Self::NoNfsServer => f.write_str(
+                "this kernel has no NFS server (no nfsd in /proc/filesystems, no nfsd module)",
+            ),
+            Self::NfsServerStopped => f.write_str(
+                "the NFS server is not running (no threads in /proc/fs/nfsd/threads) — start it (systemctl start nfs-server; apt-get install nfs-kernel-server)",
             ),
         }
     }
@@ -73,10 +106,59 @@ pub fn kernel_problems(kind: &LabKind) -> Vec<Problem> {
     if kind.fs == "fuse" && !is_char("/dev/fuse") {
         out.push(Problem::NoFuseDevice);
     }
-    // Without /sys/fs/ext4 (ext4 not loaded yet) the feature cannot be checked: try it.
-    let ext4_loaded = Path::new("/sys/fs/ext4/features").is_dir();
-    if kind.fscrypt && ext4_loaded && !Path::new("/sys/fs/ext4/features/encryption").exists() {
-        out.push(Problem::NoFscrypt);
+    for need in kind.needs {
+        match need {
+            Need::Fscrypt => {
+                // Without /sys/fs/ext4 (ext4 not loaded yet) the feature cannot be checked: try it.
+                let ext4_loaded = Path::new("/sys/fs/ext4/features").is_dir();
+                if ext4_loaded && !Path::new("/sys/fs/ext4/features/encryption").exists() {
+                    out.push(Problem::NoFscrypt);
+                }
+            }
+            Need::DeviceMapper => out.extend(device_mapper_problem(
+                &std::fs::read_to_string("/proc/misc").unwrap_or_default(),
+                module_exists("dm-mod"),
+            )),
+            Need::NfsLoopback => out.extend(nfs_problems(
+                &std::fs::read_to_string("/proc/filesystems").unwrap_or_default(),
+                module_exists,
+                std::fs::read_to_string("/proc/fs/nfsd/threads")
+                    .ok()
+                    .as_deref(),
+            )),
+        }
+    }
+    out
+}
+
+/// The device-mapper's absence, from `/proc/misc` text and whether a `dm-mod` module exists
+/// (loaded on first use). Whether the `crypt` target loads is left to `cryptsetup`, which says so.
+fn device_mapper_problem(misc: &str, dm_module: bool) -> Option<Problem> {
+    let listed = misc
+        .lines()
+        .any(|l| l.split_whitespace().nth(1) == Some("device-mapper"));
+    (!listed && !dm_module).then_some(Problem::NoDeviceMapper)
+}
+
+/// What loopback NFS lacks, from `/proc/filesystems` text, a module lookup, and
+/// `/proc/fs/nfsd/threads` (present only while the server's control filesystem is mounted; the
+/// number of server threads, 0 when stopped).
+fn nfs_problems(
+    filesystems: &str,
+    module: impl Fn(&str) -> bool,
+    threads: Option<&str>,
+) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if !in_proc_filesystems(filesystems, "nfs4") && !module("nfsv4") {
+        out.push(Problem::NoNfsClient);
+    }
+    if !in_proc_filesystems(filesystems, "nfsd") && !module("nfsd") {
+        out.push(Problem::NoNfsServer);
+    } else if threads
+        .and_then(|t| t.trim().parse::<u32>().ok())
+        .is_none_or(|n| n == 0)
+    {
+        out.push(Problem::NfsServerStopped);
     }
     out
 }
@@ -123,6 +205,57 @@ mod tests {
         assert!(in_proc_filesystems(text, "fuse"));
         assert!(!in_proc_filesystems(text, "ext"));
         assert!(!in_proc_filesystems(text, "xfs"));
+    }
+
+    /// `/proc/misc` and `/proc/filesystems` as recorded on this machine (a kernel without
+    /// device-mapper or NFS) and on a Debian 12 server running nfs-kernel-server.
+    const MISC_HERE: &str = "234 btrfs-control\n259 cpu_dma_latency\n237 loop-control\n229 fuse\n";
+    const MISC_DEBIAN: &str = "236 device-mapper\n237 loop-control\n229 fuse\n";
+    const FS_HERE: &str = "nodev\ttmpfs\n\text4\nnodev\tfuse\n\txfs\n";
+    const FS_NFS_SERVER: &str = "nodev\ttmpfs\n\text4\nnodev\tnfs\nnodev\tnfs4\nnodev\tnfsd\n";
+
+    #[test]
+    fn device_mapper_is_found_in_proc_misc_or_as_a_module() {
+        assert_eq!(
+            device_mapper_problem(MISC_HERE, false),
+            Some(Problem::NoDeviceMapper)
+        );
+        assert_eq!(device_mapper_problem(MISC_DEBIAN, false), None);
+        assert_eq!(device_mapper_problem(MISC_HERE, true), None);
+        assert!(
+            Problem::NoDeviceMapper
+                .to_string()
+                .contains("no device-mapper in /proc/misc")
+        );
+    }
+
+    #[test]
+    fn loopback_nfs_needs_a_client_a_server_and_server_threads() {
+        let none = |_: &str| false;
+        assert_eq!(
+            nfs_problems(FS_HERE, none, None),
+            [Problem::NoNfsClient, Problem::NoNfsServer]
+        );
+        assert!(nfs_problems(FS_NFS_SERVER, none, Some("8\n")).is_empty());
+        assert_eq!(
+            nfs_problems(FS_NFS_SERVER, none, Some("0\n")),
+            [Problem::NfsServerStopped]
+        );
+        assert_eq!(
+            nfs_problems(FS_NFS_SERVER, none, None),
+            [Problem::NfsServerStopped]
+        );
+        // Modules not loaded yet: the kernel loads them on first use, the server still must run.
+        let modules = |m: &str| m == "nfsv4" || m == "nfsd";
+        assert_eq!(
+            nfs_problems(FS_HERE, modules, None),
+            [Problem::NfsServerStopped]
+        );
+        assert!(
+            Problem::NfsServerStopped
+                .to_string()
+                .contains("systemctl start nfs-server")
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Undoing a lab: the recorded steps newest first (remove the fscrypt key, unmount — FUSE with
-//! `fusermount3 -u` —, detach the loop device), then a sweep of the lab scratch for anything the
-//! steps did not know about (a mount made just before a signal), then the scratch removed. The
-//! sweep alone is what `fsbench clean` runs on a dead run's lab scratch: a lab mounts only at
-//! `KIND/mnt` and keeps images only at `KIND/disk.img`, so those mounts and the loop devices
-//! backed by those images are the lab's (anything else there, say a bind mount someone made, is
-//! left, and the removal then refuses to cross it). `umount -l` is the last resort, taken only
+//! `fusermount3 -u` —, remove an NFS export, close a dm-crypt mapping, detach the loop device),
+//! then a sweep of the lab scratch for anything the steps did not know about (a mount made just
+//! before a signal), then the scratch removed. The sweep alone is what `fsbench clean` runs on a
+//! dead run's lab scratch: a lab mounts only at `KIND/fuse`, `KIND/nfs` and `KIND/mnt`, exports
+//! only `KIND/mnt/export`, and keeps images only at `KIND/disk.img`, so those mounts, those
+//! exports, the device-mapper devices over the loop devices of those images and the loop devices
+//! themselves are the lab's (anything else there, say a bind mount someone made, is left, and
+//! the removal then refuses to cross it). `umount -l` is the last resort, taken only
 //! after plain unmounts kept failing, and said out loud.
 
 use super::{LiveLab, tool};
@@ -32,6 +34,20 @@ pub enum Undo {
         device: String,
         /// The image it was attached to.
         image: PathBuf,
+    },
+    /// Close dm-crypt mapping `name`, if it still maps loop device `device`.
+    CloseMapping {
+        /// Its name (`/dev/mapper/NAME`).
+        name: String,
+        /// The loop device under it (`/dev/loop3`).
+        device: String,
+    },
+    /// Remove the NFS export of `path` to `client` (`exportfs -u CLIENT:PATH`), if it is there.
+    Unexport {
+        /// The client it was exported to (`127.0.0.1`).
+        client: String,
+        /// The exported directory.
+        path: PathBuf,
     },
     /// Remove the fscrypt key `identifier` from the filesystem mounted at `root`.
     RemoveKey {
@@ -108,6 +124,8 @@ fn apply(step: &Undo) -> Result<Option<String>, String> {
     match step {
         Undo::Unmount { point, fuse } => unmount(point, *fuse),
         Undo::Detach { device, image } => detach(device, image),
+        Undo::CloseMapping { name, device } => close_mapping(name, device),
+        Undo::Unexport { client, path } => unexport(client, path),
         Undo::RemoveKey { root, identifier } => {
             if !is_mounted(root) {
                 return Ok(None); // the key went with the filesystem
@@ -128,38 +146,87 @@ fn is_lab_path(dir: &Path, path: &Path, name: &str) -> bool {
         && path.file_name().is_some_and(|n| n == name)
 }
 
-/// Unmounts the lab mounts (`dir/KIND/fuse`, the FUSE daemons over a lab image, first; then
-/// `dir/KIND/mnt`) and detaches the loop devices of the lab images (`dir/KIND/disk.img`) of the
-/// lab scratch `dir` (canonical).
+/// Unmounts the lab mounts (`dir/KIND/fuse` and `dir/KIND/nfs`, the layers over a lab image,
+/// first; then `dir/KIND/mnt`), removes the exports of `dir/KIND/mnt/export`, closes the
+/// device-mapper devices over the lab images' loop devices and detaches those loop devices
+/// (`dir/KIND/disk.img`), of the lab scratch `dir` (canonical).
 pub fn sweep(dir: &Path) -> Sweep {
     let mut s = Sweep::default();
     let all: Vec<(PathBuf, bool)> = mounts()
         .into_iter()
         .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
         .collect();
-    let mut points: Vec<(PathBuf, bool)> = ["fuse", "mnt"]
+    let mut points: Vec<(PathBuf, bool)> = ["fuse", "nfs", "mnt"]
         .iter()
         .flat_map(|name| all.iter().filter(move |(p, _)| is_lab_path(dir, p, name)))
         .cloned()
         .collect();
     points.dedup_by(|a, b| a.0 == b.0);
+    let mut record = |r: Result<Option<String>, String>, done: String| match r {
+        Ok(note) => s.done.push(note.unwrap_or(done)),
+        Err(e) => s.problems.push(e),
+    };
     for (p, fuse) in points {
-        match unmount(&p, fuse) {
-            Ok(note) => s
-                .done
-                .push(note.unwrap_or_else(|| format!("unmounted {}", p.display()))),
-            Err(e) => s.problems.push(e),
-        }
+        record(unmount(&p, fuse), format!("unmounted {}", p.display()));
     }
-    for (device, image) in loops_backed_in(dir) {
-        match detach(&device, &image) {
-            Ok(note) => s
-                .done
-                .push(note.unwrap_or_else(|| format!("detached {device} ({})", image.display()))),
-            Err(e) => s.problems.push(e),
-        }
+    let etab = std::fs::read_to_string(super::nfs::ETAB).unwrap_or_default();
+    let exports = super::nfs::exports_in(&etab, |p| {
+        p.file_name().is_some_and(|n| n == "export")
+            && p.parent().is_some_and(|m| is_lab_path(dir, m, "mnt"))
+    });
+    for (client, path) in exports {
+        let done = format!("unexported {client}:{}", path.display());
+        record(unexport(&client, &path), done);
+    }
+    let loops = loops_backed_in(dir);
+    for m in super::dmcrypt::mappings(Path::new(SYS_BLOCK)) {
+        let Some((device, _)) = loops
+            .iter()
+            .find(|(d, _)| m.under.iter().any(|u| d.trim_start_matches("/dev/") == u))
+        else {
+            continue;
+        };
+        let done = format!("closed dm-crypt mapping {} ({device})", m.name);
+        record(close_mapping(&m.name, device), done);
+    }
+    for (device, image) in loops {
+        let done = format!("detached {device} ({})", image.display());
+        record(detach(&device, &image), done);
     }
     s
+}
+
+/// Where the kernel lists block devices.
+const SYS_BLOCK: &str = "/sys/block";
+
+/// Closes dm-crypt mapping `name` if it still maps `device`; retried for a few seconds, since
+/// udev may still hold a mapping just after its filesystem was unmounted.
+fn close_mapping(name: &str, device: &str) -> Result<Option<String>, String> {
+    let mut last = String::new();
+    for attempt in 0..6u32 {
+        if !super::dmcrypt::maps(Path::new(SYS_BLOCK), name, device) {
+            return Ok(None);
+        }
+        match run_tool("cryptsetup", &["close", name]) {
+            Ok(_) => return Ok(None),
+            Err(e) => last = e,
+        }
+        std::thread::sleep(Duration::from_millis(100) * (attempt + 1));
+    }
+    Err(format!(
+        "cannot close dm-crypt mapping {name}: {last} — run 'cryptsetup close {name}'"
+    ))
+}
+
+/// Removes the export of `path` to `client` if the server still has it.
+fn unexport(client: &str, path: &Path) -> Result<Option<String>, String> {
+    if !super::nfs::is_exported(client, path) {
+        return Ok(None);
+    }
+    let spec = format!("{client}:{}", path.display());
+    run_tool("exportfs", &["-u", &spec])
+        .map(|_| None)
+        .map_err(|e| format!("cannot remove the NFS export {spec}: {e} — run 'exportfs -u {spec}'"))
 }
 
 /// FUSE mounts are `fuse`, `fuseblk` or `fuse.SUBTYPE`.
@@ -239,7 +306,7 @@ fn backing_file(name: &str) -> Option<PathBuf> {
 
 /// Loop devices (`/dev/loopN`, image) whose image is a lab image of `dir`.
 fn loops_backed_in(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(rd) = std::fs::read_dir("/sys/block") else {
+    let Ok(rd) = std::fs::read_dir(SYS_BLOCK) else {
         return Vec::new();
     };
     let mut out: Vec<(String, PathBuf)> = rd

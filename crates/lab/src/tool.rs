@@ -36,6 +36,22 @@ pub const TOOLS: &[Tool] = &[
         package: "mount",
     },
     Tool {
+        name: "cryptsetup",
+        package: "cryptsetup-bin",
+    },
+    Tool {
+        name: "dmsetup",
+        package: "dmsetup",
+    },
+    Tool {
+        name: "exportfs",
+        package: "nfs-kernel-server",
+    },
+    Tool {
+        name: "mount.nfs",
+        package: "nfs-common",
+    },
+    Tool {
         name: "mkfs.ext4",
         package: "e2fsprogs",
     },

@@ -156,8 +156,8 @@ pub struct TargetInfo {
 /// A throwaway target that fsbench built, mounted and tore down itself (`--lab KIND`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct LabInfo {
-    /// The lab kind (`tmpfs`, `ext4`, `xfs`, `btrfs`, `ext4-fscrypt`, `gocryptfs`, `bindfs`,
-    /// `overlay`).
+    /// The lab kind (`tmpfs`, `ext4`, `xfs`, `btrfs`, `ext4-fscrypt`, `dm-crypt`, `nfs`,
+    /// `gocryptfs`, `bindfs`, `overlay`).
     pub kind: String,
     /// Every command run to build it, in order, as run (the fscrypt key and policy are set with
     /// ioctls and listed as `ioctl ...` lines).

@@ -9,7 +9,12 @@
 //! - `fsbench_tool_NAME`: `NAME` is on `PATH` (`.` and `-` in NAME become `_`: `mkfs_ext4`);
 //! - `fsbench_dev_fuse`, `fsbench_dev_full`, `fsbench_dev_shm`: those exist;
 //! - `fsbench_io_uring`: the kernel lets this user set up an io_uring;
-//! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`).
+//! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`);
+//! - `fsbench_device_mapper`: the kernel has the device-mapper (`/dev/mapper/control`);
+//! - `fsbench_nfs_server`: an NFS server runs here (`/proc/fs/nfsd/threads` above 0).
+//!
+//! A kernel feature is no package: a test that needs one the kernel lacks says `kernel lacks …`
+//! in its reason, and CI (root, every package installed) lets only such tests be ignored.
 //!
 //! A build script re-runs when `PATH` changes or a tool directory changes (a package was
 //! installed), so a tool installed after a build is seen by the next `cargo test`.
@@ -22,7 +27,10 @@ pub const TOOLS: &[&str] = &[
     "bindfs",
     "btrfs",
     "chromium",
+    "cryptsetup",
+    "dmsetup",
     "e2freefrag",
+    "exportfs",
     "filefrag",
     "fio",
     "fusermount3",
@@ -35,6 +43,7 @@ pub const TOOLS: &[&str] = &[
     "mkfs.ext4",
     "mkfs.xfs",
     "mount",
+    "mount.nfs",
     "mpicc",
     "mpirun",
     "nsenter",
@@ -83,6 +92,14 @@ pub fn io_uring_available() -> bool {
     true
 }
 
+/// True when this machine's NFS server runs (`/proc/fs/nfsd/threads` above 0).
+pub fn nfs_server_runs() -> bool {
+    std::fs::read_to_string("/proc/fs/nfsd/threads")
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok())
+        .is_some_and(|n| n > 0)
+}
+
 /// Prints the cargo instructions of every flag (for a build script's `main`).
 pub fn emit() {
     let mut cfgs = vec![
@@ -104,6 +121,11 @@ pub fn emit() {
             "fsbench_ext4_encryption".to_string(),
             Path::new("/sys/fs/ext4/features/encryption").exists(),
         ),
+        (
+            "fsbench_device_mapper".to_string(),
+            Path::new("/dev/mapper/control").exists(),
+        ),
+        ("fsbench_nfs_server".to_string(), nfs_server_runs()),
     ];
     cfgs.extend(TOOLS.iter().map(|t| (tool_cfg(t), on_path(t))));
     for (name, present) in cfgs {
