@@ -10,7 +10,8 @@
 //! - `fsbench_dev_fuse`, `fsbench_dev_full`, `fsbench_dev_shm`: those exist;
 //! - `fsbench_io_uring`: the kernel lets this user set up an io_uring;
 //! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`);
-//! - `fsbench_device_mapper`: the kernel has the device-mapper (`/dev/mapper/control`);
+//! - `fsbench_device_mapper`: the kernel has the device-mapper (`device-mapper` in `/proc/misc`;
+//!   not `/dev/mapper/control`, which installing `dmsetup` creates on any kernel);
 //! - `fsbench_nfs_server`: an NFS server runs here (`/proc/fs/nfsd/threads` above 0).
 //!
 //! A kernel feature is no package: a test that needs one the kernel lacks says `kernel lacks …`
@@ -92,6 +93,14 @@ pub fn io_uring_available() -> bool {
     true
 }
 
+/// True when the kernel has the device-mapper: `/proc/misc` lists it.
+pub fn device_mapper_runs() -> bool {
+    std::fs::read_to_string("/proc/misc").is_ok_and(|t| {
+        t.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("device-mapper"))
+    })
+}
+
 /// True when this machine's NFS server runs (`/proc/fs/nfsd/threads` above 0).
 pub fn nfs_server_runs() -> bool {
     std::fs::read_to_string("/proc/fs/nfsd/threads")
@@ -121,10 +130,7 @@ pub fn emit() {
             "fsbench_ext4_encryption".to_string(),
             Path::new("/sys/fs/ext4/features/encryption").exists(),
         ),
-        (
-            "fsbench_device_mapper".to_string(),
-            Path::new("/dev/mapper/control").exists(),
-        ),
+        ("fsbench_device_mapper".to_string(), device_mapper_runs()),
         ("fsbench_nfs_server".to_string(), nfs_server_runs()),
     ];
     cfgs.extend(TOOLS.iter().map(|t| (tool_cfg(t), on_path(t))));
