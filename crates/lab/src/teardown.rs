@@ -146,27 +146,19 @@ fn is_lab_path(dir: &Path, path: &Path, name: &str) -> bool {
         && path.file_name().is_some_and(|n| n == name)
 }
 
-/// Unmounts the lab mounts (`dir/KIND/fuse` and `dir/KIND/nfs`, the layers over a lab image,
-/// first; then `dir/KIND/mnt`), removes the exports of `dir/KIND/mnt/export`, closes the
+/// Unmounts the layers over the lab images (`dir/KIND/fuse`, `dir/KIND/nfs`), removes the
+/// exports of `dir/KIND/mnt/export`, unmounts the images' filesystems (`dir/KIND/mnt`), closes the
 /// device-mapper devices over the lab images' loop devices and detaches those loop devices
 /// (`dir/KIND/disk.img`), of the lab scratch `dir` (canonical).
 pub fn sweep(dir: &Path) -> Sweep {
     let mut s = Sweep::default();
-    let all: Vec<(PathBuf, bool)> = mounts()
-        .into_iter()
-        .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
-        .collect();
-    let mut points: Vec<(PathBuf, bool)> = ["fuse", "nfs", "mnt"]
-        .iter()
-        .flat_map(|name| all.iter().filter(move |(p, _)| is_lab_path(dir, p, name)))
-        .cloned()
-        .collect();
-    points.dedup_by(|a, b| a.0 == b.0);
     let mut record = |r: Result<Option<String>, String>, done: String| match r {
         Ok(note) => s.done.push(note.unwrap_or(done)),
         Err(e) => s.problems.push(e),
     };
-    for (p, fuse) in points {
+    // The layers first, then the exports (the NFS server holds an exported filesystem busy),
+    // then the images' own filesystems.
+    for (p, fuse) in lab_mounts(dir, &["fuse", "nfs"]) {
         record(unmount(&p, fuse), format!("unmounted {}", p.display()));
     }
     let etab = std::fs::read_to_string(super::nfs::ETAB).unwrap_or_default();
@@ -177,6 +169,9 @@ pub fn sweep(dir: &Path) -> Sweep {
     for (client, path) in exports {
         let done = format!("unexported {client}:{}", path.display());
         record(unexport(&client, &path), done);
+    }
+    for (p, fuse) in lab_mounts(dir, &["mnt"]) {
+        record(unmount(&p, fuse), format!("unmounted {}", p.display()));
     }
     let loops = loops_backed_in(dir);
     for m in super::dmcrypt::mappings(Path::new(SYS_BLOCK)) {
@@ -194,6 +189,22 @@ pub fn sweep(dir: &Path) -> Sweep {
         record(detach(&device, &image), done);
     }
     s
+}
+
+/// The mount points of lab scratch `dir` named one of `names` (`dir/LABEL/NAME`), in that order,
+/// each with whether it is FUSE.
+fn lab_mounts(dir: &Path, names: &[&str]) -> Vec<(PathBuf, bool)> {
+    let all: Vec<(PathBuf, bool)> = mounts()
+        .into_iter()
+        .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
+        .collect();
+    let mut points: Vec<(PathBuf, bool)> = names
+        .iter()
+        .flat_map(|name| all.iter().filter(move |(p, _)| is_lab_path(dir, p, name)))
+        .cloned()
+        .collect();
+    points.dedup_by(|a, b| a.0 == b.0);
+    points
 }
 
 /// Where the kernel lists block devices.
