@@ -3,7 +3,7 @@
 //! down on success, on a plan that no longer fits, on SIGINT and (with `fsbench clean`) on
 //! SIGKILL during the aging. Root and the tools each test names; the helpers are the lab tests'.
 
-use crate::lab::{LabDir, assert_torn_down, lab_run, leftovers, target};
+use crate::lab::{LabDir, assert_torn_down, clean_lab, lab_run, leftovers, target};
 use crate::safety::wait_exit;
 use crate::util::{entries, fsbench, temp_dir};
 use serde_json::Value;
@@ -324,17 +324,7 @@ fn sigkill_during_aging_then_clean_tears_the_lab_down() {
         (1, 1),
         "the dead run left its lab"
     );
-    let out = fsbench()
-        .arg("clean")
-        .arg(lab.path())
-        .output()
-        .expect("clean");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = clean_lab(&lab.path());
     assert!(
         text.contains("unmounted") && text.contains("ext4-aged-churn100/mnt"),
         "{text}"

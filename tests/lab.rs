@@ -91,6 +91,18 @@ pub(crate) fn assert_torn_down(dir: &Path) {
     );
 }
 
+/// Runs `fsbench clean DIR` (a dead run's lab), checks that it succeeded, and returns what it
+/// printed.
+pub(crate) fn clean_lab(dir: &Path) -> String {
+    let out = fsbench().arg("clean").arg(dir).output().expect("clean");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs `fsbench run --lab KINDS` with `args` in a new lab directory and returns the JSON
 /// record, after checking that everything was torn down.
 pub(crate) fn lab_run(kinds: &str, args: &[&str]) -> Value {
@@ -397,17 +409,7 @@ fn sigkill_mid_run_then_clean_tears_the_lab_down() {
         (3, 2),
         "the dead run left its lab"
     );
-    let out = fsbench()
-        .arg("clean")
-        .arg(lab.path())
-        .output()
-        .expect("clean");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = clean_lab(&lab.path());
     assert!(
         text.contains("unmounted") && text.contains("detached /dev/loop"),
         "{text}"

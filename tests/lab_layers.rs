@@ -5,55 +5,58 @@
 //! project's CI kernel has neither device-mapper nor NFS) they are refused with the kernel part
 //! named before anything is built, and the builds are ignored with a `kernel lacks …` reason.
 
-use crate::lab::{LabDir, assert_torn_down, lab_run, leftovers, start_long_lab_run, target};
+use crate::lab::{
+    LabDir, assert_torn_down, clean_lab, lab_run, leftovers, start_long_lab_run, target,
+};
 use crate::util::{entries, fsbench, temp_dir};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+/// Every device-mapper device: its name and the kernel names of the devices under it.
+fn dm_devices() -> Vec<(String, Vec<String>)> {
+    let names = |dir: String| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    names("/sys/block".into())
+        .into_iter()
+        .filter(|n| n.starts_with("dm-"))
+        .filter_map(|n| {
+            let name = std::fs::read_to_string(format!("/sys/block/{n}/dm/name")).ok()?;
+            Some((
+                name.trim_end().to_string(),
+                names(format!("/sys/block/{n}/slaves")),
+            ))
+        })
+        .collect()
+}
+
 /// The names of the device-mapper devices over any of `loops` (`/dev/loopN`, image).
 pub(crate) fn mappings_over(loops: &[(String, PathBuf)]) -> Vec<String> {
-    let Ok(rd) = std::fs::read_dir("/sys/block") else {
-        return Vec::new();
-    };
-    rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with("dm-"))
-        .filter(|n| {
-            let slaves = std::fs::read_dir(format!("/sys/block/{n}/slaves"));
-            slaves.is_ok_and(|rd| {
-                rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .any(|s| loops.iter().any(|(d, _)| d.ends_with(&format!("/{s}"))))
-            })
+    dm_devices()
+        .into_iter()
+        .filter(|(_, under)| {
+            under
+                .iter()
+                .any(|u| loops.iter().any(|(d, _)| d.ends_with(&format!("/{u}"))))
         })
-        .filter_map(|n| std::fs::read_to_string(format!("/sys/block/{n}/dm/name")).ok())
-        .map(|n| n.trim_end().to_string())
+        .map(|(name, _)| name)
         .collect()
 }
 
 /// True when a device-mapper device named `name` exists.
 fn mapping_exists(name: &str) -> bool {
-    std::fs::read_dir("/sys/block").is_ok_and(|rd| {
-        rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.starts_with("dm-"))
-            .any(|n| {
-                std::fs::read_to_string(format!("/sys/block/{n}/dm/name"))
-                    .is_ok_and(|t| t.trim_end() == name)
-            })
-    })
+    dm_devices().iter().any(|(n, _)| n == name)
 }
 
-fn kernel_has_device_mapper() -> bool {
-    std::fs::read_to_string("/proc/misc").is_ok_and(|t| {
-        t.lines()
-            .any(|l| l.split_whitespace().nth(1) == Some("device-mapper"))
-    })
-}
-
-fn nfs_server_runs() -> bool {
-    std::fs::read_to_string("/proc/fs/nfsd/threads")
-        .ok()
-        .and_then(|t| t.trim().parse::<u32>().ok())
-        .is_some_and(|n| n > 0)
-}
+/// The kernel has the device-mapper (what the build saw: the flag that gates the tests below).
+const DEVICE_MAPPER: bool = cfg!(fsbench_device_mapper);
+/// An NFS server runs here (likewise).
+const NFS_SERVER: bool = cfg!(fsbench_nfs_server);
 
 /// The line of `kind` in `fsbench lab list` run with `path` as `PATH` (the test's own if `None`).
 fn list_line(kind: &str, path: Option<&Path>) -> String {
@@ -74,14 +77,14 @@ fn list_line(kind: &str, path: Option<&Path>) -> String {
 #[test]
 fn lab_list_says_what_dm_crypt_and_nfs_need_here() {
     let dm = list_line("dm-crypt", None);
-    if !kernel_has_device_mapper() {
+    if !DEVICE_MAPPER {
         assert!(
             dm.contains(" no ") && dm.contains("no device-mapper in /proc/misc"),
             "{dm}"
         );
     }
     let nfs = list_line("nfs", None);
-    if !nfs_server_runs() {
+    if !NFS_SERVER {
         assert!(
             nfs.contains(" no ")
                 && (nfs.contains("no NFS server") || nfs.contains("NFS server is not running")),
@@ -143,10 +146,7 @@ fn path_with_failing_layer_tools() -> tempfile::TempDir {
 )]
 fn a_missing_kernel_layer_builds_nothing_and_a_failing_layer_tool_tears_down() {
     let tools = path_with_failing_layer_tools();
-    for (kind, kernel_has) in [
-        ("dm-crypt", kernel_has_device_mapper()),
-        ("nfs", nfs_server_runs()),
-    ] {
+    for (kind, kernel_has) in [("dm-crypt", DEVICE_MAPPER), ("nfs", NFS_SERVER)] {
         let lab = LabDir::new();
         let out = fsbench()
             .args(["run", "--lab", kind, "-w", "null", "-q", "--lab-dir"])
@@ -242,17 +242,7 @@ fn sigkill_on_dm_crypt_then_clean_closes_the_mapping() {
     let (_, loops) = leftovers(&lab.path());
     let names = mappings_over(&loops);
     assert_eq!(names.len(), 1, "the dead run left its mapping: {loops:?}");
-    let out = fsbench()
-        .arg("clean")
-        .arg(lab.path())
-        .output()
-        .expect("clean");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = clean_lab(&lab.path());
     assert!(text.contains("closed dm-crypt mapping"), "{text}");
     assert!(!mapping_exists(&names[0]));
     assert_torn_down(&lab.path());
@@ -334,17 +324,7 @@ fn sigkill_on_nfs_then_clean_unmounts_and_unexports() {
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     assert_eq!(exports_of(&lab.path()).len(), 1, "the dead run's export");
-    let out = fsbench()
-        .arg("clean")
-        .arg(lab.path())
-        .output()
-        .expect("clean");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = clean_lab(&lab.path());
     assert!(text.contains("unexported 127.0.0.1:"), "{text}");
     assert!(exports_of(&lab.path()).is_empty());
     assert_torn_down(&lab.path());

@@ -7,12 +7,12 @@
 
 use super::teardown::Undo;
 use super::{Building, text};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `gocryptfs -init` a cipher directory with a generated password, mount it at `gocryptfs/mnt`.
 pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
     let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
-    let cipher = subdir(&base, "cipher")?;
+    let cipher = super::subdir(&base, "cipher")?;
     let mnt = b.mkdir("fuse")?;
     let pass = b.dir.join("passfile");
     super::secret::write(&pass)?;
@@ -41,7 +41,7 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
 /// bindfs's default without `--multithreaded`), and no `allow_other` (root only).
 pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
     let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
-    let src = subdir(&base, "src")?;
+    let src = super::subdir(&base, "src")?;
     let mnt = b.mkdir("fuse")?;
     b.info.options = "-s,no-allow-other".into();
     b.undo(Undo::Unmount {
@@ -53,15 +53,4 @@ pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
         &["-s", "-o", "no-allow-other", text(&src), text(&mnt)],
     )?;
     Ok(mnt)
-}
-
-/// `base/name`, made with mode 0700 on the lab image's filesystem.
-pub(super) fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
-    use std::os::unix::fs::DirBuilderExt;
-    let p = base.join(name);
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&p)
-        .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
-    Ok(p)
 }

@@ -272,14 +272,20 @@ impl Building {
 
     /// Creates directory `name` (mode 0700) in this kind's directory.
     pub fn mkdir(&self, name: &str) -> Result<PathBuf, String> {
-        use std::os::unix::fs::DirBuilderExt;
-        let p = self.dir.join(name);
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&p)
-            .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
-        Ok(p)
+        subdir(&self.dir, name)
     }
+}
+
+/// `base/name`, made with mode 0700 (a directory on a lab target's own filesystem: gocryptfs's
+/// cipher directory, bindfs's source, the NFS export).
+pub(crate) fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let p = base.join(name);
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&p)
+        .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+    Ok(p)
 }
 
 /// A path of the lab scratch as text (the lab directory was checked to be UTF-8).

@@ -9,7 +9,7 @@
 //! exports in `/var/lib/nfs/etab` by the lab path.
 
 use super::teardown::Undo;
-use super::{Building, fuse, loopfs, text};
+use super::{Building, loopfs, subdir, text};
 use std::path::{Path, PathBuf};
 
 /// The only client the export admits.
@@ -26,7 +26,7 @@ pub const ETAB: &str = "/var/lib/nfs/etab";
 /// returns the NFS mount point.
 pub fn build(b: &mut Building) -> Result<PathBuf, String> {
     let base = loopfs::image_fs(b, "mkfs.ext4", loopfs::EXT4)?;
-    let export = fuse::subdir(&base, "export")?;
+    let export = subdir(&base, "export")?;
     let spec = format!("{CLIENT}:{}", text(&export));
     b.undo(Undo::Unexport {
         client: CLIENT.to_string(),
