@@ -44,8 +44,8 @@ proptest! {
 
     #[test]
     fn sizes_and_durations_never_panic(text in "\\PC{0,24}") {
-        let _ = fsbench_workload::units::parse_size(&text);
-        let _ = fsbench_workload::units::parse_duration(&text);
+        let _ = fsbench_model::units::parse_size(&text);
+        let _ = fsbench_model::units::parse_duration(&text);
     }
 
     #[test]

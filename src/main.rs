@@ -37,12 +37,8 @@ fn main() {
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if argv.get(1).map(String::as_str)
-        == Some(fsbench_workload::engines::walk_procs::WORKER_COMMAND)
-    {
-        std::process::exit(fsbench_workload::engines::walk_procs::worker_main(
-            &argv[2..],
-        ));
+    if argv.get(1).map(String::as_str) == Some(fsbench_tree::walk_procs::WORKER_COMMAND) {
+        std::process::exit(fsbench_tree::walk_procs::worker_main(&argv[2..]));
     }
     if argv.get(1).map(String::as_str) == Some(guard::COMMAND) {
         std::process::exit(guard::main(&argv[2..]));

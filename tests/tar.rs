@@ -136,12 +136,8 @@ fn modes_and_mtimes_are_kept_like_gnu_tar() {
             .success()
     );
     let dest = temp_dir();
-    fsbench_workload::engines::tarball::extract(
-        &tar,
-        dest.path(),
-        &fsbench_workload::CancelToken::new(),
-    )
-    .unwrap();
+    fsbench_tree::tarball::extract(&tar, dest.path(), &fsbench_workload::CancelToken::new())
+        .unwrap();
     use std::os::unix::fs::MetadataExt;
     let f = std::fs::metadata(dest.path().join("dir/f")).unwrap();
     assert_eq!(f.mtime(), 1_000_000_000);

@@ -48,7 +48,7 @@ fn rand_read_at_depth_32_records_percentiles_and_the_engine() {
 fn auto_is_resolved_in_the_parameters() {
     let v = run_one("rand-read:engine=auto,size=256k,ops=16");
     let r = &v["results"][0];
-    let uring = fsbench_workload::engines::uring::available().is_ok();
+    let uring = fsbench_io::uring::available().is_ok();
     assert_eq!(
         r["params"]["engine"],
         if uring { "io_uring" } else { "psync" }

@@ -28,7 +28,7 @@ fn list() -> CliResult<i32> {
     }
     text.push_str(&format!(
         "use: fsbench run --lab KIND[,KIND...] [--lab-size SIZE, default {}] [--lab-dir DIR]\n",
-        fsbench_workload::units::format_size(lab::DEFAULT_SIZE)
+        fsbench_model::units::format_size(lab::DEFAULT_SIZE)
     ));
     let ageable: Vec<&str> = lab::KINDS
         .iter()

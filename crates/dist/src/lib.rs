@@ -13,7 +13,7 @@ pub mod merge;
 mod mpi_backend;
 pub mod wire;
 
-use fsbench_workload::{CancelToken, RankSync};
+use fsbench_io::{CancelToken, RankSync};
 use std::sync::Arc;
 use wire::{Outcome, Report};
 

@@ -10,7 +10,7 @@
 
 use crate::Watcher;
 use crate::wire::{Outcome, Report};
-use fsbench_workload::{CancelToken, RankSync, WorkloadError};
+use fsbench_io::{CancelToken, RankSync, WorkloadError};
 use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;

@@ -6,7 +6,7 @@
 //! round deletes; the directory a file goes to. Every draw comes from one seeded generator, so
 //! a seed names the same files in every fsbench version.
 
-use fsbench_workload::io::Rng;
+use fsbench_io::Rng;
 
 /// Mean of the natural log of file sizes in bytes (Agrawal et al. 2007, lognormal body).
 pub const MU: f64 = 9.48;

@@ -15,8 +15,8 @@
 
 use super::aged::AgingSpec;
 use super::ageplan::{self, DELETE_PCT};
+use fsbench_io::Rng;
 use fsbench_model::AgingInfo;
-use fsbench_workload::io::Rng;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};

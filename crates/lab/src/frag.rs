@@ -7,9 +7,9 @@
 //! the tools' output.
 
 use super::tool;
+use fsbench_io::Rng;
 use fsbench_model::{FileExtents, Fragmentation, FreeBucket, FreeSpace};
 use fsbench_sys::cleanup::Cleanup;
-use fsbench_workload::io::Rng;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -5,8 +5,8 @@
 use super::aged::{self, LabEntry};
 use super::probe::{self, Problem};
 use super::{LabKind, frag};
+use fsbench_model::units::{format_size, parse_size};
 use fsbench_model::{EngineResult, Failure};
-use fsbench_workload::units::{format_size, parse_size};
 use std::path::{Path, PathBuf};
 
 /// Default `--lab-size`: the default plan writes 128 MiB files; xfs needs 300 MiB.

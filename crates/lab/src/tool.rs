@@ -1,12 +1,12 @@
 //! The outside programs a lab runs (`mkfs.*`, `losetup`, `mount`, `gocryptfs`...): found on
 //! `$PATH` only (what the user's shell would run, so a `PATH` without a tool proves the error),
-//! started through `fsbench_workload::child::spawn` (own process group, dies with fsbench, killed
+//! started through `fsbench_sys::child::spawn` (own process group, dies with fsbench, killed
 //! on timeout), their output captured in an in-memory file so a chatty tool cannot block on a
 //! full pipe.
 
+use fsbench_sys::cancel::CancelToken;
+use fsbench_sys::child::{self, WaitError};
 use fsbench_sys::cleanup::Cleanup;
-use fsbench_workload::CancelToken;
-use fsbench_workload::child::{self, WaitError};
 use std::io::{Read, Seek};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -201,7 +201,7 @@ pub fn lookup(name: &str) -> Option<&'static MetricDef> {
 fn unit_and_better(name: &str) -> (Unit, Better) {
     match lookup(name) {
         Some(d) => (d.unit, d.better),
-        None => crate::units::by_suffix(name),
+        None => crate::suffix::by_suffix(name),
     }
 }
 
@@ -220,7 +220,7 @@ pub fn unit_kind(name: &str) -> Unit {
 pub fn label_of(name: &str) -> String {
     match lookup(name) {
         Some(d) => d.label.to_string(),
-        None => match crate::units::by_suffix(name).0 {
+        None => match crate::suffix::by_suffix(name).0 {
             Unit::Count | Unit::Ns => name.to_string(),
             unit => format!("{name} ({})", unit.label()),
         },

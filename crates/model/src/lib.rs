@@ -9,8 +9,9 @@ mod failure;
 pub mod metric;
 mod record;
 pub mod series;
+mod suffix;
 pub mod text;
-mod units;
+pub mod units;
 mod vocabulary;
 
 pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};

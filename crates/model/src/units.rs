@@ -1,24 +1,76 @@
-//! The fallback for metrics the catalogue does not list: names carry their unit as a suffix
-//! (`_mib_s`, `_ns`, `_pct`, `_per_s`).
+//! Parsing of human sizes (`4k`, `1m`, `2g`: powers of 1024) and durations (`500ms`, `5s`, `2m`).
 
-use crate::Better;
-use crate::catalogue::Unit;
-
-/// Unit and better direction of the metric `name`, from its suffix alone.
-pub fn by_suffix(name: &str) -> (Unit, Better) {
-    if name.ends_with("_mib_s") {
-        (Unit::MibPerS, Better::Higher)
-    } else if name == "iops" {
-        (Unit::Iops, Better::Higher)
-    } else if name.ends_with("_per_s") {
-        (Unit::PerS("/s"), Better::Higher)
-    } else if name.ends_with("_ns") || name.contains("_ns_per_") {
-        (Unit::Ns, Better::Lower)
-    } else if name.ends_with("_pct") {
-        (Unit::Pct, Better::Lower)
-    } else {
-        (Unit::Count, Better::Higher)
+/// Parses a size: a non-negative integer with an optional suffix `k`, `m`, `g`, `t` (powers of
+/// 1024, case-insensitive, an optional trailing `b`/`ib` accepted: `4KiB`). Returns bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (digits, mult) = match body.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: u64 = match c {
+                'k' => 1 << 10,
+                'm' => 1 << 20,
+                'g' => 1 << 30,
+                't' => 1 << 40,
+                _ => return Err(size_error(text)),
+            };
+            (&body[..i], m)
+        }
+        _ => (body, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(size_error(text));
     }
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| size_error(text))
+}
+
+fn size_error(text: &str) -> String {
+    format!("invalid size '{text}': use a number with an optional k, m, g or t suffix (4k = 4096)")
+}
+
+/// Parses a duration: a number with a unit `ns`, `us`, `ms`, `s`, `m` or `h` (a bare number means
+/// seconds). Returns nanoseconds.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: f64 = match unit {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "" | "s" => 1e9,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(duration_error(text)),
+    };
+    match num.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * mult < u64::MAX as f64 => Ok((n * mult) as u64),
+        _ => Err(duration_error(text)),
+    }
+}
+
+fn duration_error(text: &str) -> String {
+    format!("invalid duration '{text}': use a number with ns, us, ms, s, m or h (500ms, 5s, 2m)")
+}
+
+/// Formats bytes compactly in powers of 1024 (`4k`, `1m`, `1536k`), exact when possible.
+pub fn format_size(bytes: u64) -> String {
+    for (suffix, shift) in [("t", 40), ("g", 30), ("m", 20), ("k", 10)] {
+        if bytes != 0 && bytes % (1u64 << shift) == 0 {
+            return format!("{}{suffix}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
 }
 
 #[cfg(test)]
@@ -26,14 +78,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn suffixes_give_units() {
-        let label = |n: &str| (by_suffix(n).0.label(), by_suffix(n).1);
-        assert_eq!(label("throughput_mib_s"), ("MiB/s", Better::Higher));
-        assert_eq!(label("lat_p50_ns"), ("ns", Better::Lower));
-        assert_eq!(label("iops"), ("IOPS", Better::Higher));
-        assert_eq!(label("files_per_s"), ("/s", Better::Higher));
-        assert_eq!(label("cpu_pct").0, "%");
-        assert_eq!(label("files").0, "");
-        assert_eq!(label("sys_ns_per_entry"), ("ns", Better::Lower));
+    fn sizes_are_powers_of_1024() {
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("10b"), Ok(10));
+    }
+
+    #[test]
+    fn bad_sizes_explain_the_format() {
+        for bad in [
+            "4q",
+            "",
+            "k",
+            "-1",
+            "1.5m",
+            "99999999999999999999",
+            "16777216t",
+        ] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.contains("4k = 4096"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(500_000_000));
+        assert_eq!(parse_duration("5s"), Ok(5_000_000_000));
+        assert_eq!(parse_duration("2m"), Ok(120_000_000_000));
+        assert_eq!(parse_duration("1.5"), Ok(1_500_000_000));
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn format_size_round_trips() {
+        for s in ["4k", "1m", "3g", "1000", "1536k"] {
+            assert_eq!(format_size(parse_size(s).unwrap()), s);
+        }
     }
 }

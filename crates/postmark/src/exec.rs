@@ -3,14 +3,14 @@
 //! report computed the way postmark computes it (whole seconds from the wall clock at its four
 //! `time()` calls, derived here from nanosecond readings) and fsbench's precise timings.
 
+use crate::engine::{self as postmark, Location, OpKind, OpLog, Outcome, Progress};
 use crate::lang::Settings;
 use crate::report::{self, Precise, ReportData};
+use fsbench_io::{CancelToken, WorkloadError};
 use fsbench_measure::{Clock, CpuTimes, MonotonicClock, Recorder, SampleRecorder};
 use fsbench_model::Failure;
 use fsbench_scratch::Scratch;
 use fsbench_sys::cleanup::Cleanup;
-use fsbench_workload::engines::postmark::{self, Location, OpKind, OpLog, Outcome, Progress};
-use fsbench_workload::{CancelToken, WorkloadError};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;

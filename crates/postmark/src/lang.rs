@@ -3,7 +3,7 @@
 //! `+`/`-` and weights) and its error texts. Executing `run`, `show`, `load` and shell escapes
 //! is left to the caller through [`Action`].
 
-use fsbench_workload::engines::postmark::Config;
+use crate::engine::Config;
 
 /// One entry of postmark's command table (order matters: first prefix match wins).
 #[derive(Debug, PartialEq, Eq)]

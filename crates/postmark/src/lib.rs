@@ -4,6 +4,7 @@
 //! ([`report`]). The interactive prompt and printing are the binary's.
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod exec;
 pub mod lang;
 pub mod report;

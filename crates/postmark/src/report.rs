@@ -3,8 +3,8 @@
 //! like the C). Plus fsbench's own block of precise timings, printed after the report.
 //! Pure functions from numbers to text.
 
+use crate::engine::Config;
 use fsbench_measure::LatencyStats;
-use fsbench_workload::engines::postmark::Config;
 use std::fmt::Write;
 
 const KILOBYTE: i32 = 1024;

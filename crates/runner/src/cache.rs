@@ -6,9 +6,9 @@
 
 pub use fsbench_spec::cold::ColdMethod;
 use fsbench_sys::cache as sys;
+use fsbench_sys::child::{self, WaitError};
 use fsbench_sys::cleanup::Cleanup;
 use fsbench_workload::CancelToken;
-use fsbench_workload::child::{self, WaitError};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::Command;

@@ -4,9 +4,9 @@
 //! never on the raw device. Any later result whose data had to come from the device and moved
 //! faster than this came from a cache above it (`analysis::plausible`).
 
+use fsbench_io::file::{AlignedBuf, pread_full, pwrite_full};
 use fsbench_scratch::Scratch;
 use fsbench_sys::cleanup::Cleanup;
-use fsbench_workload::io::{AlignedBuf, pread_full, pwrite_full};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Instant;

@@ -134,7 +134,7 @@ fn fixed_seconds(w: &PlanWorkload) -> f64 {
     let dur = |k: &str| {
         w.params
             .get(k)
-            .and_then(|v| fsbench_workload::units::parse_duration(v).ok())
+            .and_then(|v| fsbench_model::units::parse_duration(v).ok())
             .map_or(0.0, |ns| ns as f64 / 1e9)
     };
     let ops = w

@@ -155,7 +155,7 @@ pub fn execute(
         }
     }
     // Archives kept on local disk for the tar workloads are this run's: removed with its scratches.
-    fsbench_workload::engines::local_archive::release();
+    fsbench_tree::local_archive::release();
     // Shared layout: rank 0 removes the one scratch once every rank is done with it.
     team.dist.barrier();
     // A removal that fails is the run's failure, recorded in the outcome so that the record is

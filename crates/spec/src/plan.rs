@@ -152,7 +152,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         .as_deref()
         .unwrap_or(run_spec::DEFAULT_COLD_TIMEOUT);
     let cold_timeout = std::time::Duration::from_nanos(
-        fsbench_workload::units::parse_duration(cold_timeout_text)
+        fsbench_model::units::parse_duration(cold_timeout_text)
             .ok()
             .filter(|&ns| ns > 0)
             .ok_or_else(|| {
@@ -230,7 +230,7 @@ fn background(
 fn parse_interval(text: Option<&str>) -> EngineResult<Option<u64>> {
     let Some(t) = text else { return Ok(None) };
     let min = fsbench_measure::series::MIN_INTERVAL_NS;
-    match fsbench_workload::units::parse_duration(t) {
+    match fsbench_model::units::parse_duration(t) {
         Ok(ns) if ns >= min => Ok(Some(ns)),
         _ => Err(Failure::input(format!(
             "invalid --interval '{t}' — give a duration of at least {} ms, e.g. 10ms or 1s",
@@ -528,7 +528,7 @@ pub const STEADY_MAX_RUNS: u32 = 25;
 
 fn parse_max_time(args: &RunSpec) -> EngineResult<Option<u64>> {
     match &args.max_time {
-        Some(t) => fsbench_workload::units::parse_duration(t)
+        Some(t) => fsbench_model::units::parse_duration(t)
             .ok()
             .filter(|&ns| ns > 0)
             .map(Some)

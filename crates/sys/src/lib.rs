@@ -10,6 +10,8 @@
 //! `fscrypt` has no macOS counterpart. The [`cleanup`] registry is portable.
 #![warn(missing_docs)]
 
+pub mod cancel;
+pub mod child;
 pub mod cleanup;
 
 #[cfg(target_os = "linux")]

@@ -7,27 +7,16 @@
 //! one line in `registry.rs`.
 #![warn(missing_docs)]
 
-mod cancel;
-pub mod child;
-mod context;
-pub mod engines;
-mod error;
-pub mod fsops;
+mod engines;
 mod info;
-pub mod io;
+mod knobs;
 mod params;
 mod registry;
 
 #[cfg(test)]
 mod testutil;
-pub mod tree;
-pub mod units;
-pub mod walker;
 
-pub use cancel::CancelToken;
-pub use context::{Context, RankSync, Ranks, Target};
-pub use error::WorkloadError;
-pub use fsbench_measure::Recorder;
+pub use fsbench_io::{CancelToken, Context, RankSync, Ranks, Recorder, Target, WorkloadError};
 pub use info::{Built, Caps, Flow, WorkloadInfo};
 pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
 pub use registry::{LABEL, build, find, names, suggest};

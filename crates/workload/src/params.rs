@@ -1,7 +1,7 @@
 //! Workload parameters: `key=value` strings in, typed values out, every resolved value (defaults
 //! included) kept as a canonical map for the result, and unknown keys refused with a suggestion.
 
-use crate::units::{format_size, parse_duration, parse_size};
+use fsbench_model::units::{format_size, parse_duration, parse_size};
 use std::collections::BTreeMap;
 
 /// Documentation of one parameter of a workload (for `--help`, suggestions and docs).

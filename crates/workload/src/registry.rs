@@ -8,10 +8,10 @@ use crate::params::{ParamError, Params};
 const REGISTRY: &[WorkloadInfo] = &[
     engines::seq_write::INFO,
     engines::seq_read::INFO,
-    engines::rand_io::READ_INFO,
-    engines::rand_io::WRITE_INFO,
+    engines::rand_read::INFO,
+    engines::rand_write::INFO,
     engines::latency::INFO,
-    engines::rand_io::SEEK_INFO,
+    engines::seek_rate::INFO,
     engines::large_file::INFO,
     engines::tree_create::INFO,
     engines::walk::INFO,
@@ -19,8 +19,8 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::null_build::INFO,
     engines::command::INFO,
     engines::postmark::INFO,
-    engines::tar_io::EXTRACT_INFO,
-    engines::tar_io::DELETE_INFO,
+    engines::tar_extract::INFO,
+    engines::tar_delete::INFO,
     engines::null::INFO,
 ];
 

@@ -226,7 +226,7 @@ fn check_lab_size(src: &Source, s: &Suite) -> EngineResult<()> {
     let Some(text) = &s.lab_size else {
         return Ok(());
     };
-    use fsbench_workload::units::{format_size, parse_size};
+    use fsbench_model::units::{format_size, parse_size};
     let size = parse_size(text).ok().filter(|&n| n > 0).ok_or_else(|| {
         src.err_at(
             s.lab_size_pos,

@@ -13,7 +13,7 @@
 //! scaled run measures the same operations on less data.
 
 use super::file::{ParamSpec, WorkloadSpec};
-use fsbench_workload::units::{format_size, parse_duration, parse_size};
+use fsbench_model::units::{format_size, parse_duration, parse_size};
 
 /// Parameters `--scale` multiplies.
 pub const SCALED: &[&str] = &[

@@ -127,12 +127,14 @@ impl CommandWorkload {
             .map_err(|e| WorkloadError::io("dup", text, e))?;
         cmd.stderr(Stdio::from(err_writer));
         let start = Instant::now();
-        let mut child = crate::child::spawn(&mut cmd, &ctx.cleanup)
+        let mut child = fsbench_sys::child::spawn(&mut cmd, &ctx.cleanup)
             .map_err(|e| WorkloadError::io("spawn", text, e))?;
         drop(cmd);
         let status = match child.wait(&ctx.cancel, None) {
             Ok(s) => s,
-            Err(crate::child::WaitError::Io(e)) => return Err(WorkloadError::io("wait", text, e)),
+            Err(fsbench_sys::child::WaitError::Io(e)) => {
+                return Err(WorkloadError::io("wait", text, e));
+            }
             Err(_) => return Err(WorkloadError::Interrupted),
         };
         let wall = start.elapsed().as_nanos() as u64;

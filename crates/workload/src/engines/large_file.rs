@@ -1,11 +1,11 @@
 //! `large-file`: write one large file sequentially, then read it back (the large-file MB/s study).
 //! `size=2x-ram` sizes the file from physical memory so the page cache cannot hold it.
 
-use super::common::{self, FsyncPolicy, WritePass};
 use crate::info::WorkloadInfo;
-use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::DataFile;
+use fsbench_io::passes::{self as common, FsyncPolicy, WritePass};
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -47,7 +47,7 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the random data",
     },
-    super::common::DEDUPE_DOC,
+    crate::knobs::io::DEDUPE_DOC,
 ];
 
 struct LargeFile {
@@ -70,7 +70,7 @@ fn parse_large_size(text: &str, ram: u64) -> Result<u64, String> {
             .ok_or_else(|| {
                 format!("invalid size '{text}': use a size (4g) or a multiple of RAM (2x-ram)")
             }),
-        None => crate::units::parse_size(text),
+        None => fsbench_model::units::parse_size(text),
     }
 }
 
@@ -91,12 +91,12 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
             message: "must be greater than 0".into(),
         });
     }
-    p.record("size", crate::units::format_size(size));
+    p.record("size", fsbench_model::units::format_size(size));
     let bs = p.positive_size("bs", "1m")?;
-    let direct = common::direct_param(p, "false")?;
-    common::check_direct_bs(direct, bs)?;
+    let direct = crate::knobs::io::direct_param(p, "false")?;
+    crate::knobs::io::check_direct_bs(direct, bs)?;
     let evict = p.bool("evict", "true")?;
-    let pattern = common::data_param(p)?;
+    let pattern = crate::knobs::io::data_param(p)?;
     let seed = p.u64("seed", "42")?;
     let pass = WritePass {
         bs,
@@ -132,7 +132,12 @@ fn mib_per_s(bytes: u64, ns: u64) -> f64 {
 impl Workload for LargeFile {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
-        super::direct_check::settle(&file, &mut self.pass.direct, self.pass.bs, &mut self.note)?;
+        fsbench_io::direct_check::settle(
+            &file,
+            &mut self.pass.direct,
+            self.pass.bs,
+            &mut self.note,
+        )?;
         Ok(())
     }
 
@@ -146,7 +151,7 @@ impl Workload for LargeFile {
         common::write_pass(ctx, rec, &file, &self.pass)?;
         let t1 = rec.now_ns();
         if self.evict && !file.external {
-            let f = crate::io::open_read(&file, false)?;
+            let f = fsbench_io::file::open_read(&file, false)?;
             let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
         }
         let t2 = rec.now_ns();

@@ -4,13 +4,13 @@
 //! the same lone requests through a ring of depth 1 (only depth 1: at depth a request meets a
 //! busy device, which is `rand-read:iodepth=N`'s question, not ioping's).
 
-use super::common::{self, Direct, Offsets};
-use super::queue::{self, Engine, Queue};
-use super::uring::{One, Ring, RingSpec};
 use crate::info::WorkloadInfo;
-use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
+use fsbench_io::passes::{self as common, Direct, Offsets};
+use fsbench_io::queue::{Engine, Queue};
+use fsbench_io::uring::{One, Ring, RingSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -63,7 +63,7 @@ const PARAMS: &[ParamDoc] = &[
         default: "1",
         help: "only 1: ioping times lone requests (rand-read:iodepth=N for latency at depth)",
     },
-    queue::ENGINE_DOC,
+    crate::knobs::queue::ENGINE_DOC,
 ];
 
 struct Latency {
@@ -86,12 +86,12 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "1m")?;
-    let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let direct = common::direct_param(p, "auto")?;
-    common::check_direct_bs(direct, bs)?;
+    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
+    let direct = crate::knobs::io::direct_param(p, "auto")?;
+    crate::knobs::io::check_direct_bs(direct, bs)?;
     let seed = p.u64("seed", "42")?;
     let offsets = Offsets::new(seed, size, bs);
-    let file = common::file_param(p)?;
+    let file = crate::knobs::io::file_param(p)?;
     let queue = queue_param(p)?;
     Ok(Box::new(Latency {
         file,
@@ -117,8 +117,8 @@ fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
                 .into(),
         });
     }
-    let q = queue::queue_param(p)?;
-    queue::refuse_mmap(q, "latency")?;
+    let q = crate::knobs::queue::queue_param(p)?;
+    crate::knobs::queue::refuse_mmap(q, "latency")?;
     Ok(q)
 }
 
@@ -196,7 +196,7 @@ impl Workload for Latency {
         let file = self.file(ctx)?;
         self.offsets = Offsets::new(self.seed, file.size, self.bs);
         io::ensure_file(ctx, &file, DataPattern::Random, self.seed)?;
-        super::direct_check::settle(&file, &mut self.direct, self.bs, &mut self.note)?;
+        fsbench_io::direct_check::settle(&file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
     }
 
@@ -206,7 +206,7 @@ impl Workload for Latency {
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
-        let (f, used_direct) = common::open_read(&file, self.direct)?;
+        let (f, used_direct) = common::open_for_read(&file, self.direct)?;
         rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
         rec.metric("engine_io_uring", self.queue.uring_flag());
         match self.queue.engine {

@@ -4,10 +4,10 @@
 //! output once, by full path, and finds nothing to do.
 
 use crate::info::WorkloadInfo;
+use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::tree::TreeSource;
-use crate::tree::index::{Index, cpath, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_tree::index::{Index, cpath, stat_mtime_ns};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};

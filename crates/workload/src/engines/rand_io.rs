@@ -1,80 +1,23 @@
-//! `rand-read` and `rand-write`: `bs`-sized reads or writes at seeded random aligned offsets of
+//! The random-I/O engine of `rand-read`, `rand-write` and `seek-rate`: `bs`-sized reads or writes at seeded random aligned offsets of
 //! one file (fio `rw=randread|randwrite`), for `ops` operations or a `duration`: psync at queue
 //! depth 1 by default, or io_uring with `iodepth` requests in flight, in `jobs` parallel jobs.
 //! Both engines draw the same offsets in the same order for a seed.
 
-use super::common::{self, Direct, FsyncPolicy, Offsets};
-use super::jobs;
-use super::mapped::Mapping;
-use super::pace::{self, Pace, Rate};
-use super::queue::{self, Engine, Jobs, Queue};
-use super::uring::{Ring, RingSpec, Source};
-use super::verify::{self, Journal};
-use crate::info::WorkloadInfo;
-use crate::io::{self, AlignedBuf, DataFile, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
+use fsbench_io::jobs;
+use fsbench_io::mapped::Mapping;
+use fsbench_io::pace::{self, Pace, Rate};
+use fsbench_io::passes::{self as common, Direct, FsyncPolicy, Offsets};
+use fsbench_io::queue::{self, Engine, Jobs, Queue};
+use fsbench_io::uring::{Ring, RingSpec, Source};
+use fsbench_io::verify::{self, Journal};
 use fsbench_model::metric as k;
 use std::path::PathBuf;
 
-/// Registry entry of `rand-read`.
-pub const READ_INFO: WorkloadInfo = WorkloadInfo {
-    name: "rand-read",
-    summary: "random reads of bs at aligned offsets of one file (fio randread; psync QD1 or io_uring iodepth)",
-    params: PARAMS,
-    build: build_read,
-};
-
-/// Registry entry of `rand-write`.
-pub const WRITE_INFO: WorkloadInfo = WorkloadInfo {
-    name: "rand-write",
-    summary: "random writes of bs at aligned offsets of one file (fio randwrite; psync QD1 or io_uring iodepth)",
-    params: PARAMS,
-    build: build_write,
-};
-
-/// Registry entry of `seek-rate`.
-pub const SEEK_INFO: WorkloadInfo = WorkloadInfo {
-    name: "seek-rate",
-    summary: "back-to-back random reads for a duration (ioping -R): requests per second",
-    params: SEEK_PARAMS,
-    build: build_seek,
-};
-
-const SEEK_PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "file",
-        default: "",
-        help: "read this existing file instead of one fsbench writes (never modified)",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "4k",
-        help: "size of each read",
-    },
-    ParamDoc {
-        key: "size",
-        default: "64m",
-        help: "working set: offsets fall in 0..size",
-    },
-    ParamDoc {
-        key: "duration",
-        default: "3s",
-        help: "length of each sample",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "auto",
-        help: "O_DIRECT: true, false or auto (when supported)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of offsets and data",
-    },
-];
-
-const PARAMS: &[ParamDoc] = &[
+/// The parameters of `rand-read` and `rand-write`.
+pub(super) const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "file",
         default: "",
@@ -120,43 +63,43 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of offsets and data",
     },
-    queue::IODEPTH_DOC,
-    queue::ENGINE_DOC,
-    queue::JOBS_DOC,
-    queue::FILE_PER_JOB_DOC,
-    common::DEDUPE_DOC,
-    pace::RATE_DOC,
-    pace::ARRIVALS_DOC,
-    pace::THINK_DOC,
-    verify::VERIFY_DOC,
-    super::skew::DIST_DOC,
+    crate::knobs::queue::IODEPTH_DOC,
+    crate::knobs::queue::ENGINE_DOC,
+    crate::knobs::queue::JOBS_DOC,
+    crate::knobs::queue::FILE_PER_JOB_DOC,
+    crate::knobs::io::DEDUPE_DOC,
+    crate::knobs::pace::RATE_DOC,
+    crate::knobs::pace::ARRIVALS_DOC,
+    crate::knobs::pace::THINK_DOC,
+    crate::knobs::verify::VERIFY_DOC,
+    crate::knobs::skew::DIST_DOC,
 ];
 
 /// How long a sample lasts.
 #[derive(Debug, Clone, Copy)]
-enum Stop {
+pub(super) enum Stop {
     Ops(u64),
     Duration(u64),
 }
 
 /// How every job of a sample does its I/O.
 #[derive(Debug, Clone, Copy)]
-struct RandSpec {
-    write: bool,
-    bs: u64,
-    stop: Stop,
-    direct: Direct,
-    fsync: FsyncPolicy,
-    pattern: DataPattern,
-    queue: Queue,
-    pace: Pace,
+pub(super) struct RandSpec {
+    pub(super) write: bool,
+    pub(super) bs: u64,
+    pub(super) stop: Stop,
+    pub(super) direct: Direct,
+    pub(super) fsync: FsyncPolicy,
+    pub(super) pattern: DataPattern,
+    pub(super) queue: Queue,
+    pub(super) pace: Pace,
     /// Seal every block written (checked after the sample) or check every block read.
-    verify: bool,
+    pub(super) verify: bool,
     /// Which blocks are chosen.
-    dist: super::skew::Dist,
+    pub(super) dist: fsbench_io::skew::Dist,
 }
 
-struct RandIo {
+pub(super) struct RandIo {
     file: Option<PathBuf>,
     size: u64,
     seed: u64,
@@ -170,43 +113,6 @@ struct RandIo {
     samples: u64,
     /// Why `direct=auto` uses buffered I/O on this target.
     note: Option<String>,
-}
-
-fn build_read(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    build(p, false)
-}
-
-fn build_write(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    build(p, true)
-}
-
-fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "4k")?;
-    let size = p.positive_size("size", "64m")?;
-    let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let duration = p.positive_duration("duration", "3s")?;
-    let direct = common::direct_param(p, "auto")?;
-    common::check_direct_bs(direct, bs)?;
-    let seed = p.u64("seed", "42")?;
-    let file = common::file_param(p)?;
-    let spec = RandSpec {
-        write: false,
-        bs,
-        stop: Stop::Duration(duration),
-        direct,
-        fsync: FsyncPolicy::None,
-        pattern: DataPattern::Random,
-        queue: Queue::PSYNC,
-        pace: Pace::FULL_SPEED,
-        verify: false,
-        dist: super::skew::Dist::Uniform,
-    };
-    let jobs = Jobs {
-        count: 1,
-        file_per_job: true,
-    };
-    Ok(Box::new(RandIo::new(file, size, seed, spec, jobs)))
 }
 
 /// Paced runs last 5 s by default (`size/bs` requests at a modest rate could take minutes).
@@ -230,7 +136,7 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
         // Each phase ends at the first request past its length: half a step of slack lets the
         // last one finish.
         return Ok(Stop::Duration(
-            step * super::curve::Curve::PHASES + step / 2,
+            step * fsbench_io::curve::Curve::PHASES + step / 2,
         ));
     }
     let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !p.raw().contains_key("ops");
@@ -243,7 +149,7 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
         return Ok(Stop::Ops(p.count("ops", &(size / bs).to_string())?));
     };
     p.record("duration", d.clone());
-    let ns = crate::units::parse_duration(&d).map_err(|m| ParamError {
+    let ns = fsbench_model::units::parse_duration(&d).map_err(|m| ParamError {
         key: "duration".into(),
         message: m,
     })?;
@@ -278,7 +184,7 @@ fn check_mmap(queue: Queue, direct: Direct, fsync: FsyncPolicy) -> Result<(), Pa
     Ok(())
 }
 
-/// `verify=true` (see [`verify::param`]); reads are checked in the psync and mmap loops, and
+/// `verify=true` (see [`crate::knobs::verify::param`]); reads are checked in the psync and mmap loops, and
 /// writes by jobs on their own files.
 fn verify_param(
     p: &mut Params,
@@ -287,12 +193,12 @@ fn verify_param(
     external: bool,
     (queue, jobs): (Queue, Jobs),
 ) -> Result<bool, ParamError> {
-    let verify = verify::param(p, bs, external)?;
+    let verify = crate::knobs::verify::param(p, bs, external)?;
     if verify && write && jobs.count > 1 && !jobs.file_per_job {
-        return Err(verify::refusal("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into()));
+        return Err(crate::knobs::verify::refusal("checks which write reached each block last; jobs sharing one file race for blocks — use file-per-job=true".into()));
     }
     if verify && !write && queue.engine == Engine::IoUring {
-        return Err(verify::refusal(
+        return Err(crate::knobs::verify::refusal(
             "checks reads in the psync and mmap loops; use engine=psync or mmap (writes verify with any engine)"
                 .into(),
         ));
@@ -300,23 +206,24 @@ fn verify_param(
     Ok(verify)
 }
 
-fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
+/// Builds `rand-read` (or with `write`, `rand-write`) from its parameters.
+pub(super) fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "4k")?;
     let size = p.positive_size("size", "256m")?;
-    let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let mut pace = pace::pace_param(p, bs)?;
+    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
+    let mut pace = crate::knobs::pace::pace_param(p, bs)?;
     let stop = stop_param(p, size, bs, &mut pace)?;
-    let direct = common::direct_param(p, "false")?;
-    common::check_direct_bs(direct, bs)?;
-    let fsync = common::fsync_param(p, "end")?;
-    let pattern = common::data_param(p)?;
+    let direct = crate::knobs::io::direct_param(p, "false")?;
+    crate::knobs::io::check_direct_bs(direct, bs)?;
+    let fsync = crate::knobs::io::fsync_param(p, "end")?;
+    let pattern = crate::knobs::io::data_param(p)?;
     let seed = p.u64("seed", "42")?;
-    let queue = queue::queue_param(p)?;
+    let queue = crate::knobs::queue::queue_param(p)?;
     if write {
-        common::check_fsync_engine(fsync, queue)?;
+        crate::knobs::io::check_fsync_engine(fsync, queue)?;
     }
-    pace::check_engine(&pace, queue)?;
+    crate::knobs::pace::check_engine(&pace, queue)?;
     check_mmap(queue, direct, fsync)?;
     // A mapping never reads around the page cache: record what is done.
     let direct = if queue.engine == Engine::Mmap {
@@ -325,11 +232,15 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
     } else {
         direct
     };
-    let file = if write { None } else { common::file_param(p)? };
-    let jobs = queue::jobs_param(p, file.is_some())?;
+    let file = if write {
+        None
+    } else {
+        crate::knobs::io::file_param(p)?
+    };
+    let jobs = crate::knobs::queue::jobs_param(p, file.is_some())?;
     let pace = pace.share(jobs.count as usize);
     let verify = verify_param(p, bs, write, file.is_some(), (queue, jobs))?;
-    let dist = super::skew::dist_param(p)?;
+    let dist = crate::knobs::skew::dist_param(p)?;
     let spec = RandSpec {
         dist,
         verify,
@@ -346,7 +257,13 @@ fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
 }
 
 impl RandIo {
-    fn new(file: Option<PathBuf>, size: u64, seed: u64, spec: RandSpec, jobs: Jobs) -> Self {
+    pub(super) fn new(
+        file: Option<PathBuf>,
+        size: u64,
+        seed: u64,
+        spec: RandSpec,
+        jobs: Jobs,
+    ) -> Self {
         let offsets = (0..jobs.count)
             .map(|k| {
                 let s = queue::job_seed(seed, k);
@@ -401,9 +318,9 @@ impl RandIo {
 impl RandSpec {
     fn open(&self, file: &DataFile) -> Result<(std::fs::File, bool), WorkloadError> {
         if self.write {
-            common::open_write(file, self.direct, false)
+            common::open_for_write(file, self.direct, false)
         } else {
-            common::open_read(file, self.direct)
+            common::open_for_read(file, self.direct)
         }
     }
 
@@ -618,7 +535,7 @@ impl Workload for RandIo {
                     .with_dist(self.spec.dist, seed);
             }
             io::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
-            return super::direct_check::settle(
+            return fsbench_io::direct_check::settle(
                 &files[0],
                 &mut self.spec.direct,
                 self.spec.bs,
@@ -637,7 +554,7 @@ impl Workload for RandIo {
                 io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
             }
         }
-        super::direct_check::settle(
+        fsbench_io::direct_check::settle(
             &files[0],
             &mut self.spec.direct,
             self.spec.bs,
@@ -733,6 +650,9 @@ impl Workload for RandIo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines::rand_read::build_read;
+    use crate::engines::rand_write::build_write;
+    use crate::engines::seek_rate::build_seek;
     use crate::testutil::Harness;
 
     #[test]

@@ -3,14 +3,14 @@
 //! `engine=io_uring`, `iodepth` consecutive blocks are in flight (fio `rw=read`); with `jobs=N`,
 //! each job reads its own file, or its region of a shared one.
 
-use super::common::{self, Direct, SeqJob};
-use super::jobs;
-use super::pace::{self, Pace};
-use super::queue::{self, Engine, Jobs, Queue};
 use crate::info::WorkloadInfo;
-use crate::io::{self, DataPattern};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::{self as io, DataPattern};
+use fsbench_io::jobs;
+use fsbench_io::pace::{self, Pace};
+use fsbench_io::passes::{self as common, Direct, SeqJob};
+use fsbench_io::queue::{self, Engine, Jobs, Queue};
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -52,16 +52,16 @@ const PARAMS: &[ParamDoc] = &[
         default: "42",
         help: "seed of the random data",
     },
-    queue::IODEPTH_DOC,
-    queue::ENGINE_DOC,
-    queue::JOBS_DOC,
-    queue::FILE_PER_JOB_DOC,
-    common::DEDUPE_DOC,
-    pace::RATE_DOC,
-    pace::ARRIVALS_DOC,
-    pace::THINK_DOC,
-    super::verify::VERIFY_DOC,
-    common::INTERLEAVE_DOC,
+    crate::knobs::queue::IODEPTH_DOC,
+    crate::knobs::queue::ENGINE_DOC,
+    crate::knobs::queue::JOBS_DOC,
+    crate::knobs::queue::FILE_PER_JOB_DOC,
+    crate::knobs::io::DEDUPE_DOC,
+    crate::knobs::pace::RATE_DOC,
+    crate::knobs::pace::ARRIVALS_DOC,
+    crate::knobs::pace::THINK_DOC,
+    crate::knobs::verify::VERIFY_DOC,
+    crate::knobs::io::INTERLEAVE_DOC,
 ];
 
 struct SeqRead {
@@ -87,17 +87,17 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "1m")?;
     let size = p.positive_size("size", "256m")?;
-    let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let direct = common::direct_param(p, "false")?;
-    common::check_direct_bs(direct, bs)?;
-    let pattern = common::data_param(p)?;
+    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
+    let direct = crate::knobs::io::direct_param(p, "false")?;
+    crate::knobs::io::check_direct_bs(direct, bs)?;
+    let pattern = crate::knobs::io::data_param(p)?;
     let seed = p.u64("seed", "42")?;
-    let file = common::file_param(p)?;
-    let queue = queue::queue_param(p)?;
-    let jobs = queue::jobs_param(p, file.is_some())?;
-    common::check_regions(size, bs, jobs)?;
-    let pace = pace::sequential(p, bs, queue, jobs)?;
-    let verify = super::verify::param(p, bs, file.is_some())?;
+    let file = crate::knobs::io::file_param(p)?;
+    let queue = crate::knobs::queue::queue_param(p)?;
+    let jobs = crate::knobs::queue::jobs_param(p, file.is_some())?;
+    crate::knobs::io::check_regions(size, bs, jobs)?;
+    let pace = crate::knobs::pace::sequential(p, bs, queue, jobs)?;
+    let verify = crate::knobs::verify::param(p, bs, file.is_some())?;
     if queue.engine == Engine::Mmap && direct == Direct::On {
         return Err(ParamError {
             key: "direct".into(),
@@ -107,11 +107,11 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         });
     }
     if verify && queue.engine == Engine::IoUring {
-        return Err(super::verify::refusal(
+        return Err(crate::knobs::verify::refusal(
             "checks reads in the psync and mmap loops; use engine=psync or mmap".into(),
         ));
     }
-    let interleave = common::interleave_param(p, queue)?;
+    let interleave = crate::knobs::io::interleave_param(p, queue)?;
     Ok(Box::new(SeqRead {
         pace,
         verify,
@@ -187,7 +187,7 @@ impl Workload for SeqRead {
             common::check_segment(ctx, self.size, self.bs)?;
             let seg = common::rank_segment(ctx, self.size);
             io::ensure_segment(ctx, &jobs[0].file, seg, self.pattern, self.seed)?;
-            return super::direct_check::settle(
+            return fsbench_io::direct_check::settle(
                 &jobs[0].file,
                 &mut self.direct,
                 self.bs,
@@ -200,7 +200,7 @@ impl Workload for SeqRead {
             1
         }) {
             if self.verify {
-                super::verify::ensure_sealed_file(
+                fsbench_io::verify::ensure_sealed_file(
                     ctx,
                     &job.file,
                     self.bs,
@@ -211,7 +211,7 @@ impl Workload for SeqRead {
                 io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
             }
         }
-        super::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;
+        fsbench_io::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
     }
 

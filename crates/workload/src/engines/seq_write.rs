@@ -2,14 +2,14 @@
 //! With `engine=io_uring`, `iodepth` consecutive blocks are in flight (fio `rw=write`); with
 //! `jobs=N`, each job writes its own file, or its region of a shared one.
 
-use super::common::{self, Direct, SeqJob, WritePass};
-use super::jobs;
-use super::pace::{self, Pace};
-use super::queue::{self, Jobs, Queue};
 use crate::info::WorkloadInfo;
-use crate::io::DataFile;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::DataFile;
+use fsbench_io::jobs;
+use fsbench_io::pace::{self, Pace};
+use fsbench_io::passes::{self as common, Direct, SeqJob, WritePass};
+use fsbench_io::queue::{self, Jobs, Queue};
 use fsbench_model::metric as k;
 use std::path::PathBuf;
 
@@ -58,16 +58,16 @@ const PARAMS: &[ParamDoc] = &[
         help: "inside: the previous sample's file is truncated by the timed open (dd); before: \
                removed before the sample, untimed, and created anew inside it (IOR)",
     },
-    queue::IODEPTH_DOC,
-    queue::ENGINE_DOC,
-    queue::JOBS_DOC,
-    queue::FILE_PER_JOB_DOC,
-    common::DEDUPE_DOC,
-    common::INTERLEAVE_DOC,
-    super::verify::VERIFY_DOC,
-    pace::RATE_DOC,
-    pace::ARRIVALS_DOC,
-    pace::THINK_DOC,
+    crate::knobs::queue::IODEPTH_DOC,
+    crate::knobs::queue::ENGINE_DOC,
+    crate::knobs::queue::JOBS_DOC,
+    crate::knobs::queue::FILE_PER_JOB_DOC,
+    crate::knobs::io::DEDUPE_DOC,
+    crate::knobs::io::INTERLEAVE_DOC,
+    crate::knobs::verify::VERIFY_DOC,
+    crate::knobs::pace::RATE_DOC,
+    crate::knobs::pace::ARRIVALS_DOC,
+    crate::knobs::pace::THINK_DOC,
 ];
 
 struct SeqWrite {
@@ -93,23 +93,23 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let bs_given = p.raw().contains_key("bs");
     let bs = p.positive_size("bs", "1m")?;
     let size = p.positive_size("size", "256m")?;
-    let bs = common::fit_bs(p, bs_given, bs, size)?;
-    let fsync = common::fsync_param(p, "end")?;
-    let direct = common::direct_param(p, "false")?;
-    common::check_direct_bs(direct, bs)?;
-    let pattern = common::data_param(p)?;
+    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
+    let fsync = crate::knobs::io::fsync_param(p, "end")?;
+    let direct = crate::knobs::io::direct_param(p, "false")?;
+    crate::knobs::io::check_direct_bs(direct, bs)?;
+    let pattern = crate::knobs::io::data_param(p)?;
     let seed = p.u64("seed", "42")?;
-    let queue = queue::queue_param(p)?;
-    queue::refuse_mmap(queue, "seq-write")?;
-    common::check_fsync_engine(fsync, queue)?;
-    let jobs = queue::jobs_param(p, false)?;
-    common::check_regions(size, bs, jobs)?;
+    let queue = crate::knobs::queue::queue_param(p)?;
+    crate::knobs::queue::refuse_mmap(queue, "seq-write")?;
+    crate::knobs::io::check_fsync_engine(fsync, queue)?;
+    let jobs = crate::knobs::queue::jobs_param(p, false)?;
+    crate::knobs::io::check_regions(size, bs, jobs)?;
     let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
-    let pace = pace::sequential(p, bs, queue, jobs)?;
-    let interleave = common::interleave_param(p, queue)?;
-    let verify = super::verify::param(p, bs, false)?;
+    let pace = crate::knobs::pace::sequential(p, bs, queue, jobs)?;
+    let interleave = crate::knobs::io::interleave_param(p, queue)?;
+    let verify = crate::knobs::verify::param(p, bs, false)?;
     if verify && queue.engine != queue::Engine::Psync {
-        return Err(super::verify::refusal(
+        return Err(crate::knobs::verify::refusal(
             "seals blocks in the psync loop — use engine=psync, or drop verify".into(),
         ));
     }
@@ -173,7 +173,12 @@ impl Workload for SeqWrite {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         common::check_segment(ctx, self.size, self.pass.bs)?;
         let file = self.file(ctx, 0)?;
-        super::direct_check::settle(&file, &mut self.pass.direct, self.pass.bs, &mut self.note)?;
+        fsbench_io::direct_check::settle(
+            &file,
+            &mut self.pass.direct,
+            self.pass.bs,
+            &mut self.note,
+        )?;
         Ok(())
     }
 
@@ -181,7 +186,7 @@ impl Workload for SeqWrite {
         // Shared layout: rank 0 empties the one file before the ranks meet at the sample's
         // barrier; no rank may truncate it inside the sample, where the others are writing.
         if ctx.ranks.sharing() && ctx.ranks.rank == 0 {
-            common::open_write(&self.file(ctx, 0)?, Direct::Off, true)?;
+            common::open_for_write(&self.file(ctx, 0)?, Direct::Off, true)?;
         }
         if self.remove_before && !ctx.ranks.sharing() {
             for job in self.jobs(ctx)? {
@@ -211,7 +216,7 @@ impl Workload for SeqWrite {
         let jobs = self.jobs(ctx)?;
         if !self.jobs.file_per_job && !ctx.ranks.sharing() {
             // One truncation for all the jobs, inside the sample as a lone job's open(O_TRUNC).
-            common::open_write(&jobs[0].file, Direct::Off, true)?;
+            common::open_for_write(&jobs[0].file, Direct::Off, true)?;
         }
         self.samples += 1;
         let mut pass = self.pass;
@@ -232,8 +237,13 @@ impl Workload for SeqWrite {
         let mut checked = 0;
         for job in self.jobs(ctx)? {
             let part = (job.range.clone(), job.step);
-            checked +=
-                super::verify::read_back_range(ctx, &job.file, part, self.pass.bs, self.samples)?;
+            checked += fsbench_io::verify::read_back_range(
+                ctx,
+                &job.file,
+                part,
+                self.pass.bs,
+                self.samples,
+            )?;
         }
         Ok(vec![(k::VERIFIED_BYTES.into(), checked as f64)])
     }
@@ -353,7 +363,7 @@ mod tests {
             "bs=4k,size=10000,jobs=2,file-per-job=false,interleave=true".to_string(),
             "bs=4k,size=10000,jobs=3,file-per-job=false,interleave=true".to_string(),
         ];
-        if crate::engines::uring::available().is_ok() {
+        if fsbench_io::uring::available().is_ok() {
             for depth in [1, 2, 8] {
                 cases.push(format!("bs=4k,size=10000,engine=io_uring,iodepth={depth}"));
             }
@@ -398,7 +408,7 @@ mod tests {
     #[test]
     fn fsync_each_with_io_uring_is_refused() {
         let mut p = Params::parse("fsync=each,engine=io_uring").unwrap();
-        if crate::engines::uring::available().is_ok() {
+        if fsbench_io::uring::available().is_ok() {
             assert_eq!(build(&mut p).err().unwrap().key, "fsync");
         }
     }

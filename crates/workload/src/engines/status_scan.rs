@@ -4,10 +4,10 @@
 //! Paths are full paths, resolved by the kernel on every call, as git does.
 
 use crate::info::WorkloadInfo;
+use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::tree::TreeSource;
-use crate::tree::index::{Index, stat_mtime_ns};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_tree::index::{Index, stat_mtime_ns};
 use rustix::fs::{FileType, Mode, OFlags, RawDir};
 use std::mem::MaybeUninit;
 use std::path::PathBuf;
@@ -168,7 +168,7 @@ impl StatusScan {
 }
 
 /// lstat each file of `part`; returns how many differ from the index.
-fn check_part(part: &[crate::tree::index::Tracked], ctx: &Context) -> Result<u64, WorkloadError> {
+fn check_part(part: &[fsbench_tree::index::Tracked], ctx: &Context) -> Result<u64, WorkloadError> {
     let mut modified = 0;
     for (i, f) in part.iter().enumerate() {
         if i % 4096 == 0 {

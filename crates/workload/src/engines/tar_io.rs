@@ -1,33 +1,17 @@
-//! `tar-extract` and `tar-delete`: extract a tarball into the scratch (the `tar` crate, streaming,
+//! The engine of `tar-extract` and `tar-delete`: extract a tarball into the scratch (the `tar` crate, streaming,
 //! modes and mtimes kept), and remove an extracted tree without following symlinks (`rm -rf`).
 //! The archive is `archive=FILE` or a synthetic one (`profile=csail`, `scale`, `seed`) made once
 //! in `prepare` and identified by its tree's manifest hash; it is read from local disk outside
 //! the target unless `archive_on=target`. Between samples, unmeasured, the extract workload
 //! removes its last tree and the delete workload extracts a fresh one and counts it.
 
-use super::tarball::{Archive, ArchiveOn, extract};
-use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_tree::tarball::{Archive, ArchiveOn, extract};
 use std::path::{Path, PathBuf};
 
-/// Registry entry of `tar-extract`.
-pub const EXTRACT_INFO: WorkloadInfo = WorkloadInfo {
-    name: "tar-extract",
-    summary: "extract a tarball (archive=FILE or a synthetic csail one) into the scratch",
-    params: PARAMS,
-    build: build_extract,
-};
-
-/// Registry entry of `tar-delete`.
-pub const DELETE_INFO: WorkloadInfo = WorkloadInfo {
-    name: "tar-delete",
-    summary: "remove an extracted tarball's tree (rm -rf, never following symlinks)",
-    params: PARAMS,
-    build: build_delete,
-};
-
-const PARAMS: &[ParamDoc] = &[
+/// The parameters of `tar-extract` and `tar-delete`.
+pub(super) const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "archive",
         default: "",
@@ -72,18 +56,11 @@ struct TarIo {
 /// cached from dropped, few enough that opening them changes nothing measurable.
 const PROBE_FILES: usize = 64;
 
-fn build_extract(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    build(p, false)
-}
-
-fn build_delete(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    build(p, true)
-}
-
-fn build(p: &mut Params, delete: bool) -> Result<Box<dyn Workload>, ParamError> {
+/// Builds `tar-extract` (or with `delete`, `tar-delete`) from its parameters.
+pub(super) fn build(p: &mut Params, delete: bool) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(TarIo {
         delete,
-        archive: Archive::from_params(p)?,
+        archive: crate::knobs::archive::archive_param(p)?,
         path: None,
         fuse: false,
         entries: 0,
@@ -106,7 +83,7 @@ impl TarIo {
 
     fn fresh_extract(&self, ctx: &Context) -> Result<(u64, u64, u64), WorkloadError> {
         let tree = self.tree(ctx)?;
-        crate::fsops::remove_all(&tree)?;
+        fsbench_io::fsops::remove_all(&tree)?;
         std::fs::create_dir(&tree).map_err(|e| WorkloadError::io("mkdir", &tree, e))?;
         extract(self.archive()?, &tree, &ctx.cancel)
     }
@@ -134,7 +111,7 @@ impl Workload for TarIo {
             self.probe = probe;
             Ok(())
         } else {
-            crate::fsops::remove_all(&self.tree(ctx)?)
+            fsbench_io::fsops::remove_all(&self.tree(ctx)?)
         }
     }
 
@@ -142,7 +119,7 @@ impl Workload for TarIo {
         let tree = self.tree(ctx)?;
         if self.delete {
             let t0 = rec.now_ns();
-            crate::fsops::remove_all(&tree)?;
+            fsbench_io::fsops::remove_all(&tree)?;
             rec.op_done(t0, 0);
             rec.metric("entries", self.entries as f64);
         } else {
@@ -158,7 +135,7 @@ impl Workload for TarIo {
     }
 
     fn cleanup(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
-        crate::fsops::remove_all(&self.tree(ctx)?)
+        fsbench_io::fsops::remove_all(&self.tree(ctx)?)
     }
 
     /// Extract: the archive (what the sample reads; on local disk by default, so the same file
@@ -250,7 +227,8 @@ fn survey(root: &Path, max: usize) -> std::io::Result<(u64, Vec<PathBuf>)> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::engines::tar_delete::build_delete;
+    use crate::engines::tar_extract::build_extract;
     use crate::testutil::Harness;
 
     #[test]

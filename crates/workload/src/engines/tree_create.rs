@@ -1,11 +1,12 @@
 //! `tree-create`: write a synthetic source tree (profile, scale, seed), then delete it. Creation
 //! rate (files/s) is the headline; deletion is timed too. The tree's manifest is recorded.
 
-use super::pace;
 use crate::info::WorkloadInfo;
+use crate::knobs::tree::tree_params;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::tree::{self, TreeSpec, tree_params};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::pace;
+use fsbench_tree::{self as tree, TreeSpec};
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -51,8 +52,8 @@ const PARAMS: &[ParamDoc] = &[
         default: "",
         help: "open loop while creating: N files/s, the run's total; each file's creation is a request whose latency counts from its scheduled start",
     },
-    super::pace::ARRIVALS_DOC,
-    super::pace::THINK_DOC,
+    crate::knobs::pace::ARRIVALS_DOC,
+    crate::knobs::pace::THINK_DOC,
 ];
 
 struct TreeCreate {
@@ -71,7 +72,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let (spec, seed) = tree_params(p, "small", "1")?;
     let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
     let stat = p.bool("stat", "false")?;
-    let pace = pace::pace_param(p, 1)?;
+    let pace = crate::knobs::pace::pace_param(p, 1)?;
     if matches!(pace.rate, pace::Rate::Curve(_)) {
         return Err(ParamError {
             key: "rate".into(),

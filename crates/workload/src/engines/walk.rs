@@ -3,10 +3,10 @@
 //! global-lock study: sys time that grows with J while wall time stops falling.
 
 use crate::info::WorkloadInfo;
+use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::tree::TreeSource;
-use crate::walker::{self, StatMode, WalkCounts};
 use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_tree::walker::{self, StatMode, WalkCounts};
 use std::path::{Path, PathBuf};
 
 /// Registry entry.
@@ -103,7 +103,7 @@ impl Walk {
                 let progress = &ctx.progress;
                 // Builder, not `s.spawn`: a thread that cannot start is an error, not a panic.
                 match std::thread::Builder::new().spawn_scoped(s, move || {
-                    walk_n(root, n, self.stat, &cancel, Some(progress))
+                    walker::walk_n(root, n, self.stat, &cancel, Some(progress))
                 }) {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -134,21 +134,6 @@ impl Walk {
     }
 }
 
-/// Runs `n` walks of `root` one after another; each directory's entries go to `progress`.
-pub fn walk_n(
-    root: &Path,
-    n: u64,
-    stat: StatMode,
-    cancel: &crate::CancelToken,
-    progress: Option<&fsbench_measure::Counter>,
-) -> std::io::Result<WalkCounts> {
-    let mut total = WalkCounts::default();
-    for _ in 0..n {
-        total.add(walker::walk(root, stat, cancel, progress)?);
-    }
-    Ok(total)
-}
-
 fn walk_error(e: std::io::Error, root: &Path, ctx: &Context) -> WorkloadError {
     if ctx.cancel.is_cancelled() {
         WorkloadError::Interrupted
@@ -165,7 +150,7 @@ impl Workload for Walk {
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let root = self.source.root(ctx)?;
         let counts = if self.procs {
-            super::walk_procs::run(&root, self.workers, |k| self.share(k), self.stat, ctx)?
+            fsbench_tree::walk_procs::run(&root, self.workers, |k| self.share(k), self.stat, ctx)?
         } else {
             self.run_threads(&root, ctx)?
         };

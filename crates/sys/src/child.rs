@@ -1,0 +1,198 @@
+//! Child processes that never outlive fsbench: every command fsbench starts (a `command`
+//! workload, `--cold-cmd`, walk workers) runs in its own process group, gets SIGKILL from the
+//! kernel if fsbench dies (`PR_SET_PDEATHSIG`, even on SIGKILL of fsbench), is killed as a group
+//! on cancellation or timeout, and is registered in the process's cleanup registry
+//! ([`crate::cleanup`]), which kills it before a forced exit.
+
+use crate::cancel::CancelToken;
+use crate::cleanup::{Cleanup, Registration, Stage};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// How a waited-for child ended, when it did not exit by itself.
+#[derive(Debug)]
+pub enum WaitError {
+    /// The cancel token was set; the group was killed.
+    Cancelled,
+    /// The deadline passed; the group was killed.
+    TimedOut(Duration),
+    /// waitpid failed.
+    Io(std::io::Error),
+}
+
+/// A started child in its own process group; the group is killed when this is dropped unexpectedly.
+#[derive(Debug)]
+pub struct GroupChild {
+    /// The child (its pid is also the group id).
+    pub child: Child,
+    reaped: bool,
+    /// Kills the group if the process must stop before this child is reaped.
+    registration: Option<Registration>,
+    /// Told when the group ends (its watcher outside the process forgets it).
+    cleanup: Cleanup,
+}
+
+/// Starts `cmd` as the leader of a new process group that dies with fsbench; `cleanup` kills
+/// the group if fsbench must stop before it is reaped.
+pub fn spawn(cmd: &mut Command, cleanup: &Cleanup) -> std::io::Result<GroupChild> {
+    let parent = rustix::process::getpid();
+    cmd.process_group(0);
+    // SAFETY: the closure runs in the forked child before exec and only makes two raw system
+    // calls (prctl, getppid) and `_exit`, all async-signal-safe; it allocates nothing and takes
+    // no lock.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // fsbench died between fork and prctl: do not run orphaned.
+            if rustix::process::getppid() != Some(parent) {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    let pgid = child.id() as i32;
+    let registration = cleanup.register(Stage::Processes, move || {
+        if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        Vec::new()
+    });
+    cleanup.group_started(pgid);
+    Ok(GroupChild {
+        child,
+        reaped: false,
+        registration: Some(registration),
+        cleanup: cleanup.clone(),
+    })
+}
+
+impl GroupChild {
+    /// Waits until the child exits, `cancel` is set, or `timeout` passes; the last two kill the
+    /// whole group (TERM, then KILL after a short grace) and reap the leader.
+    pub fn wait(
+        &mut self,
+        cancel: &CancelToken,
+        timeout: Option<Duration>,
+    ) -> Result<ExitStatus, WaitError> {
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(20);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.finish();
+                    return Ok(status);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.kill();
+                    return Err(WaitError::Io(e));
+                }
+            }
+            if cancel.is_cancelled() {
+                self.kill();
+                return Err(WaitError::Cancelled);
+            }
+            if let Some(t) = timeout.filter(|t| start.elapsed() >= *t) {
+                self.kill();
+                return Err(WaitError::TimedOut(t));
+            }
+            // Short pauses: the wall time of a `command` sample ends when its exit is seen.
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_micros(200));
+        }
+    }
+
+    /// Kills the group (TERM, 200 ms grace, KILL) and reaps the leader.
+    pub fn kill(&mut self) {
+        if self.reaped {
+            return;
+        }
+        kill_group(self.child.id() as i32);
+        let _ = self.child.wait();
+        self.finish();
+    }
+
+    fn finish(&mut self) {
+        self.reaped = true;
+        // Members that outlived their leader are killed with it.
+        if let Some(pgid) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+        }
+        self.registration = None;
+        self.cleanup.group_ended(self.child.id() as i32);
+    }
+}
+
+impl Drop for GroupChild {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn kill_group(pgid: i32) {
+    let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
+        return;
+    };
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+    let deadline = Instant::now() + Duration::from_millis(200);
+    while Instant::now() < deadline {
+        if rustix::process::test_kill_process_group(pid).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg("sleep 30 & sleep 30; wait");
+        let mut g = spawn(&mut c, &Cleanup::new()).unwrap();
+        let pgid = g.child.id() as i32;
+        let r = g.wait(&CancelToken::new(), Some(Duration::from_millis(100)));
+        assert!(matches!(r, Err(WaitError::TimedOut(_))), "{r:?}");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            live_members(pgid).is_empty(),
+            "group survived: {:?}",
+            live_members(pgid)
+        );
+    }
+
+    /// Pids in process group `pgid` that are not zombies (a killed orphan stays a zombie until
+    /// PID 1 reaps it, which in a container may never happen).
+    fn live_members(pgid: i32) -> Vec<i32> {
+        let Ok(rd) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                    return false;
+                };
+                let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                f.first() != Some(&"Z") && f.get(2).and_then(|g| g.parse().ok()) == Some(pgid)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cancel_stops_the_wait_and_exit_status_is_returned() {
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let mut g = spawn(Command::new("sleep").arg("30"), &Cleanup::new()).unwrap();
+        assert!(matches!(g.wait(&cancel, None), Err(WaitError::Cancelled)));
+        let mut g = spawn(Command::new("sh").args(["-c", "exit 4"]), &Cleanup::new()).unwrap();
+        let s = g.wait(&CancelToken::new(), None).unwrap();
+        assert_eq!(s.code(), Some(4));
+    }
+}
