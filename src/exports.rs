@@ -5,8 +5,8 @@
 
 use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult};
-use crate::outfile::OutputKind;
 use fsbench_model::RunRecord;
+use fsbench_output::file::OutputKind;
 use fsbench_report::export::{Csv, Json, Markdown, Renderer, SeriesCsv};
 use std::path::PathBuf;
 
@@ -19,6 +19,7 @@ enum Dest {
 }
 
 /// The exports asked for, validated.
+#[derive(Default)]
 pub struct Exports {
     outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)>,
     /// The first write error, reported at the end.
@@ -30,7 +31,7 @@ impl Exports {
     /// may be a `protected` file, one of the `others` outputs, or another export.
     pub fn check(
         args: &ExportArgs,
-        protected: &[crate::outputs::Protected],
+        protected: &[fsbench_output::protect::Protected],
         others: &[(&str, &std::path::Path)],
     ) -> CliResult<Self> {
         let mut named: Vec<(&str, &std::path::Path)> = [
@@ -43,7 +44,7 @@ impl Exports {
         .filter_map(|(f, p)| p.map(|p| (f, p)))
         .collect();
         named.extend_from_slice(others);
-        crate::outputs::check(&named, protected).map_err(CliError::usage)?;
+        fsbench_output::protect::check(&named, protected).map_err(CliError::usage)?;
         let mut outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)> = Vec::new();
         let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 4] = [
             (args.export_json.as_ref(), Box::new(Json), "--export-json"),
@@ -66,7 +67,7 @@ impl Exports {
             } else {
                 Dest::File(
                     p.clone(),
-                    crate::outfile::check(p, flag).map_err(CliError::usage)?,
+                    fsbench_output::file::check(p, flag).map_err(CliError::usage)?,
                 )
             };
             outputs.push((exporter, dest, flag));
@@ -109,7 +110,7 @@ impl Exports {
             };
             let result = match dest {
                 Dest::Stdout => crate::out::stdout(&text).map_err(|e| e.message),
-                Dest::File(p, _) => crate::outfile::write(p, text.as_bytes()).map_err(|e| {
+                Dest::File(p, _) => fsbench_output::file::write(p, text.as_bytes()).map_err(|e| {
                     format!("cannot write {flag} {}: {e} — check the path", p.display())
                 }),
             };
@@ -137,7 +138,7 @@ impl Exports {
         Some(Box::new(move || {
             let text = Json.text(&words);
             for f in files {
-                let _ = crate::outfile::write(&f, text.as_bytes());
+                let _ = fsbench_output::file::write(&f, text.as_bytes());
             }
         }))
     }

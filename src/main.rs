@@ -10,8 +10,6 @@ mod exports;
 #[cfg(test)]
 mod fuzz;
 mod out;
-mod outfile;
-mod outputs;
 mod progress;
 mod signals;
 mod spec_args;

@@ -178,6 +178,12 @@ impl Drop for Progress {
     }
 }
 
+impl fsbench_runner::Sink for Progress {
+    fn event(&mut self, e: fsbench_runner::Event<'_>) {
+        self.show(&e);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,8 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
     }
     if let Some(path) = &args.export_json {
         let protected = crate::storage::protected_db(args.db.db.as_deref());
-        crate::outputs::check(&[("--export-json", path)], &protected).map_err(CliError::usage)?;
+        fsbench_output::protect::check(&[("--export-json", path)], &protected)
+            .map_err(CliError::usage)?;
     }
     let store = crate::storage::open_existing(args.db.db.as_deref())?;
     let f = HistoryFilter {
@@ -86,9 +87,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             r.started_at.clone().into(),
             duration(r).into(),
             shown_status(r).to_string().into(),
-            fsbench_store::timing::suite_of(&r.argv)
-                .unwrap_or_else(|| "-".into())
-                .into(),
+            r.suite.clone().unwrap_or_else(|| "-".into()).into(),
             dash_if_empty(notes.join("; ")).into(),
             r.targets.join(", ").into(),
             r.workloads.join(", ").into(),
@@ -140,7 +139,7 @@ fn row_json(r: &RunRow) -> serde_json::Value {
         "targets": r.targets,
         "workloads": r.workloads,
         "samples": r.samples,
-        "suite": fsbench_store::timing::suite_of(&r.argv),
+        "suite": r.suite,
         "duration_s": seconds(r),
     })
 }
@@ -149,7 +148,7 @@ fn write_json(path: &std::path::Path, text: &str) -> CliResult<()> {
     if path.as_os_str() == "-" {
         return crate::out::stdout(text);
     }
-    crate::outfile::check(path, "--export-json").map_err(CliError::usage)?;
-    crate::outfile::write(path, text.as_bytes())
+    fsbench_output::file::check(path, "--export-json").map_err(CliError::usage)?;
+    fsbench_output::file::write(path, text.as_bytes())
         .map_err(|e| CliError::run(format!("cannot write {}: {e}", path.display())))
 }

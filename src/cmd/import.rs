@@ -20,7 +20,7 @@ pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
             file.display()
         )),
     })?;
-    let record: RunRecord = serde_json::from_slice(&text).map_err(|e| {
+    let mut record: RunRecord = serde_json::from_slice(&text).map_err(|e| {
         CliError::usage(format!(
             "{} is not an fsbench JSON result: {e} — give a file written by --export-json",
             file.display()
@@ -34,6 +34,8 @@ pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
             fsbench_model::SCHEMA_VERSION
         )));
     }
+    // A record older than schema 3 names its suite only in its command line.
+    fsbench_model::legacy::upgrade(&mut record);
     let path = crate::storage::db_path(db)?;
     let mut store =
         fsbench_store::Store::open(&path).map_err(|e| CliError::usage(e.to_string()))?;

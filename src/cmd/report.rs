@@ -11,7 +11,14 @@ use std::path::Path;
 /// of `last`'s suite.
 pub fn html(earlier: Vec<RunRecord>, last: &RunRecord) -> String {
     let seed = super::show::seed_kind(last);
-    fsbench_analysis::html::renderer(earlier, last, seed).text(last)
+    let input = fsbench_analysis::html::report_input(&earlier, last);
+    fsbench_report::html::Html {
+        earlier,
+        cross: input.cross,
+        latency: input.latency,
+        seed,
+    }
+    .text(last)
 }
 
 /// Writes the report to `output` (`-`: standard output) through the careful output writer.
@@ -19,7 +26,7 @@ pub fn write(output: &Path, text: &str) -> CliResult<()> {
     if output.as_os_str() == "-" {
         return crate::out::stdout(text);
     }
-    crate::outfile::write(output, text.as_bytes()).map_err(|e| {
+    fsbench_output::file::write(output, text.as_bytes()).map_err(|e| {
         CliError::run(format!(
             "cannot write the report {}: {e} — check the path",
             output.display()
@@ -30,9 +37,9 @@ pub fn write(output: &Path, text: &str) -> CliResult<()> {
 /// `fsbench report`.
 pub fn run(specs: &[String], output: &Path, db: Option<&Path>) -> CliResult<i32> {
     if output.as_os_str() != "-" {
-        crate::outfile::check(output, "-o").map_err(CliError::usage)?;
+        fsbench_output::file::check(output, "-o").map_err(CliError::usage)?;
         let protected = crate::storage::protected_db(db);
-        crate::outputs::check(&[("-o", output)], &protected).map_err(CliError::usage)?;
+        fsbench_output::protect::check(&[("-o", output)], &protected).map_err(CliError::usage)?;
     }
     let specs: Vec<String> = if specs.is_empty() {
         vec!["last".into()]

@@ -6,44 +6,38 @@ use crate::error::{CliError, CliResult};
 use crate::exports::Exports;
 use crate::progress::Progress;
 use crate::runner::{self, Event, Sink};
-use crate::storage::RunStore;
-use fsbench_model::{CacheState, ResultEntry, RunInfo, RunRecord, RunStatus, SCHEMA_VERSION};
+use fsbench_model::RunRecord;
+use fsbench_runner::record::Invocation;
+use fsbench_runner::store_sink::StoreSink;
 use fsbench_spec::RunSpec;
-use fsbench_spec::plan::{Plan, PlanTarget, Runs, TargetKind};
+use fsbench_spec::checks::Spread;
+use fsbench_spec::plan::{Plan, PlanTarget, TargetKind};
 use fsbench_workload::CancelToken;
 
-struct RunSink {
+/// The exports rewritten during the run, and what a forced exit writes (the exports so far,
+/// the store's mark): the run's sink of output files.
+struct ExportSink {
     record: RunRecord,
     exports: Exports,
-    store: Option<RunStore>,
-    progress: Progress,
-    /// What a forced exit writes (the exports so far, the store's mark), in the cleanup registry.
+    /// The results database, marked interrupted by a forced exit.
+    db: Option<std::path::PathBuf>,
     last_words: Option<fsbench_sys::cleanup::Registration>,
 }
 
-impl Sink for RunSink {
+impl Sink for ExportSink {
     fn event(&mut self, e: Event<'_>) {
-        self.progress.show(&e);
+        // Copying every result after every sample costs O(samples) each time: only for exports
+        // that are rewritten during the run.
         if let Event::Results(results) = e {
-            self.results(results);
+            if self.exports.rewritten_during_run() {
+                self.record.results = results.to_vec();
+                self.save(false);
+            }
         }
     }
 }
 
-impl RunSink {
-    /// The store and the exports that are rewritten during the run get the new results.
-    fn results(&mut self, results: &[ResultEntry]) {
-        if let Some(s) = &mut self.store {
-            s.sync(results);
-        }
-        // Copying every result after every sample costs O(samples) each time: only for exports
-        // that are rewritten during the run.
-        if self.exports.rewritten_during_run() {
-            self.record.results = results.to_vec();
-            self.save(false);
-        }
-    }
-
+impl ExportSink {
     /// Writes the exports due now and refreshes what a forced exit would write.
     fn save(&mut self, last: bool) {
         self.exports.write(&self.record, last);
@@ -51,7 +45,7 @@ impl RunSink {
             return;
         }
         let files = self.exports.last_words(&self.record);
-        let db = self.store.as_ref().map(|s| s.path());
+        let db = self.db.clone();
         let id = self.record.run.id.clone();
         let stage = fsbench_sys::cleanup::Stage::Outputs;
         // The new words replace the old: the previous registration is dropped (forgotten).
@@ -60,21 +54,21 @@ impl RunSink {
                 f();
             }
             if let Some(path) = db {
-                crate::storage::mark_interrupted(&path, &id);
+                runner::store_sink::mark_interrupted(&path, &id);
             }
             Vec::new()
         }));
     }
+}
 
-    /// The first export or store failure, as the run's error.
-    fn output_error(&mut self) -> Option<String> {
-        let store = self.store.as_mut().and_then(|s| {
-            s.error.take().map(|e| {
-                format!("results database: {e} (the run's samples are in --export-json if given)")
-            })
-        });
-        self.exports.error.take().or(store)
-    }
+/// The first export or store failure, as the run's error.
+fn output_error(exports: &mut ExportSink, store: Option<&mut StoreSink>) -> Option<String> {
+    let store = store.and_then(|s| {
+        s.error.take().map(|e| {
+            format!("results database: {e} (the run's samples are in --export-json if given)")
+        })
+    });
+    exports.exports.error.take().or(store)
 }
 
 /// Runs the plan described by `args` (on every rank when started by mpirun).
@@ -115,9 +109,13 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(&spec.lab, args.quiet)?;
     let mut plan = fsbench_spec::plan::build(&spec)?;
-    check_team(team, &spec, &plan)?;
+    let spread = Spread {
+        parallel: team.parallel(),
+        shared: team.sharing(),
+    };
+    fsbench_spec::checks::team(spread, &spec, &plan)?;
     let confidence = spec.confidence();
-    check_percentages(confidence, args)?;
+    fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
     let exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
     let baseline = load_baseline(args)?;
     let cancel = CancelToken::new();
@@ -164,85 +162,146 @@ fn in_step(team: &runner::Team, mine: CliResult<Inputs>) -> CliResult<Inputs> {
 
 fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let checked = inputs(&args, team);
-    let Inputs {
-        spec,
-        suite,
-        plan,
-        confidence,
-        exports,
-        baseline,
-        cancel,
-        lab,
-    } = in_step(team, checked)?;
-    let mut record = new_record(&plan, team.root());
+    let mut inputs = in_step(team, checked)?;
+    let mut record = runner::record::begin(&inputs.plan, invocation(&inputs), team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
-    lab.annotate(&mut record.environment.targets);
-    let estimate = match crate::estimate::before_run(&args, team, &plan, &record, suite.as_ref())? {
+    inputs.lab.annotate(&mut record.environment.targets);
+    let suite = inputs.suite.as_ref();
+    let estimate = match crate::estimate::before_run(&args, team, &inputs.plan, &record, suite)? {
         crate::estimate::Next::Stop => return Ok(0),
         crate::estimate::Next::Run(e) => e,
     };
     let started = std::time::Instant::now();
-    let store = if args.no_store {
-        None
-    } else {
-        Some(RunStore::begin(
-            args.db.db.as_deref(),
-            &record,
-            args.note.as_deref(),
-        )?)
+    let measured = measure(&args, team, &mut inputs, record)?;
+    crate::estimate::after_run(estimate.as_ref(), started, args.quiet);
+    conclude(&args, &inputs, measured)
+}
+
+/// What the record says of how this run was started.
+fn invocation(inputs: &Inputs) -> Invocation {
+    Invocation {
+        // Recorded for people to read: an argument that is not UTF-8 is shown lossily.
+        argv: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        suite: inputs.spec.suite.clone(),
+        scale: inputs.spec.scale,
+        report: inputs.suite.as_ref().and_then(|s| s.report),
+    }
+}
+
+/// A measured run: its finished record (in the export sink), the store and the runner's outcome.
+struct Measured {
+    out: ExportSink,
+    store: Option<StoreSink>,
+    outcome: runner::Outcome,
+}
+
+/// Runs the plan with its sinks (progress, the store, the exports), then finishes, stores and
+/// exports the record.
+fn measure(
+    args: &RunArgs,
+    team: &runner::Team,
+    inputs: &mut Inputs,
+    record: RunRecord,
+) -> CliResult<Measured> {
+    let mut store = match args.no_store {
+        true => None,
+        false => {
+            let path = crate::storage::db_path(args.db.db.as_deref())?;
+            let note = args.note.as_deref();
+            Some(
+                StoreSink::begin(&path, &record, note)
+                    .map_err(|e| CliError::usage(e.to_string()))?,
+            )
+        }
     };
-    let total = planned_samples(&plan);
-    let mut sink = RunSink {
+    let plan = &inputs.plan;
+    let mut progress = Progress::new(args.quiet, plan.planned_samples(), team.live.clone());
+    let mut out = ExportSink {
         record,
-        exports,
-        store,
-        progress: Progress::new(args.quiet, total, team.live.clone()),
+        exports: std::mem::take(&mut inputs.exports),
+        db: store.as_ref().map(StoreSink::path),
         last_words: None,
     };
-    sink.save(false);
-    if let Some(e) = sink.exports.error.take() {
+    out.save(false);
+    if let Some(e) = out.exports.error.take() {
         return Err(CliError::usage(e));
     }
-    let id = sink.record.run.id.clone();
-    let mut outcome = runner::execute(&plan, &id, &cancel, &mut sink, team)?;
-    sink.progress.finish();
-    crate::estimate::after_run(estimate.as_ref(), started, args.quiet);
-    let results = std::mem::take(&mut outcome.results);
-    finish_record(&mut sink, results, &outcome, confidence);
-    if let Some(s) = &suite {
-        fsbench_analysis::policy::suite_policy(s.compare.as_deref(), &mut sink.record, confidence);
+    let id = out.record.run.id.clone();
+    let mut outcome = {
+        let mut sinks: Vec<&mut dyn Sink> = vec![&mut progress];
+        if let Some(s) = store.as_mut() {
+            sinks.push(s);
+        }
+        sinks.push(&mut out);
+        runner::execute(plan, &id, &inputs.cancel, &mut runner::Fanout(sinks), team)?
+    };
+    progress.finish();
+    let ceilings = store
+        .as_ref()
+        .map(|s| s.ceilings(&out.record.environment.hostname))
+        .unwrap_or_default();
+    let interrupted = crate::signals::interrupted();
+    let confidence = inputs.confidence;
+    runner::record::finish(
+        &mut out.record,
+        &mut outcome,
+        interrupted,
+        &ceilings,
+        confidence,
+    );
+    if let Some(s) = &inputs.suite {
+        fsbench_analysis::policy::suite_policy(s.compare, &mut out.record, confidence);
     }
-    if let Some(s) = &mut sink.store {
-        s.finish(&sink.record);
+    if let Some(s) = &mut store {
+        s.finish(&out.record);
     }
-    sink.save(true);
+    out.save(true);
+    Ok(Measured {
+        out,
+        store,
+        outcome,
+    })
+}
+
+/// Prints the tables, writes `--html`, gates against `--baseline`, and turns the run's ending
+/// into the exit code.
+fn conclude(args: &RunArgs, inputs: &Inputs, m: Measured) -> CliResult<i32> {
+    let Measured {
+        mut out,
+        mut store,
+        outcome,
+    } = m;
     let html = match &args.html {
-        Some(p) => super::report::write(p, &super::report::html(Vec::new(), &sink.record)),
+        Some(p) => super::report::write(p, &super::report::html(Vec::new(), &out.record)),
         None => Ok(()),
     };
     // An output on standard output (`-`) has it alone: no tables after its last line.
     let html_on_stdout = args.html.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    let printed = if sink.exports.uses_stdout() || html_on_stdout {
+    let plot = inputs.spec.plot;
+    let printed = if out.exports.uses_stdout() || html_on_stdout {
         Ok(())
     } else {
-        print_tables(&sink.record, spec.plot, suite.as_ref())
+        super::show::print(&out.record, plot, out.record.run.report)
     };
-    let gate = match &baseline {
+    let gate = match &inputs.baseline {
         Some(b) => crate::compare_runs::print_and_gate(
             b,
-            &sink.record,
-            confidence,
+            &out.record,
+            inputs.confidence,
             args.fail_if_slower.map(|pct| crate::compare_runs::Gate {
                 pct,
                 allow_incomparable: args.allow_incomparable,
             }),
-            spec.plot,
+            plot,
             None,
         ),
         None => Ok(()),
     };
-    if let Some(e) = sink.output_error() {
+    if let Some(e) = output_error(&mut out, store.as_mut()) {
         return Err(CliError::run(e));
     }
     if let Some(e) = &outcome.cleanup_failure {
@@ -260,18 +319,6 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     printed?;
     html?;
     gate.map(|()| 0)
-}
-
-/// The run's tables, then a suite's seed-layout tables.
-fn print_tables(
-    record: &RunRecord,
-    plot: bool,
-    suite: Option<&fsbench_spec::suite::file::Suite>,
-) -> CliResult<()> {
-    let seed = suite
-        .and_then(|s| s.report.as_deref())
-        .and_then(fsbench_report::seed::Kind::parse);
-    super::show::print(record, plot, seed)
 }
 
 /// The stored run `--baseline` names, loaded before the run starts (so a wrong id costs
@@ -310,43 +357,14 @@ fn check_outputs(
         export_csv_series: spec.export_csv_series.clone(),
     };
     let mut protected = crate::storage::protected_db(args.db.db.as_deref());
-    for w in &plan.workloads {
-        for key in ["file", "archive", "tree"] {
-            if let Some(v) = w.params.get(key).filter(|v| !v.is_empty()) {
-                protected.push(crate::outputs::Protected {
-                    what: format!("the input {key}= of {}", w.info.name),
-                    path: v.into(),
-                });
-            }
-        }
-    }
-    if let Some(file) = suite
-        .map(|s| s.file.as_str())
-        .filter(|f| !f.starts_with("builtin:"))
-    {
-        protected.push(crate::outputs::Protected {
-            what: "the suite file".into(),
-            path: file.into(),
-        });
-    }
+    protected.extend(fsbench_spec::checks::protected_inputs(plan, suite));
     let html: Vec<(&str, &std::path::Path)> =
         args.html.iter().map(|p| ("--html", p.as_path())).collect();
     let exports = Exports::check(&export, &protected, &html)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
-        crate::outfile::check(p, "--html").map_err(CliError::usage)?;
+        fsbench_output::file::check(p, "--html").map_err(CliError::usage)?;
     }
     Ok(exports)
-}
-
-/// Samples the plan takes in all, when the number per cell is fixed.
-fn planned_samples(plan: &Plan) -> Option<u64> {
-    match plan.runs {
-        Runs::Fixed(n) if plan.workloads.iter().all(|w| !w.until_steady) => {
-            let cells = plan.targets.len() * plan.workloads.len() * plan.caches.len();
-            Some(cells as u64 * u64::from(n))
-        }
-        _ => None,
-    }
 }
 
 /// `--precondition`: the fill cell first, every workload until steady (after the lab is built:
@@ -406,159 +424,4 @@ fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
         args.fail_if_slower = None;
     }
     Ok(team)
-}
-
-/// What MPI ranks cannot do: build a lab (loop devices per rank), write to a device, or share
-/// a directory with a workload that does not know how to split its work.
-fn check_team(team: &runner::Team, spec: &RunSpec, plan: &Plan) -> CliResult<()> {
-    if !team.parallel() {
-        return Ok(());
-    }
-    if !spec.lab.kinds.is_empty() {
-        return Err(CliError::usage(
-            "--lab cannot be used under mpirun — build the filesystems first, then give them as --target",
-        ));
-    }
-    if let Some(t) = plan.targets.iter().find(|t| t.kind != TargetKind::Dir) {
-        return Err(CliError::usage(format!(
-            "target {} is a device: under mpirun every target must be a directory",
-            t.path.display()
-        )));
-    }
-    if team.sharing() {
-        if let Some(w) = plan.workloads.iter().find(|w| !w.caps.supports_shared) {
-            let able = shared_able();
-            return Err(CliError::usage(format!(
-                "workload {} cannot run with --layout shared (it cannot split one file or directory among ranks) — use --layout per-rank, or one of: {}",
-                w.info.name,
-                able.join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Workloads that split their work among ranks in one directory (built with their defaults).
-fn shared_able() -> Vec<&'static str> {
-    fsbench_workload::names()
-        .into_iter()
-        .filter(|n| {
-            fsbench_workload::find(n)
-                .and_then(|info| fsbench_workload::build(info, Default::default()).ok())
-                .is_some_and(|b| b.caps.supports_shared)
-        })
-        .collect()
-}
-
-fn check_percentages(confidence: f64, args: &RunArgs) -> CliResult<()> {
-    if !(confidence > 0.0 && confidence < 100.0) {
-        return Err(CliError::usage(format!(
-            "invalid --confidence {confidence} — give a percentage between 0 and 100, e.g. 95"
-        )));
-    }
-    if args.fail_if_slower.is_some() && args.baseline.is_none() {
-        return Err(CliError::usage(
-            "--fail-if-slower needs --baseline RUN (the run to compare with) — add it, or use 'fsbench compare'",
-        ));
-    }
-    if let Some(p) = args
-        .fail_if_slower
-        .filter(|p| !(*p >= 0.0 && p.is_finite()))
-    {
-        return Err(CliError::usage(format!(
-            "invalid --fail-if-slower {p} — give a percentage of 0 or more, e.g. 5"
-        )));
-    }
-    Ok(())
-}
-
-/// The run's final status and analyses.
-fn finish_record(
-    sink: &mut RunSink,
-    results: Vec<ResultEntry>,
-    outcome: &runner::Outcome,
-    confidence: f64,
-) {
-    sink.record.results = results;
-    sink.record.run.status = if outcome.cleanup_failure.is_some() {
-        RunStatus::Failed
-    } else if outcome.interrupted || crate::signals::interrupted() {
-        RunStatus::Interrupted
-    } else if outcome.failures.is_empty() {
-        RunStatus::Ok
-    } else {
-        RunStatus::Failed
-    };
-    attach_stack_warnings(&mut sink.record);
-    fsbench_analysis::sweeps::attach(&mut sink.record);
-    let ceilings = sink
-        .store
-        .as_ref()
-        .map(|s| s.ceilings(&sink.record.environment.hostname))
-        .unwrap_or_default();
-    fsbench_analysis::explain::attach(&mut sink.record, &ceilings);
-    fsbench_analysis::cells::attach(&mut sink.record, confidence);
-}
-
-/// What the storage stack under each target means for its cold cells (a loop device without
-/// direct I/O, tmpfs, FUSE, a network filesystem), added to those cells' warnings.
-fn attach_stack_warnings(record: &mut RunRecord) {
-    for entry in &mut record.results {
-        if entry.cache.state != CacheState::Cold {
-            continue;
-        }
-        let Some(t) = record
-            .environment
-            .targets
-            .iter()
-            .find(|t| t.label == entry.target)
-        else {
-            continue;
-        };
-        for w in crate::envinfo::stack_warnings(t) {
-            let w = fsbench_model::Warning::new(fsbench_model::WarningKind::Stack, w.to_string());
-            if !entry.warnings.contains(&w) {
-                entry.warnings.push(w);
-            }
-        }
-    }
-}
-
-/// The run's record; `measure_overhead` false on MPI ranks other than 0 (whose record is never
-/// shown), so that rank 0 measures fsbench's own cost without the others competing.
-fn new_record(plan: &Plan, measure_overhead: bool) -> RunRecord {
-    let now = std::time::SystemTime::now();
-    let stamp = humantime::format_rfc3339_seconds(now).to_string();
-    let compact: String = stamp
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    let mut environment = crate::envinfo::host();
-    environment.targets = plan
-        .targets
-        .iter()
-        .map(|t| crate::envinfo::target(&t.label, &t.path))
-        .collect();
-    RunRecord {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: format!("{compact}-{}", std::process::id()),
-            started_at: stamp,
-            fsbench_version: env!("CARGO_PKG_VERSION").into(),
-            // Recorded for people to read: an argument that is not UTF-8 is shown lossily.
-            argv: std::env::args_os()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            status: RunStatus::Running,
-        },
-        environment,
-        overhead: if measure_overhead {
-            fsbench_runner::overhead::measure()
-        } else {
-            Default::default()
-        },
-        results: Vec::new(),
-        comparisons: Vec::new(),
-        scaling: Vec::new(),
-    }
 }

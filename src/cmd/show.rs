@@ -5,8 +5,8 @@
 use crate::cli::ShowArgs;
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
+use fsbench_model::SeedLayout;
 use fsbench_report::export::Renderer;
-use fsbench_report::seed::Kind;
 use fsbench_report::terminal::{Terminal, TerminalOptions};
 use std::io::IsTerminal;
 
@@ -32,25 +32,14 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
     Ok(r)
 }
 
-/// The suite a command line ran: `--suite NAME`, or the default suite of a `run` without
-/// workloads.
-fn suite_in(argv: &[String]) -> Option<String> {
-    fsbench_store::timing::suite_of(argv).or_else(|| {
-        let workloads = argv.iter().skip(2).any(|a| {
-            a == "--workload"
-                || a.starts_with("--workload=")
-                || (a.starts_with("-w") && !a.starts_with("--"))
-        });
-        (argv.get(1).map(String::as_str) == Some("run") && !workloads)
-            .then(|| fsbench_spec::suite::DEFAULT_SUITE.to_string())
-    })
-}
-
-/// The seed layout a stored run's suite asks for: its suite ([`suite_in`]) loaded again (a
-/// built-in, or a file still readable); `None` without one.
-pub fn seed_kind(record: &RunRecord) -> Option<Kind> {
-    let loaded = fsbench_spec::suite::load(&suite_in(&record.run.argv)?).ok()?;
-    loaded.report.as_deref().and_then(Kind::parse)
+/// The seed layout a stored run's suite asks for: recorded with the run since schema 3; for an
+/// older run, its suite (recovered once when it was stored or imported) loaded again.
+pub fn seed_kind(record: &RunRecord) -> Option<SeedLayout> {
+    if record.run.report.is_some() || record.schema_version >= 3 {
+        return record.run.report;
+    }
+    let loaded = fsbench_spec::suite::load(record.run.suite.as_deref()?).ok()?;
+    loaded.report
 }
 
 /// Width of standard output in columns: the terminal's, else `COLUMNS` when set, else no limit.
@@ -82,7 +71,7 @@ fn unicode() -> bool {
 }
 
 /// How tables are drawn on standard output, with ministat's plots when `plot`.
-pub fn terminal_options(plot: bool, seed: Option<Kind>) -> TerminalOptions {
+pub fn terminal_options(plot: bool, seed: Option<SeedLayout>) -> TerminalOptions {
     TerminalOptions {
         width: width(),
         plot,
@@ -92,7 +81,7 @@ pub fn terminal_options(plot: bool, seed: Option<Kind>) -> TerminalOptions {
 }
 
 /// Prints the tables of `record` as `fsbench run` does, then the `seed` layout.
-pub fn print(record: &RunRecord, plot: bool, seed: Option<Kind>) -> CliResult<()> {
+pub fn print(record: &RunRecord, plot: bool, seed: Option<SeedLayout>) -> CliResult<()> {
     crate::out::stdout(&Terminal(terminal_options(plot, seed)).text(record))
 }
 
@@ -119,37 +108,9 @@ pub fn run(args: ShowArgs) -> CliResult<i32> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(str::to_string).collect()
-    }
-
     #[test]
-    fn the_suite_of_a_command_line_includes_the_default_one() {
-        assert_eq!(
-            suite_in(&argv("fsbench run --suite disk-speed")).as_deref(),
-            Some("disk-speed")
-        );
-        assert_eq!(
-            suite_in(&argv("fsbench run -t /x")).as_deref(),
-            Some("quick")
-        );
-        assert_eq!(suite_in(&argv("fsbench run -w null")), None);
-        assert_eq!(suite_in(&argv("fsbench run --workload=null")), None);
-        assert_eq!(suite_in(&argv("fsbench import x.json")), None);
-        assert_eq!(
-            seed_kind_of("quick"),
-            Some(Kind::Summary),
-            "the quick suite ends with its summary"
-        );
-    }
-
-    fn seed_kind_of(suite: &str) -> Option<Kind> {
-        fsbench_spec::suite::load(suite)
-            .ok()?
-            .report
-            .as_deref()
-            .and_then(Kind::parse)
+    fn the_quick_suite_ends_with_its_summary() {
+        let quick = fsbench_spec::suite::load("quick").unwrap();
+        assert_eq!(quick.report, Some(fsbench_model::SeedLayout::Summary));
     }
 }

@@ -41,7 +41,7 @@ fn list(db: Option<&std::path::Path>) -> CliResult<i32> {
 
 /// One earlier run of a suite: how long, on how many targets, at which scale, which run.
 fn measured(r: &fsbench_store::timing::SuiteRun) -> String {
-    let scale = fsbench_store::timing::scale_of(&r.argv);
+    let scale = r.scale;
     let scale = if scale == 1.0 {
         String::new()
     } else {

@@ -7,8 +7,8 @@
 use fsbench_model::{CacheState, Comparison, ResultEntry, RunRecord};
 use fsbench_stats::{Method, compare, compare_ministat, ministat};
 
-use fsbench_report::names::CellNames;
-use fsbench_report::terminal::label_of as cell_label;
+use fsbench_model::names::CellNames;
+use fsbench_model::names::cell_label;
 
 fn values(r: &ResultEntry) -> Vec<f64> {
     r.samples

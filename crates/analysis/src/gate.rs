@@ -142,7 +142,7 @@ fn cell_name(e: &fsbench_model::ResultEntry) -> String {
     let params: Vec<String> = e.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
         "{} ({})",
-        fsbench_report::terminal::label_of(e),
+        fsbench_model::names::cell_label(e),
         params.join(",")
     )
 }

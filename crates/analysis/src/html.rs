@@ -3,7 +3,7 @@
 //! every later run with the first.
 
 use fsbench_model::RunRecord;
-use fsbench_report::html::{CrossRun, Html, LatencyCurve};
+use fsbench_model::report_input::{CrossRun, LatencyCurve, ReportInput};
 use std::collections::BTreeMap;
 
 /// Percentiles of the latency curves: dense enough that the curve is smooth on an axis of nines
@@ -40,14 +40,9 @@ fn latency_curve(e: &fsbench_model::ResultEntry) -> Option<LatencyCurve> {
     })
 }
 
-/// The HTML renderer of `last` after the `earlier` runs (oldest first): the cross-run
-/// comparisons of every later run with the first, every cell's latency curve, and the seed
-/// layout the last run's suite asks for.
-pub fn renderer(
-    earlier: Vec<RunRecord>,
-    last: &RunRecord,
-    seed: Option<fsbench_report::seed::Kind>,
-) -> Html {
+/// What the report of `last` after the `earlier` runs (oldest first) is given: the cross-run
+/// comparisons of every later run with the first and every cell's latency curve.
+pub fn report_input(earlier: &[RunRecord], last: &RunRecord) -> ReportInput {
     let all: Vec<&RunRecord> = earlier.iter().chain(std::iter::once(last)).collect();
     let mut latency = BTreeMap::new();
     for (ri, r) in all.iter().enumerate() {
@@ -73,10 +68,5 @@ pub fn renderer(
             }
         })
         .collect();
-    Html {
-        earlier,
-        cross,
-        latency,
-        seed,
-    }
+    ReportInput { cross, latency }
 }

@@ -1,15 +1,15 @@
 //! A suite's comparison policy: which cells are compared with which after the run.
 
-use fsbench_model::{CacheState, RunRecord};
+use fsbench_model::{CacheState, ComparePolicy, RunRecord};
 
 /// The comparisons a suite asks for: `targets` (each target against the baseline), `cache` (warm against
 /// cold on each target), `both`, or `none`; default: what `fsbench run` does.
-pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f64) {
+pub fn suite_policy(policy: Option<ComparePolicy>, record: &mut RunRecord, confidence: f64) {
     let Some(policy) = policy else {
         return;
     };
     let mut out = Vec::new();
-    if matches!(policy, "targets" | "both") {
+    if policy.targets() {
         let first = record
             .results
             .first()
@@ -23,7 +23,7 @@ pub fn suite_policy(policy: Option<&str>, record: &mut RunRecord, confidence: f6
             out.extend(base.and_then(|b| crate::cells::labelled(rs, (b, oi), confidence)));
         }
     }
-    if matches!(policy, "cache" | "both") {
+    if policy.cache() {
         let rs = &record.results;
         for (oi, o) in rs
             .iter()

@@ -76,7 +76,7 @@ pub(crate) fn key(
 pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Comparison> {
     let mut out = Vec::new();
     let tagged = merged(a, b, Vec::new()).results;
-    let names = fsbench_report::names::CellNames::new(&tagged);
+    let names = fsbench_model::names::CellNames::new(&tagged);
     for (ia, ea) in a.results.iter().enumerate() {
         let Some(ib) = b.results.iter().position(|eb| key(eb) == key(ea)) else {
             continue;

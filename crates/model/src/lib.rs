@@ -6,8 +6,11 @@
 mod aging;
 pub mod catalogue;
 mod failure;
+pub mod legacy;
 pub mod metric;
+pub mod names;
 mod record;
+pub mod report_input;
 pub mod series;
 mod suffix;
 pub mod text;
@@ -18,7 +21,9 @@ pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use record::*;
-pub use vocabulary::{CacheState, RunStatus, ScalingVerdict, TargetKind};
+pub use vocabulary::{
+    CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,
+};
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

@@ -71,7 +71,7 @@ pub struct ScalingRow {
 }
 
 /// Identity and outcome of a run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RunInfo {
     /// Unique id: UTC start time plus pid (`20261122T101500Z-1234`).
     pub id: String,
@@ -83,6 +83,16 @@ pub struct RunInfo {
     pub argv: Vec<String>,
     /// `ok`, `failed` (a cell failed) or `interrupted`.
     pub status: crate::RunStatus,
+    /// The suite the run measured: a built-in's name (`quick`, also for a plain `fsbench run`)
+    /// or the suite file's path as given; `None` for a plan of `--workload`s (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+    /// The suite's `--scale` when not 1 (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
+    /// The seed layout the suite asks for after the standard tables (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<crate::SeedLayout>,
 }
 
 /// Host facts and one entry per target.

@@ -73,6 +73,23 @@ pub fn format_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// Formats a byte count for people, in powers of 1024 with one decimal: `512 B`, `1.5 KiB`,
+/// `3.0 GiB`.
+pub fn format_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,3 +172,76 @@ impl fmt::Display for TargetKind {
         f.write_str(self.name())
     }
 }
+
+/// The seed study's own layout a suite asks for after the standard tables
+/// (`report = "summary" | "times" | "overhead"`), recorded with the run so that `show`,
+/// exports and reports lay it out again without the suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeedLayout {
+    /// The plain-language summary.
+    Summary,
+    /// The Chromium study's times table.
+    Times,
+    /// The encryption study's overhead table.
+    Overhead,
+}
+
+impl SeedLayout {
+    /// The layout a suite file names; `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "summary" => Some(Self::Summary),
+            "times" => Some(Self::Times),
+            "overhead" => Some(Self::Overhead),
+            _ => None,
+        }
+    }
+
+    /// The word a suite file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Summary => "summary",
+            Self::Times => "times",
+            Self::Overhead => "overhead",
+        }
+    }
+}
+
+/// Which comparisons a suite asks for after the run (`compare = "targets" | "cache" | "both" |
+/// "none"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ComparePolicy {
+    /// Each target against the baseline target, per cache state.
+    Targets,
+    /// Warm against cold on each target.
+    Cache,
+    /// Both of the above.
+    Both,
+    /// No comparisons.
+    None,
+}
+
+impl ComparePolicy {
+    /// The policy a suite file names; `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "targets" => Some(Self::Targets),
+            "cache" => Some(Self::Cache),
+            "both" => Some(Self::Both),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+
+    /// Whether targets are compared with the baseline.
+    pub fn targets(self) -> bool {
+        matches!(self, Self::Targets | Self::Both)
+    }
+
+    /// Whether warm is compared with cold.
+    pub fn cache(self) -> bool {
+        matches!(self, Self::Cache | Self::Both)
+    }
+}

@@ -5,18 +5,7 @@ use fsbench_model::catalogue::{Unit, unit_kind};
 
 /// `1.5 GiB`, `512 B`.
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i < UNITS.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[i])
-    }
+    fsbench_model::units::format_bytes(n)
 }
 
 /// A duration given in ns, scaled: `850 ns`, `12.3 µs`, `4.56 ms`, `1.234 s`.

@@ -8,7 +8,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod lab;
-pub mod names;
+pub use fsbench_model::names;
 pub mod ranks;
 pub mod seed;
 pub mod table;

@@ -5,7 +5,7 @@
 use crate::format::duration_ns;
 use crate::names::CellNames;
 use crate::table::terminal::Style;
-use fsbench_model::{ResultEntry, RunRecord};
+use fsbench_model::RunRecord;
 use std::fmt::Write;
 
 /// Options of the terminal report.
@@ -18,7 +18,7 @@ pub struct TerminalOptions {
     /// Unicode box-drawing borders (a terminal) instead of ASCII (files, pipes, logs).
     pub unicode: bool,
     /// The seed layout the run's suite asks for, printed after the standard tables.
-    pub seed: Option<crate::seed::Kind>,
+    pub seed: Option<fsbench_model::SeedLayout>,
 }
 
 impl TerminalOptions {
@@ -56,7 +56,9 @@ fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     }
     comparisons(record, opts, out);
     match opts.seed {
-        Some(crate::seed::Kind::Summary) => out.push_str(&crate::seed::summary::render(record)),
+        Some(fsbench_model::SeedLayout::Summary) => {
+            out.push_str(&crate::seed::summary::render(record))
+        }
         kind => {
             for t in crate::seed::tables(kind, record, &names) {
                 out.push('\n');
@@ -214,13 +216,6 @@ fn ministat_of(
         text.push_str(&format!("({l} left out: fewer than 3 samples)\n"));
     }
     (title, text)
-}
-
-/// The label older records' comparisons use for a cell (`target/workload[ sweep]/cache`); the
-/// reports name cells with [`CellNames`], which tells two cells of one workload apart.
-pub fn label_of(r: &ResultEntry) -> String {
-    let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
-    format!("{}/{}{}/{}", r.target, r.workload, sweep, r.cache.state)
 }
 
 fn header(r: &RunRecord, out: &mut String) {

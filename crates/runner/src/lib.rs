@@ -14,7 +14,9 @@ pub mod estimate;
 pub mod gauge;
 pub mod metrics;
 pub mod overhead;
+pub mod record;
 mod setup;
+pub mod store_sink;
 mod team;
 pub mod verify;
 
@@ -28,6 +30,7 @@ use fsbench_workload::{CancelToken, WorkloadError};
 
 /// What the runner reports while it works: typed, never preformatted, so that each sink (the
 /// terminal lines, the progress bar, the store, the exports) renders or persists it its own way.
+#[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
     /// A scratch directory of a run that is gone was found in a target.
     Leftover {
@@ -98,6 +101,18 @@ impl ClockChoice {
 pub trait Sink {
     /// Handles one event.
     fn event(&mut self, e: Event<'_>);
+}
+
+/// Several sinks as one, each with one job (progress, the store, the exports): every event
+/// goes to each, in order.
+pub struct Fanout<'a>(pub Vec<&'a mut dyn Sink>);
+
+impl Sink for Fanout<'_> {
+    fn event(&mut self, e: Event<'_>) {
+        for s in &mut self.0 {
+            s.event(e);
+        }
+    }
 }
 
 /// How a plan's execution ended.

@@ -194,8 +194,8 @@ fn check_room(w: &fsbench_workload::Caps, dir: &Path, copies: u64) -> Result<(),
     if need > free {
         return Err(WorkloadError::Unsupported(format!(
             "needs {} free but only {} is available — use a smaller {knob}= or another target",
-            fsbench_report::format::bytes(need),
-            fsbench_report::format::bytes(free)
+            fsbench_model::units::format_bytes(need),
+            fsbench_model::units::format_bytes(free)
         )));
     }
     // Filesystems without a fixed inode table (btrfs) report no inode counts.

@@ -3,7 +3,8 @@
 //! sample's wall time comes from the fake clock, so the samples, the order of events and the
 //! verdicts are exact.
 
-use fsbench_model::{CacheState, RunInfo, RunRecord, RunStatus, SCHEMA_VERSION};
+use fsbench_model::{CacheState, RunStatus, SCHEMA_VERSION};
+use fsbench_runner::record::Invocation;
 use fsbench_runner::{ClockChoice, Event, Sink, Team};
 use fsbench_spec::cold::ColdMethod;
 use fsbench_spec::plan::Runs;
@@ -132,22 +133,18 @@ fn two_targets_cold_and_warm_interleaved_auto_runs_are_exact() {
 
     // The comparisons: `slow` against `fast` per cache state, proven at 95%; warm vs cold on
     // one target is not compared when there are several targets.
-    let mut record = RunRecord {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: "pipeline".into(),
-            started_at: "2026-11-24T00:00:00Z".into(),
-            fsbench_version: "test".into(),
-            argv: Vec::new(),
-            status: RunStatus::Ok,
-        },
-        environment: Default::default(),
-        overhead: Default::default(),
-        results: out.results,
-        comparisons: Vec::new(),
-        scaling: Vec::new(),
+    // The record as the binary builds and finishes it.
+    let invocation = Invocation {
+        version: "test".into(),
+        ..Invocation::default()
     };
-    fsbench_analysis::cells::attach(&mut record, 95.0);
+    let mut record = fsbench_runner::record::begin(&plan, invocation, false);
+    record.run.id = "pipeline".into();
+    let mut out = out;
+    fsbench_runner::record::finish(&mut record, &mut out, false, &[], 95.0);
+    assert_eq!(record.run.status, RunStatus::Ok);
+    assert_eq!(record.schema_version, SCHEMA_VERSION);
+    assert_eq!(record.environment.targets.len(), 2);
     assert_eq!(record.comparisons.len(), 2, "{:#?}", record.comparisons);
     for c in &record.comparisons {
         assert!(c.proven && c.comparable, "{c:?}");

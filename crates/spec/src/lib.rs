@@ -4,6 +4,7 @@
 //! anything is written, as a one-line [`fsbench_model::Failure`].
 #![warn(missing_docs)]
 
+pub mod checks;
 pub mod cold;
 pub mod plan;
 pub mod precondition;

@@ -50,6 +50,9 @@ pub struct PlanWorkload {
     pub sweep: BTreeMap<String, String>,
     /// Its fixed facts (headline, capabilities, needs), from the one build that validated it.
     pub caps: fsbench_workload::Caps,
+    /// The files and directories its parameters name that it only reads (no output may
+    /// replace them).
+    pub inputs: Vec<fsbench_workload::Input>,
     /// Measured warm only: a suite asked for cold, which this workload cannot be made here.
     pub warm_only: bool,
     /// `until=steady`: sampled until steady state instead of the plan's `runs`.
@@ -113,6 +116,18 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Samples the plan takes in all, when the number per cell is fixed (`None` with
+    /// `--runs auto` or a workload sampled until steady).
+    pub fn planned_samples(&self) -> Option<u64> {
+        match self.runs {
+            Runs::Fixed(n) if self.workloads.iter().all(|w| !w.until_steady) => {
+                let cells = self.targets.len() * self.workloads.len() * self.caches.len();
+                Some(cells as u64 * u64::from(n))
+            }
+            _ => None,
+        }
+    }
+
     /// How many samples a cell of `w` takes.
     pub fn runs_for(&self, w: &PlanWorkload) -> Runs {
         if let Some(r) = w.runs {
@@ -492,6 +507,7 @@ fn build_workload(
         params: built.params,
         sweep: BTreeMap::new(),
         caps: built.caps,
+        inputs: built.inputs,
         warm_only: false,
         until_steady,
         runs: None,

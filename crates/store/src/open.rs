@@ -273,7 +273,31 @@ fn migrate(c: &mut Connection) -> rusqlite::Result<()> {
         for step in &MIGRATIONS[(version - 1) as usize..] {
             tx.execute_batch(step)?;
         }
+        if version < 5 {
+            fill_suites(&tx)?;
+        }
         tx.pragma_update(None, "user_version", VERSION)?;
     }
     tx.commit()
+}
+
+/// Version 5's backfill: each older run's suite and scale, from its command line
+/// ([`fsbench_model::legacy`]).
+fn fill_suites(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let rows: Vec<(String, String)> = tx
+        .prepare("SELECT id, argv FROM runs")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, argv) in rows {
+        let argv: Vec<String> = serde_json::from_str(&argv).unwrap_or_default();
+        tx.execute(
+            "UPDATE runs SET suite = ?2, scale = ?3 WHERE id = ?1",
+            rusqlite::params![
+                id,
+                fsbench_model::legacy::suite_of(&argv),
+                fsbench_model::legacy::scale_of(&argv)
+            ],
+        )?;
+    }
+    Ok(())
 }

@@ -26,8 +26,8 @@ pub struct RunRow {
     pub workloads: Vec<String>,
     /// Samples stored.
     pub samples: i64,
-    /// The command line that made the run (empty when unreadable).
-    pub argv: Vec<String>,
+    /// The suite it measured, when it measured one.
+    pub suite: Option<String>,
 }
 
 /// Filters of `fsbench history`.
@@ -56,7 +56,7 @@ impl Store {
                             (SELECT workload FROM cells c WHERE c.run_id = r.id ORDER BY position)),
                         (SELECT count(*) FROM samples s JOIN cells c ON s.cell_id = c.id
                             WHERE c.run_id = r.id),
-                        r.argv
+                        r.suite
                  FROM runs r
                  WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM targets t WHERE t.run_id = r.id AND t.label = ?1))
                    AND (?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?2))
@@ -96,7 +96,7 @@ impl Store {
                     targets: split(r.get(7)?),
                     workloads: split(r.get(8)?),
                     samples: r.get(9)?,
-                    argv: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
+                    suite: r.get(10)?,
                 })
             })
             .map_err(|e| self.sql(e))?;
@@ -171,18 +171,23 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id, started_at, fsbench_version, record_schema, argv, status, environment,
-                        overhead, comparisons, scaling FROM runs WHERE id = ?1",
+                        overhead, comparisons, scaling, suite, scale, report FROM runs WHERE id = ?1",
                 [id],
                 |r| {
                     let text = |i: usize| r.get::<_, String>(i);
                     Ok((
                         [text(4)?, text(6)?, text(7)?, text(8)?, text(9)?],
                         (text(0)?, text(1)?, text(2)?, r.get::<_, i64>(3)?, text(5)?),
+                        (
+                            r.get::<_, Option<String>>(10)?,
+                            r.get::<_, Option<f64>>(11)?,
+                            r.get::<_, Option<String>>(12)?,
+                        ),
                     ))
                 },
             )
             .map_err(|e| self.sql(e))
-            .and_then(|(json, (id, started_at, version, schema, status))| {
+            .and_then(|(json, (id, started_at, version, schema, status), suite)| {
                 let argv = self.parse(&json[0], "argv")?;
                 let info = RunInfo {
                     id,
@@ -191,6 +196,9 @@ impl Store {
                     argv,
                     // A word no version wrote reads as incomplete rather than failing the load.
                     status: RunStatus::parse(&status).unwrap_or(RunStatus::Incomplete),
+                    suite: suite.0,
+                    scale: suite.1,
+                    report: suite.2.as_deref().and_then(fsbench_model::SeedLayout::parse),
                 };
                 Ok((
                     RunRecord {

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -99,4 +99,13 @@ CREATE TABLE device_ceilings (
 /// Schema version 4: each sample's time series, compact (`series_blob`), beside its JSON.
 pub const V4: &str = "
 ALTER TABLE samples ADD COLUMN series BLOB;
+";
+
+/// Schema version 5: the suite a run measured, its scale and its seed layout, as the record
+/// carries them (record schema 3); older rows are filled from their command line once, by
+/// [`crate::open`]'s migration, so nothing reads the command line again.
+pub const V5: &str = "
+ALTER TABLE runs ADD COLUMN suite TEXT;
+ALTER TABLE runs ADD COLUMN scale REAL;
+ALTER TABLE runs ADD COLUMN report TEXT;
 ";

@@ -60,6 +60,7 @@ fn record(id: &str, started: &str) -> RunRecord {
             fsbench_version: "0.1.0".into(),
             argv: vec!["fsbench".into(), "run".into()],
             status: fsbench_model::RunStatus::Running,
+            ..Default::default()
         },
         environment: Environment {
             targets: vec![TargetInfo {

@@ -48,8 +48,8 @@ pub struct SuiteRun {
     pub seconds: f64,
     /// Its targets.
     pub targets: usize,
-    /// The command line it was started with.
-    pub argv: Vec<String>,
+    /// Its `--scale` (1 when not scaled).
+    pub scale: f64,
 }
 
 impl Store {
@@ -92,65 +92,28 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Finished runs started with `--suite NAME`, newest first, at most `limit`.
+    /// Finished runs of the suite `name` (as the record names it), newest first, at most `limit`.
     pub fn suite_runs(&self, name: &str, limit: usize) -> Result<Vec<SuiteRun>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
                 "SELECT r.id, (julianday(r.finished_at) - julianday(r.started_at)) * 86400.0,
-                        (SELECT count(*) FROM targets t WHERE t.run_id = r.id), r.argv
+                        (SELECT count(*) FROM targets t WHERE t.run_id = r.id), r.scale
                  FROM runs r
-                 WHERE r.status = 'ok' AND r.finished_at IS NOT NULL AND r.argv LIKE ?1
-                 ORDER BY r.started_at DESC, r.rowid DESC",
+                 WHERE r.status = 'ok' AND r.finished_at IS NOT NULL AND r.suite = ?1
+                 ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?2",
             )
             .map_err(|e| self.sql(e))?;
-        let pattern = format!("%{}%", name.replace(['%', '_'], ""));
         let rows = stmt
-            .query_map(params![pattern], |r| {
+            .query_map(params![name, limit as i64], |r| {
                 Ok(SuiteRun {
                     id: r.get(0)?,
                     seconds: r.get::<_, Option<f64>>(1)?.unwrap_or(0.0),
                     targets: r.get::<_, i64>(2)? as usize,
-                    argv: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
+                    scale: r.get::<_, Option<f64>>(3)?.unwrap_or(1.0),
                 })
             })
             .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let row = row.map_err(|e| self.sql(e))?;
-            if suite_of(&row.argv).as_deref() == Some(name) {
-                out.push(row);
-                if out.len() == limit {
-                    break;
-                }
-            }
-        }
-        Ok(out)
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
-}
-
-/// The suite a command line ran (`--suite NAME` or `--suite=NAME`).
-pub fn suite_of(argv: &[String]) -> Option<String> {
-    argv.iter().enumerate().find_map(|(i, a)| {
-        if a == "--suite" {
-            argv.get(i + 1).cloned()
-        } else {
-            a.strip_prefix("--suite=").map(str::to_string)
-        }
-    })
-}
-
-/// The value of `--scale` in a command line, 1 when absent.
-pub fn scale_of(argv: &[String]) -> f64 {
-    argv.iter()
-        .enumerate()
-        .find_map(|(i, a)| {
-            if a == "--scale" {
-                argv.get(i + 1).cloned()
-            } else {
-                a.strip_prefix("--scale=").map(str::to_string)
-            }
-        })
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0)
 }

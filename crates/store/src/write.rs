@@ -55,8 +55,8 @@ impl Store {
         let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
         tx.execute(
             "INSERT INTO runs (id, started_at, status, fsbench_version, record_schema, argv,
-                owner_pid, owner_start_ticks, environment, overhead)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                owner_pid, owner_start_ticks, environment, overhead, suite, scale, report)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 r.run.id,
                 r.run.started_at,
@@ -68,6 +68,9 @@ impl Store {
                 owner_start_ticks as i64,
                 json(&r.environment),
                 json(&r.overhead),
+                r.run.suite,
+                r.run.scale,
+                r.run.report.map(|l| l.name()),
             ],
         )
         .map_err(|e| sql_err(&path, e))?;
@@ -262,11 +265,16 @@ fn insert_sample(
 
 impl Store {
     /// Sets a run's status (the signal watcher marks a run `interrupted` before a forced exit).
-    pub fn set_status(&mut self, run_id: &str, status: &str, at: &str) -> Result<(), StoreError> {
+    pub fn set_status(
+        &mut self,
+        run_id: &str,
+        status: fsbench_model::RunStatus,
+        at: &str,
+    ) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
-                params![status, at, run_id],
+                params![status.name(), at, run_id],
             )
             .map(drop)
             .map_err(|e| self.sql(e))

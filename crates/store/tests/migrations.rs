@@ -55,3 +55,34 @@ fn rusqlite_version(path: &Path) -> i64 {
     c.query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap()
 }
+
+/// Version 5 gives each run its suite and scale; the runs stored before it get theirs from their
+/// command line, once, during the migration.
+#[test]
+fn the_migration_to_version_5_fills_each_runs_suite_from_its_command_line() {
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("v4.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4.db");
+    std::fs::copy(fixture, &copy).unwrap();
+    {
+        let c = rusqlite::Connection::open(&copy).unwrap();
+        let argv = r#"["fsbench","run","--suite","disk-speed","--scale","0.5","-t","/tmp/fx"]"#;
+        c.execute("UPDATE runs SET argv = ?1", [argv]).unwrap();
+    }
+    let store = Store::open(&copy).unwrap();
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    assert_eq!(runs[0].suite.as_deref(), Some("disk-speed"));
+    let rec = store.load(&runs[0].id).unwrap();
+    assert_eq!(rec.run.suite.as_deref(), Some("disk-speed"));
+    assert_eq!(rec.run.scale, Some(0.5));
+    let finished = store.suite_runs("disk-speed", 3).unwrap();
+    assert_eq!(finished.len(), 1, "the fixture's run finished ok");
+    assert_eq!(finished[0].scale, 0.5);
+    // A run of workloads measured no suite.
+    let v3 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v3.db");
+    let copy3 = d.path().join("v3.db");
+    std::fs::copy(v3, &copy3).unwrap();
+    let store = Store::open(&copy3).unwrap();
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    assert_eq!(runs[0].suite, None);
+}

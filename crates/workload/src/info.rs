@@ -17,6 +17,9 @@ pub struct WorkloadInfo {
     pub params: &'static [ParamDoc],
     /// Builds an instance from parameters (the caller checks for unknown keys afterwards).
     pub build: fn(&mut Params) -> Result<Box<dyn Workload>, ParamError>,
+    /// It can split its work among MPI ranks in one directory (`--layout shared`): one file
+    /// segmented by rank, or shared directories; whatever its parameters.
+    pub shared: bool,
 }
 
 impl std::fmt::Debug for WorkloadInfo {
@@ -66,8 +69,6 @@ pub struct Caps {
     pub supports_device: bool,
     /// A cold sample needs a system-wide drop (dentries and inodes), not only file pages.
     pub cold_needs_global: bool,
-    /// It can split its work among MPI ranks in one directory (`--layout shared`).
-    pub supports_shared: bool,
     /// Which way its bytes go.
     pub flow: Flow,
     /// A sample reads an existing tree's metadata (a cold one must read it from the device).
@@ -78,21 +79,22 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// The fixed facts of `w`.
-    pub fn of(w: &dyn Workload) -> Self {
+    /// The facts of a workload with `headline` that reads only, needs nothing known in
+    /// advance and has none of the optional abilities; workloads override what differs
+    /// (`Caps { writes: true, ..Caps::base(Headline::Throughput) }`).
+    pub const fn base(headline: crate::Headline) -> Self {
         Self {
-            headline: w.headline(),
-            writes: w.writes(),
-            space_needed: w.space_needed(),
-            inodes_needed: w.inodes_needed(),
-            size_knob: w.size_knob(),
-            also_shown: w.also_shown(),
-            supports_device: w.supports_device(),
-            cold_needs_global: w.cold_needs_global(),
-            supports_shared: w.supports_shared(),
-            flow: w.flow(),
-            reads_tree: w.reads_tree(),
-            counts_progress: w.counts_progress(),
+            headline,
+            writes: false,
+            space_needed: 0,
+            inodes_needed: 0,
+            size_knob: "size",
+            also_shown: &[],
+            supports_device: false,
+            cold_needs_global: false,
+            flow: Flow::Other,
+            reads_tree: false,
+            counts_progress: false,
         }
     }
 }
@@ -106,4 +108,6 @@ pub struct Built {
     pub params: BTreeMap<String, String>,
     /// Its fixed facts.
     pub caps: Caps,
+    /// The files and directories its parameters name that it only reads.
+    pub inputs: Vec<crate::params::Input>,
 }

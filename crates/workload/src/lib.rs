@@ -18,7 +18,7 @@ mod testutil;
 
 pub use fsbench_io::{CancelToken, Context, RankSync, Ranks, Recorder, Target, WorkloadError};
 pub use info::{Built, Caps, Flow, WorkloadInfo};
-pub use params::{ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
+pub use params::{Input, ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
 pub use registry::{LABEL, build, find, names, suggest};
 
 use std::path::PathBuf;
@@ -75,74 +75,14 @@ pub trait Workload: Send {
     /// Files whose page cache a cold sample drops and whose residency is then measured.
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf>;
 
-    /// Whether `run` or `prepare` writes to the target (refused on read-only targets and, without
-    /// `--allow-destroy`, on devices).
-    fn writes(&self) -> bool;
-
-    /// Bytes of free space `prepare` and `run` need on the target, when known in advance.
-    fn space_needed(&self) -> u64 {
-        0
-    }
-
-    /// Inodes (files and directories) `prepare` and `run` create at most, when known in advance.
-    fn inodes_needed(&self) -> u64 {
-        0
-    }
-
-    /// The parameter that makes this workload smaller (`size`, `scale`, `number`), for hints.
-    fn size_knob(&self) -> &'static str {
-        "size"
-    }
+    /// Its fixed facts (headline, whether it writes, what it needs, what it can do), settled
+    /// once its parameters are: read once at build time into [`Built::caps`], so that nobody
+    /// builds a workload again to ask.
+    fn caps(&self) -> Caps;
 
     /// What the reader should know about how this workload runs on its target, settled in
     /// `prepare` (e.g. why `direct=auto` uses buffered I/O there).
     fn notes(&self) -> Vec<String> {
         Vec::new()
-    }
-
-    /// Metrics shown next to the headline in tables (large-file: its write MiB/s beside the
-    /// read MiB/s, as its seed reports both).
-    fn also_shown(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// The headline metric of this workload.
-    fn headline(&self) -> Headline;
-
-    /// Whether `run` can read a block device directly (no scratch directory needed).
-    fn supports_device(&self) -> bool {
-        false
-    }
-
-    /// True when a cold sample needs a system-wide drop (dentries and inodes, not only file
-    /// pages): metadata workloads such as walks. Per-file fadvise cannot make them cold.
-    fn cold_needs_global(&self) -> bool {
-        false
-    }
-
-    /// True when the workload adds its work to `ctx.progress` as it goes (a walk, per
-    /// directory) instead of timing operations: the runner then reads that counter every
-    /// interval for the sample's time series.
-    fn counts_progress(&self) -> bool {
-        false
-    }
-
-    /// True when a sample reads an existing tree's directories and inodes (walk, status-scan,
-    /// null-build, tar-delete): a cold sample must then read them from the device, which is how
-    /// the runner verifies that it started cold.
-    fn reads_tree(&self) -> bool {
-        false
-    }
-
-    /// Which way its `bytes` go, so that they can be checked against the device's counters.
-    fn flow(&self) -> Flow {
-        Flow::Other
-    }
-
-    /// Whether the workload can run with `--layout shared` under MPI: every rank in one
-    /// directory, on one file segmented by rank (data workloads) or in shared directories
-    /// (metadata workloads), reading `ctx.ranks`. Others run only with their own directory.
-    fn supports_shared(&self) -> bool {
-        false
     }
 }

@@ -37,6 +37,18 @@ impl std::error::Error for ParamError {}
 pub struct Params {
     raw: BTreeMap<String, String>,
     resolved: BTreeMap<String, String>,
+    /// The inputs read so far: parameters naming a file or directory the workload only reads.
+    inputs: Vec<Input>,
+}
+
+/// A parameter naming a file or directory the workload only reads (`file=`, `archive=`,
+/// `tree=`, `cwd=`): no output may replace it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The parameter's key.
+    pub key: String,
+    /// The path it names.
+    pub path: std::path::PathBuf,
 }
 
 impl Params {
@@ -45,6 +57,7 @@ impl Params {
         Self {
             raw,
             resolved: BTreeMap::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -158,7 +171,21 @@ impl Params {
             };
             return Err(Self::err(key, format!("'{v}' is not {want}")));
         }
+        self.input(key, &path);
         Ok(Some(path))
+    }
+
+    /// Records that `key` names `path`, a file or directory the workload only reads.
+    pub fn input(&mut self, key: &str, path: &std::path::Path) {
+        self.inputs.push(Input {
+            key: key.to_string(),
+            path: path.to_path_buf(),
+        });
+    }
+
+    /// The inputs recorded so far ([`Params::existing_path`], [`Params::input`]).
+    pub fn inputs(&self) -> &[Input] {
+        &self.inputs
     }
 
     /// A duration in nanoseconds (`500ms`, `5s`).

@@ -1,7 +1,7 @@
 //! The registry: every workload by its stable kebab-case name, with its parameter table.
 
 use crate::engines;
-use crate::info::{Built, Caps, WorkloadInfo};
+use crate::info::{Built, WorkloadInfo};
 use crate::params::{ParamError, Params};
 
 /// Every workload, in the order `fsbench` lists them.
@@ -47,12 +47,14 @@ pub const LABEL: &str = "label";
 pub fn build(info: &WorkloadInfo, mut params: Params) -> Result<Built, ParamError> {
     params.optional(LABEL);
     let workload = (info.build)(&mut params)?;
+    let inputs = params.inputs().to_vec();
     let canonical = params.finish(info.params)?;
-    let caps = Caps::of(workload.as_ref());
+    let caps = workload.caps();
     Ok(Built {
         workload,
         params: canonical,
         caps,
+        inputs,
     })
 }
 

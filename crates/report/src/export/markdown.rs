@@ -11,7 +11,7 @@ use std::fmt::Write;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Markdown {
     /// The seed layout the run's suite asks for.
-    pub seed: Option<crate::seed::Kind>,
+    pub seed: Option<fsbench_model::SeedLayout>,
 }
 
 impl Renderer for Markdown {
@@ -25,7 +25,7 @@ impl Renderer for Markdown {
 }
 
 /// The Markdown text of `r`.
-fn markdown(r: &RunRecord, seed: Option<crate::seed::Kind>) -> String {
+fn markdown(r: &RunRecord, seed: Option<fsbench_model::SeedLayout>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## fsbench run {}\n", cell(&r.run.id));
     let _ = writeln!(
@@ -45,7 +45,7 @@ fn markdown(r: &RunRecord, seed: Option<crate::seed::Kind>) -> String {
         out.push_str(&table(&t));
     }
     match seed {
-        Some(crate::seed::Kind::Summary) => {
+        Some(fsbench_model::SeedLayout::Summary) => {
             let _ = writeln!(out, "```\n{}\n```", crate::seed::summary::render(r).trim());
         }
         kind => {

@@ -78,6 +78,7 @@ pub(crate) fn record() -> RunRecord {
             fsbench_version: "0.1.0".into(),
             argv: vec!["fsbench".into(), "run".into()],
             status: fsbench_model::RunStatus::Ok,
+            ..Default::default()
         },
         environment: Environment {
             kernel: "6.18".into(),

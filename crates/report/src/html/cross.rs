@@ -48,7 +48,7 @@ pub fn section(c: &CrossRun, input: &HtmlInput<'_>, palette: &Palette, out: &mut
             "<h3>What changed</h3><p>Nothing: no difference was proven in any shared cell.</p>\n",
         ),
     }
-    let curve = |i: usize| input.latency.get(&c.cell_of(i));
+    let curve = |i: usize| input.latency.get(&super::cell_of(c, i));
     super::charts::latencies(&c.merged, &names, palette, &curve, out);
     cell_charts(c, &names, palette, out);
     super::ministat(&c.merged, out);

@@ -8,14 +8,7 @@ use super::palette::{GRID, INK, MUTED, Palette};
 use super::svg::{Anchor, Svg, fit, text_width};
 use fsbench_model::CacheState;
 
-/// The latency percentiles of one cell.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LatencyCurve {
-    /// Operations behind the curve (the merged histograms' count).
-    pub count: u64,
-    /// (percentile 0–100, latency ns), ascending.
-    pub points: Vec<(f64, f64)>,
-}
+pub use fsbench_model::report_input::LatencyCurve;
 
 /// One curve of a panel.
 pub struct Curve<'a> {

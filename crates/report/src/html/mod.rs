@@ -21,7 +21,7 @@ pub(crate) mod svg;
 #[cfg(test)]
 mod tests;
 
-pub use latency::LatencyCurve;
+pub use fsbench_model::report_input::{CrossRun, LatencyCurve};
 
 use crate::format::bytes;
 use crate::names::CellNames;
@@ -40,31 +40,15 @@ pub(crate) struct HtmlInput<'a> {
     /// Latency percentile curves by run index and cell index.
     pub latency: &'a BTreeMap<(usize, usize), LatencyCurve>,
     /// The seed layout of the last run's suite.
-    pub seed: Option<crate::seed::Kind>,
+    pub seed: Option<fsbench_model::SeedLayout>,
 }
 
-/// One comparison of two runs.
-pub struct CrossRun {
-    /// `A = …, B = …`.
-    pub heading: String,
-    /// The environments' differences, in words.
-    pub environment: Vec<String>,
-    /// Both runs' cells (targets prefixed `A:`/`B:`, A's first) and the comparisons.
-    pub merged: RunRecord,
-    /// The indices of runs A and B among the report's runs (oldest first).
-    pub runs: (usize, usize),
-    /// How many cells run A has (the first ones of `merged`).
-    pub a_cells: usize,
-}
-
-impl CrossRun {
-    /// The (run index, cell index) of cell `i` of the merged record.
-    fn cell_of(&self, i: usize) -> (usize, usize) {
-        if i < self.a_cells {
-            (self.runs.0, i)
-        } else {
-            (self.runs.1, i - self.a_cells)
-        }
+/// The (run index, cell index) of cell `i` of a cross-run comparison's merged record.
+fn cell_of(c: &CrossRun, i: usize) -> (usize, usize) {
+    if i < c.a_cells {
+        (c.runs.0, i)
+    } else {
+        (c.runs.1, i - c.a_cells)
     }
 }
 
@@ -96,7 +80,7 @@ pub struct Html {
     /// Latency percentile curves by run index (the rendered run last) and cell index.
     pub latency: BTreeMap<(usize, usize), LatencyCurve>,
     /// The seed layout the rendered run's suite asks for.
-    pub seed: Option<crate::seed::Kind>,
+    pub seed: Option<fsbench_model::SeedLayout>,
 }
 
 impl crate::export::Renderer for Html {
@@ -169,7 +153,7 @@ fn run_section(
     ri: usize,
     r: &RunRecord,
     input: &HtmlInput<'_>,
-    (palette, seed): (&Palette, Option<crate::seed::Kind>),
+    (palette, seed): (&Palette, Option<fsbench_model::SeedLayout>),
     out: &mut String,
 ) {
     let _ = writeln!(
@@ -202,7 +186,12 @@ fn run_section(
 }
 
 /// Every table `fsbench show` prints, the comparisons and the suite's seed layout.
-fn tables(r: &RunRecord, names: &CellNames, seed: Option<crate::seed::Kind>, out: &mut String) {
+fn tables(
+    r: &RunRecord,
+    names: &CellNames,
+    seed: Option<fsbench_model::SeedLayout>,
+    out: &mut String,
+) {
     for t in crate::tables::standard(r, names) {
         crate::table::html::render(&t, out);
     }
@@ -210,7 +199,7 @@ fn tables(r: &RunRecord, names: &CellNames, seed: Option<crate::seed::Kind>, out
         crate::table::html::render(&t, out);
     }
     match seed {
-        Some(crate::seed::Kind::Summary) => {
+        Some(fsbench_model::SeedLayout::Summary) => {
             let text = crate::seed::summary::render(r);
             let _ = writeln!(out, "<h3>Summary</h3><pre>{}</pre>", esc(text.trim()));
         }

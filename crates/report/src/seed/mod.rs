@@ -6,36 +6,13 @@ pub mod tables;
 
 use crate::names::CellNames;
 use crate::table::Table;
-use fsbench_model::RunRecord;
-
-/// Which seed layout a suite asks for (`report = "summary" | "times" | "overhead"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The plain-language summary.
-    Summary,
-    /// The Chromium study's times table.
-    Times,
-    /// The encryption study's overhead table.
-    Overhead,
-}
-
-impl Kind {
-    /// The kind a suite file names; `None` for none or an unknown name.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "summary" => Some(Self::Summary),
-            "times" => Some(Self::Times),
-            "overhead" => Some(Self::Overhead),
-            _ => None,
-        }
-    }
-}
+use fsbench_model::{RunRecord, SeedLayout};
 
 /// The seed layout's tables (none for the summary, which is text).
-pub fn tables(kind: Option<Kind>, record: &RunRecord, names: &CellNames) -> Vec<Table> {
+pub fn tables(kind: Option<SeedLayout>, record: &RunRecord, names: &CellNames) -> Vec<Table> {
     match kind {
-        Some(Kind::Times) => vec![tables::times(record, names)],
-        Some(Kind::Overhead) => tables::overhead(record, names).into_iter().collect(),
+        Some(SeedLayout::Times) => vec![tables::times(record, names)],
+        Some(SeedLayout::Overhead) => tables::overhead(record, names).into_iter().collect(),
         _ => Vec::new(),
     }
 }
@@ -43,10 +20,10 @@ pub fn tables(kind: Option<Kind>, record: &RunRecord, names: &CellNames) -> Vec<
 /// A suite's own report after the standard tables (`report = "summary" | "times" |
 /// "overhead"` in the suite file) as terminal text; empty for none.
 pub fn render(kind: Option<&str>, record: &RunRecord) -> String {
-    let kind = kind.and_then(Kind::parse);
+    let kind = kind.and_then(SeedLayout::parse);
     let names = CellNames::new(&record.results);
     let text = match kind {
-        Some(Kind::Summary) => summary::render(record),
+        Some(SeedLayout::Summary) => summary::render(record),
         k => tables(k, record, &names)
             .iter()
             .map(|t| {

@@ -88,7 +88,7 @@ pub struct Suite {
     /// `interleaved` or `sequential`.
     pub order: Option<String>,
     /// Which comparisons: `targets`, `cache`, `both` or `none`.
-    pub compare: Option<String>,
+    pub compare: Option<fsbench_model::ComparePolicy>,
     /// Label of the target the others are compared with (default: the first).
     pub baseline: Option<String>,
     /// Where `baseline` is.
@@ -112,7 +112,7 @@ pub struct Suite {
     /// Scale of the workloads' sizes (`--scale` overrides it).
     pub scale: Option<f64>,
     /// Extra report after the tables: `summary`, `times` or `overhead`.
-    pub report: Option<String>,
+    pub report: Option<fsbench_model::SeedLayout>,
 }
 
 /// Keys of the top level, in the order `docs/suites.md` documents them.
@@ -241,7 +241,8 @@ fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
 
 /// Comparisons and outputs.
 fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
-    s.compare = choice(src, t, "compare", &["targets", "cache", "both", "none"])?;
+    s.compare = choice(src, t, "compare", &["targets", "cache", "both", "none"])?
+        .and_then(|c| fsbench_model::ComparePolicy::parse(&c));
     s.baseline = string(src, t, "baseline")?;
     s.baseline_pos = find(t, "baseline").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
     s.lab_size_pos = find(t, "lab_size").map_or(Pos::default(), |(_, v)| src.pos(v.span().start));
@@ -262,7 +263,8 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.export_csv = string(src, t, "export_csv")?;
     s.export_markdown = string(src, t, "export_markdown")?;
     s.export_csv_series = string(src, t, "export_csv_series")?;
-    s.report = choice(src, t, "report", &["summary", "times", "overhead"])?;
+    s.report = choice(src, t, "report", &["summary", "times", "overhead"])?
+        .and_then(|r| fsbench_model::SeedLayout::parse(&r));
     Ok(())
 }
 

@@ -7,7 +7,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -18,6 +18,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "time an external command like hyperfine: wall, user, sys, %CPU, exit status",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -205,20 +206,18 @@ impl Workload for CommandWorkload {
         Vec::new()
     }
 
-    fn writes(&self) -> bool {
-        false
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Metric {
-            name: "command_ns",
-            unit: "ns",
-            higher_is_better: false,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: false,
+            cold_needs_global: true,
+            ..Caps::base({
+                Headline::Metric {
+                    name: "command_ns",
+                    unit: "ns",
+                    higher_is_better: false,
+                }
+            })
         }
-    }
-
-    fn cold_needs_global(&self) -> bool {
-        true
     }
 }
 

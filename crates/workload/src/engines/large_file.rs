@@ -3,7 +3,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataFile;
 use fsbench_io::passes::{self as common, FsyncPolicy, WritePass};
 use std::path::PathBuf;
@@ -14,6 +14,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "sequential write then read of one large file (size=2x-ram defeats the page cache)",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -168,39 +169,30 @@ impl Workload for LargeFile {
         self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
     }
 
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn flow(&self) -> crate::Flow {
-        crate::Flow::WriteThenRead
-    }
-
-    fn space_needed(&self) -> u64 {
-        self.size
-    }
-
-    fn also_shown(&self) -> &'static [&'static str] {
-        // The Disk Speed Test's gauge: each phase's peak and where it settles, from the series.
-        &[
-            "write_mib_s",
-            "write_peak_mib_s",
-            "write_sustained_mib_s",
-            "read_peak_mib_s",
-            "read_sustained_mib_s",
-        ]
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Metric {
-            name: "read_mib_s",
-            unit: "MiB/s",
-            higher_is_better: true,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: true,
+            space_needed: self.size,
+            also_shown: {
+                // The Disk Speed Test's gauge: each phase's peak and where it settles, from the series.
+                &[
+                    "write_mib_s",
+                    "write_peak_mib_s",
+                    "write_sustained_mib_s",
+                    "read_peak_mib_s",
+                    "read_sustained_mib_s",
+                ]
+            },
+            supports_device: true,
+            flow: crate::Flow::WriteThenRead,
+            ..Caps::base({
+                Headline::Metric {
+                    name: "read_mib_s",
+                    unit: "MiB/s",
+                    higher_is_better: true,
+                }
+            })
         }
-    }
-
-    fn supports_device(&self) -> bool {
-        true
     }
 }
 

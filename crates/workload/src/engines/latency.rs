@@ -6,7 +6,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
 use fsbench_io::passes::{self as common, Direct, Offsets};
 use fsbench_io::queue::{Engine, Queue};
@@ -20,6 +20,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "single reads separated by an idle interval (ioping): min/avg/max/mdev, percentiles",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -220,24 +221,14 @@ impl Workload for Latency {
         self.file(ctx).map(|f| vec![f.path]).unwrap_or_default()
     }
 
-    fn writes(&self) -> bool {
-        false
-    }
-
-    fn flow(&self) -> crate::Flow {
-        crate::Flow::Read
-    }
-
-    fn space_needed(&self) -> u64 {
-        if self.file.is_some() { 0 } else { self.size }
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Latency
-    }
-
-    fn supports_device(&self) -> bool {
-        true
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: false,
+            space_needed: if self.file.is_some() { 0 } else { self.size },
+            supports_device: true,
+            flow: crate::Flow::Read,
+            ..Caps::base(Headline::Latency)
+        }
     }
 }
 

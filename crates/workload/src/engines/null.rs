@@ -3,7 +3,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -12,6 +12,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "no I/O: records `ops` empty operations (fsbench's own overhead)",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -67,15 +68,11 @@ impl Workload for Null {
         Vec::new()
     }
 
-    fn writes(&self) -> bool {
-        false
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Iops
-    }
-
-    fn supports_device(&self) -> bool {
-        true
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: false,
+            supports_device: true,
+            ..Caps::base(Headline::Iops)
+        }
     }
 }

@@ -14,7 +14,7 @@ use fsbench_postmark::engine::{Config, Location, OpKind, OpLog, Outcome, config,
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use rustix::fd::AsFd;
 use std::path::PathBuf;
 
@@ -24,6 +24,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "PostMark 1.51 mail-server load, operation for operation (create pool, transactions, delete)",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -257,30 +258,24 @@ impl Workload for Postmark {
         Vec::new() // every file is created during the sample
     }
 
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn inodes_needed(&self) -> u64 {
-        // The pool plus what transactions may create, plus the subdirectories.
-        u64::from(self.cfg.number)
-            + u64::from(self.cfg.transactions)
-            + u64::from(self.cfg.subdirectories)
-            + 1
-    }
-
-    fn size_knob(&self) -> &'static str {
-        "number"
-    }
-
-    fn space_needed(&self) -> u64 {
-        // The pool at its expected size; transactions keep it about there (creates ≈ deletes).
-        let avg = (u64::from(self.cfg.size_low) + u64::from(self.cfg.size_high)) / 2;
-        u64::from(self.cfg.number) * (avg + 4096)
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Wall
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: true,
+            space_needed: {
+                // The pool at its expected size; transactions keep it about there (creates ≈ deletes).
+                let avg = (u64::from(self.cfg.size_low) + u64::from(self.cfg.size_high)) / 2;
+                u64::from(self.cfg.number) * (avg + 4096)
+            },
+            inodes_needed: {
+                // The pool plus what transactions may create, plus the subdirectories.
+                u64::from(self.cfg.number)
+                    + u64::from(self.cfg.transactions)
+                    + u64::from(self.cfg.subdirectories)
+                    + 1
+            },
+            size_knob: "number",
+            ..Caps::base(Headline::Wall)
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! Both engines draw the same offsets in the same order for a seed.
 
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
 use fsbench_io::jobs;
 use fsbench_io::mapped::Mapping;
@@ -612,38 +612,28 @@ impl Workload for RandIo {
         paths
     }
 
-    fn writes(&self) -> bool {
-        self.spec.write
-    }
-
-    fn flow(&self) -> crate::Flow {
-        if self.spec.write {
-            crate::Flow::Write {
-                durable: self.spec.fsync != common::FsyncPolicy::None,
-            }
-        } else {
-            crate::Flow::Read
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: self.spec.write,
+            space_needed: {
+                match (&self.file, self.jobs.file_per_job) {
+                    (Some(_), _) => 0,
+                    (None, true) => self.size * u64::from(self.jobs.count),
+                    (None, false) => self.size,
+                }
+            },
+            supports_device: true,
+            flow: {
+                if self.spec.write {
+                    crate::Flow::Write {
+                        durable: self.spec.fsync != common::FsyncPolicy::None,
+                    }
+                } else {
+                    crate::Flow::Read
+                }
+            },
+            ..Caps::base(Headline::Iops)
         }
-    }
-
-    fn supports_shared(&self) -> bool {
-        true
-    }
-
-    fn space_needed(&self) -> u64 {
-        match (&self.file, self.jobs.file_per_job) {
-            (Some(_), _) => 0,
-            (None, true) => self.size * u64::from(self.jobs.count),
-            (None, false) => self.size,
-        }
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Iops
-    }
-
-    fn supports_device(&self) -> bool {
-        true
     }
 }
 

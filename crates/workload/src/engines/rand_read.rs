@@ -12,6 +12,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "random reads of bs at aligned offsets of one file (fio randread; psync QD1 or io_uring iodepth)",
     params: PARAMS,
     build: build_read,
+    shared: true,
 };
 
 pub(super) fn build_read(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {

@@ -12,6 +12,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "random writes of bs at aligned offsets of one file (fio randwrite; psync QD1 or io_uring iodepth)",
     params: PARAMS,
     build: build_write,
+    shared: true,
 };
 
 pub(super) fn build_write(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {

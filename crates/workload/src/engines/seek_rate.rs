@@ -16,6 +16,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "back-to-back random reads for a duration (ioping -R): requests per second",
     params: SEEK_PARAMS,
     build: build_seek,
+    shared: true,
 };
 
 const SEEK_PARAMS: &[ParamDoc] = &[

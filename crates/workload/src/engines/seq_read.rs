@@ -5,7 +5,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::{self as io, DataPattern};
 use fsbench_io::jobs;
 use fsbench_io::pace::{self, Pace};
@@ -19,6 +19,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "sequential read of one file or block device (dd if=FILE of=/dev/null)",
     params: PARAMS,
     build,
+    shared: true,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -233,32 +234,20 @@ impl Workload for SeqRead {
         common::job_paths(self.jobs(ctx))
     }
 
-    fn writes(&self) -> bool {
-        false
-    }
-
-    fn flow(&self) -> crate::Flow {
-        crate::Flow::Read
-    }
-
-    fn supports_shared(&self) -> bool {
-        true
-    }
-
-    fn space_needed(&self) -> u64 {
-        match (&self.file, self.jobs.file_per_job) {
-            (Some(_), _) => 0,
-            (None, true) => self.size * u64::from(self.jobs.count),
-            (None, false) => self.size,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: false,
+            space_needed: {
+                match (&self.file, self.jobs.file_per_job) {
+                    (Some(_), _) => 0,
+                    (None, true) => self.size * u64::from(self.jobs.count),
+                    (None, false) => self.size,
+                }
+            },
+            supports_device: true,
+            flow: crate::Flow::Read,
+            ..Caps::base(Headline::Throughput)
         }
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Throughput
-    }
-
-    fn supports_device(&self) -> bool {
-        true
     }
 }
 
@@ -322,12 +311,12 @@ mod tests {
         assert_eq!(d.latency.unwrap().count, 48);
         assert!(Harness::metric(&d, "job_mib_s_min") <= Harness::metric(&d, "job_mib_s_max"));
         assert_eq!(h.workload.cache_files(&h.ctx).len(), 3);
-        assert_eq!(h.workload.space_needed(), 3 * 64 * 1024);
+        assert_eq!(h.workload.caps().space_needed, 3 * 64 * 1024);
         let mut h = Harness::new(build, "bs=4k,size=64k,jobs=3,file-per-job=false");
         let d = h.sample();
         assert_eq!((d.bytes, d.ops), (64 * 1024, 16));
         assert_eq!(h.workload.cache_files(&h.ctx).len(), 1);
-        assert_eq!(h.workload.space_needed(), 64 * 1024);
+        assert_eq!(h.workload.caps().space_needed, 64 * 1024);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataFile;
 use fsbench_io::jobs;
 use fsbench_io::pace::{self, Pace};
@@ -19,6 +19,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "sequential write of one file (dd of=FILE conv=fdatasync)",
     params: PARAMS,
     build,
+    shared: true,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -204,10 +205,6 @@ impl Workload for SeqWrite {
         Ok(())
     }
 
-    fn supports_shared(&self) -> bool {
-        true
-    }
-
     fn notes(&self) -> Vec<String> {
         self.note.iter().cloned().collect()
     }
@@ -252,32 +249,26 @@ impl Workload for SeqWrite {
         common::job_paths(self.jobs(ctx))
     }
 
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn flow(&self) -> crate::Flow {
-        crate::Flow::Write {
-            durable: self.pass.fsync != common::FsyncPolicy::None,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: true,
+            space_needed: {
+                // Per rank; with --layout shared every rank checks room for its own segment (the
+                // ranks' segments together are the file).
+                if self.jobs.file_per_job {
+                    self.size * u64::from(self.jobs.count)
+                } else {
+                    self.size
+                }
+            },
+            supports_device: true,
+            flow: {
+                crate::Flow::Write {
+                    durable: self.pass.fsync != common::FsyncPolicy::None,
+                }
+            },
+            ..Caps::base(Headline::Throughput)
         }
-    }
-
-    fn space_needed(&self) -> u64 {
-        // Per rank; with --layout shared every rank checks room for its own segment (the
-        // ranks' segments together are the file).
-        if self.jobs.file_per_job {
-            self.size * u64::from(self.jobs.count)
-        } else {
-            self.size
-        }
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Throughput
-    }
-
-    fn supports_device(&self) -> bool {
-        true
     }
 }
 
@@ -390,7 +381,7 @@ mod tests {
                 8192
             );
         }
-        assert_eq!(h.workload.space_needed(), 3 * 8192);
+        assert_eq!(h.workload.caps().space_needed, 3 * 8192);
     }
 
     #[test]

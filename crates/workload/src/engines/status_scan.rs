@@ -6,7 +6,7 @@
 use crate::info::WorkloadInfo;
 use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_tree::index::{Index, stat_mtime_ns};
 use rustix::fs::{FileType, Mode, OFlags, RawDir};
 use std::mem::MaybeUninit;
@@ -18,6 +18,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "git status's filesystem work: lstat every tracked file, read directories for untracked files",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -215,32 +216,16 @@ impl Workload for StatusScan {
         Vec::new()
     }
 
-    fn writes(&self) -> bool {
-        self.source.writes()
-    }
-
-    fn space_needed(&self) -> u64 {
-        self.source.space_needed()
-    }
-
-    fn inodes_needed(&self) -> u64 {
-        self.source.inodes_needed()
-    }
-
-    fn size_knob(&self) -> &'static str {
-        "scale"
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Wall
-    }
-
-    fn cold_needs_global(&self) -> bool {
-        true
-    }
-
-    fn reads_tree(&self) -> bool {
-        true
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: self.source.writes(),
+            space_needed: self.source.space_needed(),
+            inodes_needed: self.source.inodes_needed(),
+            size_knob: "scale",
+            cold_needs_global: true,
+            reads_tree: true,
+            ..Caps::base(Headline::Wall)
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "remove an extracted tarball's tree (rm -rf, never following symlinks)",
     params: PARAMS,
     build: build_delete,
+    shared: false,
 };
 
 pub(super) fn build_delete(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {

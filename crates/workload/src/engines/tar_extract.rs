@@ -12,6 +12,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "extract a tarball (archive=FILE or a synthetic csail one) into the scratch",
     params: PARAMS,
     build: build_extract,
+    shared: false,
 };
 
 pub(super) fn build_extract(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {

@@ -6,7 +6,7 @@
 //! removes its last tree and the delete workload extracts a fresh one and counts it.
 
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_tree::tarball::{Archive, ArchiveOn, extract};
 use std::path::{Path, PathBuf};
 
@@ -168,32 +168,16 @@ impl Workload for TarIo {
         notes
     }
 
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn space_needed(&self) -> u64 {
-        self.archive.space_needed()
-    }
-
-    fn inodes_needed(&self) -> u64 {
-        self.archive.inodes_needed()
-    }
-
-    fn size_knob(&self) -> &'static str {
-        "scale"
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Wall
-    }
-
-    fn cold_needs_global(&self) -> bool {
-        self.delete
-    }
-
-    fn reads_tree(&self) -> bool {
-        self.delete
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: true,
+            space_needed: self.archive.space_needed(),
+            inodes_needed: self.archive.inodes_needed(),
+            size_knob: "scale",
+            cold_needs_global: self.delete,
+            reads_tree: self.delete,
+            ..Caps::base(Headline::Wall)
+        }
     }
 }
 

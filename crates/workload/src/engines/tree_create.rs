@@ -4,7 +4,7 @@
 use crate::info::WorkloadInfo;
 use crate::knobs::tree::tree_params;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::pace;
 use fsbench_tree::{self as tree, TreeSpec};
 use std::path::PathBuf;
@@ -15,6 +15,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "create a synthetic source tree (chromium, firefox, linux, csail, small, flat), then delete it",
     params: PARAMS,
     build,
+    shared: true,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -192,38 +193,27 @@ impl Workload for TreeCreate {
         Vec::new()
     }
 
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn space_needed(&self) -> u64 {
-        let m = self.spec.manifest();
-        m.bytes + (m.files + m.dirs) * 4096
-    }
-
-    fn inodes_needed(&self) -> u64 {
-        let m = self.spec.manifest();
-        m.files + m.dirs
-    }
-
-    fn size_knob(&self) -> &'static str {
-        "scale"
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Metric {
-            name: "files_per_s",
-            unit: "files/s",
-            higher_is_better: true,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: true,
+            space_needed: {
+                let m = self.spec.manifest();
+                m.bytes + (m.files + m.dirs) * 4096
+            },
+            inodes_needed: {
+                let m = self.spec.manifest();
+                m.files + m.dirs
+            },
+            size_knob: "scale",
+            cold_needs_global: true,
+            ..Caps::base({
+                Headline::Metric {
+                    name: "files_per_s",
+                    unit: "files/s",
+                    higher_is_better: true,
+                }
+            })
         }
-    }
-
-    fn cold_needs_global(&self) -> bool {
-        true
-    }
-
-    fn supports_shared(&self) -> bool {
-        true
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::info::WorkloadInfo;
 use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
-use crate::{Context, Headline, Recorder, Workload, WorkloadError};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_tree::walker::{self, StatMode, WalkCounts};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     summary: "L recursive walks (readdir + lstat) across J workers over a generated tree or tree=PATH",
     params: PARAMS,
     build,
+    shared: false,
 };
 
 const PARAMS: &[ParamDoc] = &[
@@ -167,41 +168,26 @@ impl Workload for Walk {
         Vec::new()
     }
 
-    fn writes(&self) -> bool {
-        self.source.writes()
-    }
-
-    fn space_needed(&self) -> u64 {
-        self.source.space_needed()
-    }
-
-    fn inodes_needed(&self) -> u64 {
-        self.source.inodes_needed()
-    }
-
-    fn size_knob(&self) -> &'static str {
-        "scale"
-    }
-
-    fn headline(&self) -> Headline {
-        Headline::Metric {
-            name: "entries_per_s",
-            unit: "entries/s",
-            higher_is_better: true,
+    fn caps(&self) -> Caps {
+        Caps {
+            writes: self.source.writes(),
+            space_needed: self.source.space_needed(),
+            inodes_needed: self.source.inodes_needed(),
+            size_knob: "scale",
+            cold_needs_global: true,
+            reads_tree: true,
+            counts_progress: {
+                // Threads share the counter; mode=procs walks in other processes (no series).
+                !self.procs
+            },
+            ..Caps::base({
+                Headline::Metric {
+                    name: "entries_per_s",
+                    unit: "entries/s",
+                    higher_is_better: true,
+                }
+            })
         }
-    }
-
-    fn cold_needs_global(&self) -> bool {
-        true
-    }
-
-    fn reads_tree(&self) -> bool {
-        true
-    }
-
-    fn counts_progress(&self) -> bool {
-        // Threads share the counter; mode=procs walks in other processes (no series).
-        !self.procs
     }
 }
 

@@ -52,6 +52,7 @@ impl TreeSource {
                 ),
             });
         }
+        p.input("tree", &path);
         Ok(Self::Existing(path))
     }
 

@@ -116,8 +116,8 @@ fn bad_parameters_are_refused_with_the_key() {
 fn sizes_accept_units_and_the_headline_is_wall() {
     let mut p = Params::parse("size_low=500,size_high=1m").unwrap();
     let w = build(&mut p).unwrap();
-    assert_eq!(w.headline(), Headline::Wall);
-    assert!(w.writes());
+    assert_eq!(w.caps().headline, Headline::Wall);
+    assert!(w.caps().writes);
 }
 
 #[test]

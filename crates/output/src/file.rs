@@ -5,6 +5,7 @@
 //! with a plain `open(O_WRONLY|O_TRUNC)` and never replaced; a symlink is never replaced, and is
 //! followed only when it leads to such a non-regular file (`/dev/stdout` on a terminal or pipe).
 
+use crate::Refused;
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -20,40 +21,42 @@ pub enum OutputKind {
 
 /// Decides how `path` can be written, or says in one line why it cannot (checked before a run
 /// starts, so a bad output path costs nothing).
-pub fn check(path: &Path, flag: &str) -> Result<OutputKind, String> {
+pub fn check(path: &Path, flag: &str) -> Result<OutputKind, Refused> {
     let shown = path.display();
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let dir = parent_dir(path);
             match std::fs::metadata(&dir) {
                 Ok(m) if m.is_dir() => Ok(OutputKind::Replace),
-                _ => Err(format!(
+                _ => Err(Refused(format!(
                     "cannot write {flag} {shown}: directory {} does not exist — create it or give another path",
                     dir.display()
-                )),
+                ))),
             }
         }
-        Err(e) => Err(format!("cannot write {flag} {shown}: {e} — check the path")),
+        Err(e) => Err(Refused(format!(
+            "cannot write {flag} {shown}: {e} — check the path"
+        ))),
         Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
             Ok(t) if is_stream(&t.file_type()) => Ok(OutputKind::Stream),
-            Ok(t) if t.is_file() => Err(format!(
+            Ok(t) if t.is_file() => Err(Refused(format!(
                 "refusing to replace the symlink {flag} {shown} (it points to {}) — give the file's own path",
                 std::fs::read_link(path)
                     .map(|p| p.display().to_string())
                     .unwrap_or_default()
-            )),
-            _ => Err(format!(
+            ))),
+            _ => Err(Refused(format!(
                 "refusing to write through the symlink {flag} {shown} — give a regular file's path"
-            )),
+            ))),
         },
         Ok(m) if m.is_file() => Ok(OutputKind::Replace),
         Ok(m) if is_stream(&m.file_type()) => Ok(OutputKind::Stream),
-        Ok(m) if m.is_dir() => Err(format!(
+        Ok(m) if m.is_dir() => Err(Refused(format!(
             "cannot write {flag} {shown}: it is a directory — give a file name"
-        )),
-        Ok(_) => Err(format!(
+        ))),
+        Ok(_) => Err(Refused(format!(
             "refusing to write {flag} {shown}: it is a block device — give a regular file"
-        )),
+        ))),
     }
 }
 
@@ -71,7 +74,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 /// Writes `bytes` to `path` as [`check`] decided; on failure nothing is left behind (the
 /// temporary file is removed) and the old file is untouched.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    match check(path, "output").map_err(std::io::Error::other)? {
+    match check(path, "output").map_err(|e| std::io::Error::other(e.0))? {
         OutputKind::Stream => write_through(path, bytes),
         OutputKind::Replace => replace(path, bytes),
     }
@@ -156,7 +159,7 @@ mod tests {
         let link = d.path().join("link.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let e = check(&link, "--json").unwrap_err();
-        assert!(e.contains("symlink"), "{e}");
+        assert!(e.0.contains("symlink"), "{e}");
         assert!(write(&link, b"x").is_err());
         assert_eq!(std::fs::read(&real).unwrap(), b"keep");
         assert!(
@@ -185,8 +188,8 @@ mod tests {
     #[test]
     fn missing_directory_and_directories_are_explained() {
         let e = check(Path::new("/nonexistent-dir-xyz/out.json"), "--json").unwrap_err();
-        assert!(e.contains("does not exist"), "{e}");
+        assert!(e.0.contains("does not exist"), "{e}");
         let e = check(Path::new("/tmp"), "--json").unwrap_err();
-        assert!(e.contains("directory"), "{e}");
+        assert!(e.0.contains("directory"), "{e}");
     }
 }

@@ -5,6 +5,7 @@
 //! never as strings, so `./r.db`, `r.db` and `/link/to/dir/r.db` are one file. A directory that
 //! cannot be written (read-only filesystem, no permission) is refused here too, not after the run.
 
+use crate::Refused;
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -50,7 +51,7 @@ pub struct Protected {
 /// Refuses, in one line, an output that is a protected file or another output, or whose
 /// directory cannot be written. `outputs` are (flag, path); `-` (standard output) is skipped,
 /// but two outputs on standard output are refused too.
-pub fn check(outputs: &[(&str, &Path)], protected: &[Protected]) -> Result<(), String> {
+pub fn check(outputs: &[(&str, &Path)], protected: &[Protected]) -> Result<(), Refused> {
     let files: Vec<&(&str, &Path)> = outputs
         .iter()
         .filter(|(_, p)| p.as_os_str() != "-")
@@ -61,25 +62,25 @@ pub fn check(outputs: &[(&str, &Path)], protected: &[Protected]) -> Result<(), S
         .map(|(f, _)| *f)
         .collect();
     if stdout.len() > 1 {
-        return Err(format!(
+        return Err(Refused(format!(
             "{} all write to standard output (-) — give all but one of them a file",
             stdout.join(" and ")
-        ));
+        )));
     }
     for (i, (flag, path)) in files.iter().enumerate() {
         if let Some(p) = protected.iter().find(|p| same_file(path, &p.path)) {
-            return Err(format!(
+            return Err(Refused(format!(
                 "{flag} {} is {} ({}) — write the output to another file",
                 path.display(),
                 p.what,
                 p.path.display()
-            ));
+            )));
         }
         if let Some((other, _)) = files[..i].iter().find(|(_, q)| same_file(path, q)) {
-            return Err(format!(
+            return Err(Refused(format!(
                 "{other} and {flag} both name {} — give each output its own file",
                 path.display()
-            ));
+            )));
         }
         writable_dir(flag, path)?;
     }
@@ -88,7 +89,7 @@ pub fn check(outputs: &[(&str, &Path)], protected: &[Protected]) -> Result<(), S
 
 /// Refuses an output whose directory cannot take the new file (read-only filesystem, no
 /// permission): every output is replaced through a temporary file in its directory.
-fn writable_dir(flag: &str, path: &Path) -> Result<(), String> {
+fn writable_dir(flag: &str, path: &Path) -> Result<(), Refused> {
     let stream = std::fs::metadata(path).is_ok_and(|m| {
         use std::os::unix::fs::FileTypeExt;
         let t = m.file_type();
@@ -103,11 +104,11 @@ fn writable_dir(flag: &str, path: &Path) -> Result<(), String> {
     };
     match rustix::fs::access(dir, rustix::fs::Access::WRITE_OK) {
         Ok(()) => Ok(()),
-        Err(rustix::io::Errno::NOENT) => Err(format!(
+        Err(rustix::io::Errno::NOENT) => Err(Refused(format!(
             "cannot write {flag} {}: directory {} does not exist — create it or give another path",
             path.display(),
             dir.display()
-        )),
+        ))),
         Err(e) => {
             let why = match e {
                 rustix::io::Errno::ROFS => "is on a read-only filesystem",
@@ -116,11 +117,11 @@ fn writable_dir(flag: &str, path: &Path) -> Result<(), String> {
                 }
                 _ => "cannot be written",
             };
-            Err(format!(
+            Err(Refused(format!(
                 "cannot write {flag} {}: its directory {} {why} — give a path in a writable directory",
                 path.display(),
                 dir.display()
-            ))
+            )))
         }
     }
 }
@@ -153,13 +154,13 @@ mod tests {
             path: db.clone(),
         }];
         let e = check(&[("--html", &db)], &protected).unwrap_err();
-        assert!(e.contains("is the results database"), "{e}");
+        assert!(e.0.contains("is the results database"), "{e}");
         let a = d.path().join("a.out");
         let e = check(&[("--export-json", &a), ("--export-csv", &a)], &[]).unwrap_err();
-        assert!(e.contains("both name"), "{e}");
+        assert!(e.0.contains("both name"), "{e}");
         let dash = Path::new("-");
         let e = check(&[("--export-json", dash), ("--html", dash)], &[]).unwrap_err();
-        assert!(e.contains("standard output"), "{e}");
+        assert!(e.0.contains("standard output"), "{e}");
         assert!(check(&[("--export-json", &a), ("--html", dash)], &protected).is_ok());
     }
 }

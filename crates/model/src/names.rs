@@ -3,7 +3,7 @@
 //! same workload on the same target (two `command` cells become `command run='git status'` and
 //! `command run='git status -uall'`). Every report and every comparison label uses these names.
 
-use fsbench_model::ResultEntry;
+use crate::ResultEntry;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The parameter that names a workload in every report (`-w command:run=...,label=uc-off`).
@@ -115,18 +115,54 @@ impl CellNames {
     pub fn find(&self, results: &[ResultEntry], label: &str) -> Option<usize> {
         (0..results.len())
             .find(|&i| self.label(results, i) == label)
-            .or_else(|| {
-                results
-                    .iter()
-                    .position(|r| crate::terminal::label_of(r) == label)
-            })
+            .or_else(|| results.iter().position(|r| cell_label(r) == label))
     }
+}
+
+/// The label older records' comparisons use for a cell (`target/workload[ sweep]/cache`); the
+/// reports name cells with [`CellNames`], which tells two cells of one workload apart.
+pub fn cell_label(r: &ResultEntry) -> String {
+    let sweep: String = r.sweep.iter().map(|(k, v)| format!(" {k}={v}")).collect();
+    format!("{}/{}{}/{}", r.target, r.workload, sweep, r.cache.state)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::tests::record;
+    use crate::{CacheInfo, CacheState, RunRecord};
+
+    /// A record of rand-read, cold, on the targets `ext4` and `x,y|z`.
+    fn record() -> RunRecord {
+        let entry = |target: &str| ResultEntry {
+            target: target.into(),
+            workload: "rand-read".into(),
+            params: BTreeMap::from([("bs".to_string(), "4k".to_string())]),
+            sweep: BTreeMap::new(),
+            cache: CacheInfo {
+                state: CacheState::Cold,
+                method: "drop_caches".into(),
+                resident_pct: Some(0.0),
+            },
+            headline: crate::metric::IOPS.into(),
+            also_shown: Vec::new(),
+            samples: Vec::new(),
+            summary: BTreeMap::new(),
+            precision_reached: None,
+            steady: None,
+            warnings: Vec::new(),
+            error: None,
+            bound: None,
+        };
+        RunRecord {
+            schema_version: crate::SCHEMA_VERSION,
+            run: Default::default(),
+            environment: Default::default(),
+            overhead: Default::default(),
+            results: vec![entry("ext4"), entry("x,y|z")],
+            comparisons: Vec::new(),
+            scaling: Vec::new(),
+        }
+    }
 
     #[test]
     fn two_cells_of_one_workload_are_told_apart_by_what_differs_or_their_label() {
