@@ -190,6 +190,18 @@ pub struct ExportArgs {
     pub export_csv_series: Option<PathBuf>,
 }
 
+impl ExportArgs {
+    /// The export paths asked for.
+    pub fn paths(&self) -> fsbench_output::exports::ExportPaths {
+        fsbench_output::exports::ExportPaths {
+            json: self.export_json.clone(),
+            csv: self.export_csv.clone(),
+            markdown: self.export_markdown.clone(),
+            csv_series: self.export_csv_series.clone(),
+        }
+    }
+}
+
 /// Arguments of `fsbench history`.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {

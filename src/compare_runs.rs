@@ -55,8 +55,8 @@ pub fn print_and_gate(
     let opts: TerminalOptions = crate::cmd::show::terminal_options(plot, None);
     fsbench_report::terminal::comparisons(&merged, opts, &mut text);
     if let Some(args) = export {
-        let mut ex = crate::exports::Exports::check(args, &[], &[])?;
-        ex.write(&merged, true);
+        let mut ex = fsbench_output::exports::Exports::check(&args.paths(), &[], &[])?;
+        ex.write(&merged, true, None, &mut crate::out::stdout_text);
         if let Some(e) = ex.error {
             return Err(CliError::run(e));
         }
@@ -74,34 +74,18 @@ pub fn print_and_gate(
 }
 
 /// The gate's exit: 1 when a cell is proven slower (or, unless allowed, could not be judged),
-/// 4 when a cell is inconclusive, else 0. The message counts each.
+/// 4 when a cell is inconclusive, else 0.
 fn verdict(r: &fsbench_analysis::gate::GateReport, g: Gate) -> CliResult<()> {
-    let (slower, inconclusive, unjudged) = (r.slower(), r.inconclusive(), r.unjudged());
-    let counts = format!(
-        "{slower} slower, {inconclusive} inconclusive, {unjudged} not comparable or missing of {} cells (threshold {}%)",
-        r.cells.len(),
-        g.pct
-    );
-    if slower > 0 || (unjudged > 0 && !g.allow_incomparable) {
-        return Err(CliError {
+    use fsbench_analysis::gate::Verdict;
+    match r.verdict(g.pct, g.allow_incomparable) {
+        Verdict::Pass => Ok(()),
+        Verdict::Failed(message) => Err(CliError {
             kind: ExitKind::Regression,
-            message: format!(
-                "the gate failed: {counts} — see the gate's lines above{}",
-                if unjudged > 0 && !g.allow_incomparable {
-                    "; --allow-incomparable lets cells that cannot be judged pass"
-                } else {
-                    ""
-                }
-            ),
-        });
-    }
-    if inconclusive > 0 {
-        return Err(CliError {
+            message,
+        }),
+        Verdict::Undecided(message) => Err(CliError {
             kind: ExitKind::Inconclusive,
-            message: format!(
-                "the gate could not decide: {counts} — take more samples (--runs, --runs auto) to narrow the intervals"
-            ),
-        });
+            message,
+        }),
     }
-    Ok(())
 }

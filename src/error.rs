@@ -96,6 +96,13 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+impl From<fsbench_output::Refused> for CliError {
+    /// An output path refused before any work: a usage error.
+    fn from(r: fsbench_output::Refused) -> Self {
+        Self::usage(r.0)
+    }
+}
+
 impl From<fsbench_model::Failure> for CliError {
     fn from(f: fsbench_model::Failure) -> Self {
         use fsbench_model::FailureKind;

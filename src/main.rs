@@ -6,7 +6,6 @@ mod cmd;
 mod compare_runs;
 mod error;
 mod estimate;
-mod exports;
 #[cfg(test)]
 mod fuzz;
 mod out;

@@ -17,6 +17,11 @@ pub fn stdout(text: &str) -> CliResult<()> {
         .map_err(|e| stdout_error(&e))
 }
 
+/// [`stdout`] with the error as its one-line message (for the exports' writer).
+pub fn stdout_text(text: &str) -> Result<(), String> {
+    stdout(text).map_err(|e| e.message)
+}
+
 /// The error for a failed write to stdout: a broken pipe ends quietly.
 pub fn stdout_error(e: &std::io::Error) -> CliError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {

@@ -37,7 +37,11 @@ fn json_follows_the_documented_contract() {
         "--runs",
         "3",
     ]);
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
+    assert!(
+        v["run"].get("suite").is_none(),
+        "a plan of workloads measures no suite"
+    );
     assert!(v["run"]["id"].as_str().unwrap().len() > 10);
     assert!(v["run"]["argv"].as_array().unwrap().len() > 3);
     assert_eq!(v["run"]["status"], "ok");

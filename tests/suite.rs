@@ -130,6 +130,46 @@ fn suite_show_prints_toml_that_runs_as_a_file() {
 }
 
 #[test]
+fn a_suite_files_run_records_the_suite_in_its_json_and_history() {
+    let dir = temp_dir();
+    let file = dir.path().join("mine.toml");
+    std::fs::write(
+        &file,
+        "name = \"mine\"\ndescription = \"One null cell.\"\ncache = \"warm\"\nruns = 2\nreport = \"times\"\n\n[[workload]]\nname = \"null\"\nops = 10\n",
+    )
+    .unwrap();
+    let work = temp_dir();
+    let db = dir.path().join("r.db");
+    let json = dir.path().join("r.json");
+    let out = fsbench()
+        .current_dir(work.path())
+        .args(["run", "-q", "--suite"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["run"]["suite"], file.to_str().unwrap());
+    assert_eq!(v["run"]["report"], "times");
+    assert!(v["run"].get("scale").is_none(), "not scaled");
+    let history = fsbench()
+        .args(["history", "--export-json", "-", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let h: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
+    assert_eq!(h[0]["suite"], file.to_str().unwrap(), "{h}");
+}
+
+#[test]
 fn run_without_arguments_runs_the_quick_suite() {
     let dir = temp_dir();
     let json = temp_dir();
@@ -159,6 +199,12 @@ fn run_without_arguments_runs_the_quick_suite() {
     assert!(stdout.contains("Summary"), "{stdout}");
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(json.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(
+        v["run"]["suite"], "quick",
+        "the default plan is the quick suite"
+    );
+    assert_eq!(v["run"]["scale"], 0.01);
+    assert_eq!(v["run"]["report"], "summary");
     let workloads: Vec<&str> = v["results"]
         .as_array()
         .unwrap()

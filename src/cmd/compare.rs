@@ -21,7 +21,7 @@ pub fn run(args: CompareArgs) -> CliResult<i32> {
         )));
     }
     let protected = crate::storage::protected_db(args.db.db.as_deref());
-    crate::exports::Exports::check(&args.export, &protected, &[])?;
+    fsbench_output::exports::Exports::check(&args.export.paths(), &protected, &[])?;
     let a = super::show::load(args.db.db.as_deref(), &args.a)?;
     let b = super::show::load(args.db.db.as_deref(), &args.b)?;
     crate::compare_runs::print_and_gate(

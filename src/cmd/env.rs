@@ -4,50 +4,9 @@
 //! device's ceiling, kept in the results database for later runs' plausibility checks.
 
 use crate::error::{CliError, CliResult};
-use fsbench_model::{DeviceCeiling, TargetInfo};
+use fsbench_runner::ceiling::{self, Ceiling};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
-
-/// What to do about the device's ceiling.
-pub enum Ceiling {
-    /// Nothing: describe only.
-    None,
-    /// Measure it.
-    Probe,
-    /// Given by the user, MiB/s.
-    Given {
-        /// Read MiB/s.
-        read: f64,
-        /// Write MiB/s.
-        write: f64,
-    },
-}
-
-impl Ceiling {
-    /// From `--probe` and `--ceiling READ,WRITE`.
-    pub fn from_args(probe: bool, given: Option<&str>) -> CliResult<Self> {
-        let Some(text) = given else {
-            return Ok(if probe { Self::Probe } else { Self::None });
-        };
-        let bad = || {
-            CliError::usage(format!(
-                "invalid --ceiling '{text}' — give READ,WRITE in MiB/s, e.g. --ceiling 870,600"
-            ))
-        };
-        let (r, w) = text.split_once(',').ok_or_else(bad)?;
-        let num = |s: &str| {
-            s.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(bad)
-        };
-        Ok(Self::Given {
-            read: num(r)?,
-            write: num(w)?,
-        })
-    }
-}
 
 /// Prints the environment of `dir` as a table, or as JSON with `json`; measures or records the
 /// device's ceiling when asked.
@@ -66,7 +25,8 @@ pub fn run(dir: &Path, json: bool, ceiling: Ceiling, db: Option<&Path>) -> CliRe
     env.targets
         .push(crate::envinfo::target(&dir.display().to_string(), &path));
     if !matches!(ceiling, Ceiling::None) {
-        let c = device_ceiling(&env.targets[0], &path, meta.is_dir(), ceiling)?;
+        let cleanup = crate::signals::cleanup();
+        let c = ceiling::device_ceiling(&env.targets[0], &path, meta.is_dir(), ceiling, cleanup)?;
         let mut store = crate::storage::open_for_writing(db)?;
         store
             .set_ceiling(&env.hostname, &c)
@@ -94,53 +54,4 @@ pub fn run(dir: &Path, json: bool, ceiling: Ceiling, db: Option<&Path>) -> CliRe
         crate::outln!("{}", fsbench_report::format::terminal_safe(&table))?;
     }
     Ok(0)
-}
-
-/// The ceiling of the deepest device under `t`: measured in a scratch under `path`, or given.
-fn device_ceiling(
-    t: &TargetInfo,
-    path: &Path,
-    is_dir: bool,
-    how: Ceiling,
-) -> CliResult<DeviceCeiling> {
-    let Some(device) = crate::envinfo::io_devices(t).pop() else {
-        return Err(CliError::usage(format!(
-            "no block device under {} ({}): there is no device ceiling to measure",
-            path.display(),
-            t.fs_type
-        )));
-    };
-    let (read, write, source) = match how {
-        Ceiling::Given { read, write } => (
-            read,
-            write,
-            format!("given {}", crate::storage::now_rfc3339()),
-        ),
-        _ if !is_dir => {
-            return Err(CliError::usage(format!(
-                "{} is a device: --probe measures through a filesystem — give a directory on it (fsbench never writes to a raw device here)",
-                path.display()
-            )));
-        }
-        _ => {
-            let p = fsbench_runner::ceiling::probe(
-                path,
-                &format!("ceiling-{}", std::process::id()),
-                fsbench_runner::ceiling::DEFAULT_BYTES,
-                crate::signals::cleanup(),
-            )
-            .map_err(CliError::usage)?;
-            (
-                p.read_mib_s,
-                p.write_mib_s,
-                format!("probed {}", crate::storage::now_rfc3339()),
-            )
-        }
-    };
-    Ok(DeviceCeiling {
-        device,
-        read_mib_s: read,
-        write_mib_s: write,
-        source,
-    })
 }

@@ -4,20 +4,8 @@
 
 use crate::cli::HistoryArgs;
 use crate::error::{CliError, CliResult};
-use fsbench_model::RunStatus;
 use fsbench_report::table::{Column, Table};
 use fsbench_store::{HistoryFilter, RunRow};
-
-/// The status to show: `incomplete` for a run whose owner is gone before it finished.
-pub fn shown_status(r: &RunRow) -> RunStatus {
-    if r.status != RunStatus::Running {
-        return r.status;
-    }
-    match r.owner {
-        Some((pid, ticks)) if crate::scratch::owner_alive(pid, Some(ticks)) => RunStatus::Running,
-        _ => RunStatus::Incomplete,
-    }
-}
 
 /// Refuses a `--since` that is neither a date (`2026-11-01`) nor an RFC 3339 time
 /// (`2026-11-01T10:00:00Z`): compared as text, garbage would silently select nothing.
@@ -86,7 +74,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             r.id.clone().into(),
             r.started_at.clone().into(),
             duration(r).into(),
-            shown_status(r).to_string().into(),
+            r.shown_status().to_string().into(),
             r.suite.clone().unwrap_or_else(|| "-".into()).into(),
             dash_if_empty(notes.join("; ")).into(),
             r.targets.join(", ").into(),
@@ -104,17 +92,10 @@ fn dash_if_empty(s: String) -> String {
     if s.is_empty() { "-".into() } else { s }
 }
 
-/// Seconds from start to finish, when the run finished and both times read.
-fn seconds(r: &RunRow) -> Option<f64> {
-    let start = humantime::parse_rfc3339_weak(&r.started_at).ok()?;
-    let end = humantime::parse_rfc3339_weak(r.finished_at.as_deref()?).ok()?;
-    end.duration_since(start).ok().map(|d| d.as_secs_f64())
-}
-
 /// How long a run took (`42 s`, `12 min 5 s`, `1 h 3 min`; times are stored to the second),
 /// or `-` when it did not finish.
 fn duration(r: &RunRow) -> String {
-    let Some(s) = seconds(r) else {
+    let Some(s) = r.seconds() else {
         return "-".into();
     };
     let whole = s.round() as u64;
@@ -134,13 +115,13 @@ fn row_json(r: &RunRow) -> serde_json::Value {
         "id": r.id,
         "started_at": r.started_at,
         "finished_at": r.finished_at,
-        "status": shown_status(r),
+        "status": r.shown_status(),
         "fsbench_version": r.fsbench_version,
         "targets": r.targets,
         "workloads": r.workloads,
         "samples": r.samples,
         "suite": r.suite,
-        "duration_s": seconds(r),
+        "duration_s": r.seconds(),
     })
 }
 

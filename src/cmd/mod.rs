@@ -45,7 +45,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         } => env::run(
             &dir,
             json,
-            env::Ceiling::from_args(probe, ceiling.as_deref())?,
+            fsbench_runner::ceiling::Ceiling::from_args(probe, ceiling.as_deref())?,
             db.as_deref(),
         ),
         Command::Lab { command } => lab::run(command),

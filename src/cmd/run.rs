@@ -3,10 +3,10 @@
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
-use crate::exports::Exports;
 use crate::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use fsbench_model::RunRecord;
+use fsbench_output::exports::{ExportPaths, Exports};
 use fsbench_runner::record::Invocation;
 use fsbench_runner::store_sink::StoreSink;
 use fsbench_spec::RunSpec;
@@ -40,7 +40,9 @@ impl Sink for ExportSink {
 impl ExportSink {
     /// Writes the exports due now and refreshes what a forced exit would write.
     fn save(&mut self, last: bool) {
-        self.exports.write(&self.record, last);
+        let seed = self.record.run.report;
+        self.exports
+            .write(&self.record, last, seed, &mut crate::out::stdout_text);
         if last {
             return;
         }
@@ -186,7 +188,11 @@ fn invocation(inputs: &Inputs) -> Invocation {
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         version: env!("CARGO_PKG_VERSION").into(),
-        suite: inputs.spec.suite.clone(),
+        // A built-in by its name, a suite file by its path as given.
+        suite: inputs.suite.as_ref().map(|s| {
+            let name = s.file.strip_prefix("builtin:").unwrap_or(&s.file);
+            name.to_string()
+        }),
         scale: inputs.spec.scale,
         report: inputs.suite.as_ref().and_then(|s| s.report),
     }
@@ -350,11 +356,11 @@ fn check_outputs(
     plan: &Plan,
     suite: Option<&fsbench_spec::suite::file::Suite>,
 ) -> CliResult<Exports> {
-    let export = crate::cli::ExportArgs {
-        export_json: spec.export_json.clone(),
-        export_csv: spec.export_csv.clone(),
-        export_markdown: spec.export_markdown.clone(),
-        export_csv_series: spec.export_csv_series.clone(),
+    let export = ExportPaths {
+        json: spec.export_json.clone(),
+        csv: spec.export_csv.clone(),
+        markdown: spec.export_markdown.clone(),
+        csv_series: spec.export_csv_series.clone(),
     };
     let mut protected = crate::storage::protected_db(args.db.db.as_deref());
     protected.extend(fsbench_spec::checks::protected_inputs(plan, suite));

@@ -6,6 +6,7 @@ use crate::cli::ShowArgs;
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
 use fsbench_model::SeedLayout;
+use fsbench_output::exports::Exports;
 use fsbench_report::export::Renderer;
 use fsbench_report::terminal::{Terminal, TerminalOptions};
 use std::io::IsTerminal;
@@ -22,7 +23,7 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
         .ok()
         .and_then(|rows| rows.into_iter().find(|row| row.id == id));
     if let Some(row) = owner {
-        r.run.status = super::history::shown_status(&row);
+        r.run.status = row.shown_status();
     }
     for e in &mut r.results {
         if e.summary.is_empty() && !e.samples.is_empty() {
@@ -88,9 +89,10 @@ pub fn print(record: &RunRecord, plot: bool, seed: Option<SeedLayout>) -> CliRes
 /// Prints or exports a stored run.
 pub fn run(args: ShowArgs) -> CliResult<i32> {
     let protected = crate::storage::protected_db(args.db.db.as_deref());
-    let mut exports = crate::exports::Exports::check(&args.export, &protected, &[])?;
+    let mut exports = Exports::check(&args.export.paths(), &protected, &[])?;
     let record = load(args.db.db.as_deref(), &args.run)?;
-    exports.write(&record, true);
+    let seed = seed_kind(&record);
+    exports.write(&record, true, seed, &mut crate::out::stdout_text);
     if let Some(e) = exports.error {
         return Err(CliError::run(e));
     }

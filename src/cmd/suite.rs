@@ -23,7 +23,7 @@ fn list(db: Option<&std::path::Path>) -> CliResult<i32> {
     for name in builtin::names() {
         let s = load(name)?;
         let first = first_sentence(&s.description);
-        let time = s.time.as_deref().unwrap_or("?");
+        let time = s.time.as_ref().map_or("?", |t| t.text.as_str());
         text.push_str(&format!("{name:<14} {time:<36} {first}\n"));
         let runs = store
             .as_ref()
@@ -50,7 +50,7 @@ fn measured(r: &fsbench_store::timing::SuiteRun) -> String {
     let targets = if r.targets == 1 { "target" } else { "targets" };
     format!(
         "{} for {} {targets}{scale} ({})",
-        crate::estimate::human(r.seconds),
+        fsbench_model::units::format_seconds(r.seconds),
         r.targets,
         crate::escape_controls(&r.id)
     )

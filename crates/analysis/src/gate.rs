@@ -173,6 +173,47 @@ fn decide(c: &Comparison, pct: f64) -> CellDecision {
     }
 }
 
+/// What the gate decided, with its one-line message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every cell passed.
+    Pass,
+    /// A cell is proven slower, or (unless allowed) could not be judged.
+    Failed(String),
+    /// No cell failed, but a cell is inconclusive.
+    Undecided(String),
+}
+
+impl GateReport {
+    /// The verdict at the threshold `pct`: failed when a cell is proven slower or, unless
+    /// `allow_incomparable`, could not be judged; undecided when a cell is inconclusive. The
+    /// message counts each.
+    pub fn verdict(&self, pct: f64, allow_incomparable: bool) -> Verdict {
+        let (slower, inconclusive, unjudged) =
+            (self.slower(), self.inconclusive(), self.unjudged());
+        let counts = format!(
+            "{slower} slower, {inconclusive} inconclusive, {unjudged} not comparable or missing of {} cells (threshold {pct}%)",
+            self.cells.len(),
+        );
+        if slower > 0 || (unjudged > 0 && !allow_incomparable) {
+            let hint = if unjudged > 0 && !allow_incomparable {
+                "; --allow-incomparable lets cells that cannot be judged pass"
+            } else {
+                ""
+            };
+            return Verdict::Failed(format!(
+                "the gate failed: {counts} — see the gate's lines above{hint}"
+            ));
+        }
+        if inconclusive > 0 {
+            return Verdict::Undecided(format!(
+                "the gate could not decide: {counts} — take more samples (--runs, --runs auto) to narrow the intervals"
+            ));
+        }
+        Verdict::Pass
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

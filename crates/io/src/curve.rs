@@ -81,7 +81,15 @@ impl Curve {
             });
         }
         self.phase += 1;
-        self.phase_start = Some(end);
+        // Phases keep their nominal lengths (the next starts a step after this one did), so the
+        // first request past each boundary does not push every later step back; only a stall
+        // longer than a step restarts the clock at this request.
+        let nominal = start + self.step_ns;
+        self.phase_start = Some(if end - nominal > self.step_ns {
+            end
+        } else {
+            nominal
+        });
         self.ops = 0;
         self.hist.reset();
         let pct = STEPS.get(self.phase - 1).copied().unwrap_or(100);

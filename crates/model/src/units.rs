@@ -90,6 +90,19 @@ pub fn format_bytes(n: u64) -> String {
     }
 }
 
+/// A duration for people: `0.8 s`, `45 s`, `3 min 20 s`, `1 h 05 min`.
+pub fn format_seconds(seconds: f64) -> String {
+    if seconds < 9.95 {
+        return format!("{seconds:.1} s");
+    }
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +148,13 @@ mod tests {
         for s in ["4k", "1m", "3g", "1000", "1536k"] {
             assert_eq!(format_size(parse_size(s).unwrap()), s);
         }
+    }
+
+    #[test]
+    fn durations_read_like_a_person_writes_them() {
+        assert_eq!(format_seconds(12.4), "12 s");
+        assert_eq!(format_seconds(0.84), "0.8 s");
+        assert_eq!(format_seconds(1264.0), "21 min 04 s");
+        assert_eq!(format_seconds(3.0 * 3600.0 + 300.0), "3 h 05 min");
     }
 }

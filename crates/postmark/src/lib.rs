@@ -8,3 +8,4 @@ pub mod engine;
 pub mod exec;
 pub mod lang;
 pub mod report;
+pub mod session;

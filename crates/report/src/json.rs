@@ -8,8 +8,8 @@ use fsbench_model::RunRecord;
 pub struct Json;
 
 impl Renderer for Json {
-    fn format(&self) -> &'static str {
-        "json"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::Json
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

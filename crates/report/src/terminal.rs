@@ -36,8 +36,8 @@ impl TerminalOptions {
 pub struct Terminal(pub TerminalOptions);
 
 impl crate::export::Renderer for Terminal {
-    fn format(&self) -> &'static str {
-        "terminal"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::Terminal
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

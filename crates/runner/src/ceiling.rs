@@ -5,6 +5,7 @@
 //! faster than this came from a cache above it (`analysis::plausible`).
 
 use fsbench_io::file::{AlignedBuf, pread_full, pwrite_full};
+use fsbench_model::{DeviceCeiling, EngineResult, Failure, TargetInfo};
 use fsbench_scratch::Scratch;
 use fsbench_sys::cleanup::Cleanup;
 use std::os::unix::fs::OpenOptionsExt;
@@ -75,6 +76,94 @@ fn measure(file: &Path, bytes: u64) -> Result<Probed, String> {
     Ok(Probed {
         read_mib_s: mib / read_s.max(1e-9),
         write_mib_s: mib / write_s.max(1e-9),
+    })
+}
+
+/// What to do about the device's ceiling.
+pub enum Ceiling {
+    /// Nothing: describe only.
+    None,
+    /// Measure it.
+    Probe,
+    /// Given by the user, MiB/s.
+    Given {
+        /// Read MiB/s.
+        read: f64,
+        /// Write MiB/s.
+        write: f64,
+    },
+}
+
+impl Ceiling {
+    /// From `--probe` and `--ceiling READ,WRITE`.
+    pub fn from_args(probe: bool, given: Option<&str>) -> EngineResult<Self> {
+        let Some(text) = given else {
+            return Ok(if probe { Self::Probe } else { Self::None });
+        };
+        let bad = || {
+            Failure::input(format!(
+                "invalid --ceiling '{text}' — give READ,WRITE in MiB/s, e.g. --ceiling 870,600"
+            ))
+        };
+        let (r, w) = text.split_once(',').ok_or_else(bad)?;
+        let num = |s: &str| {
+            s.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(bad)
+        };
+        Ok(Self::Given {
+            read: num(r)?,
+            write: num(w)?,
+        })
+    }
+}
+
+/// The ceiling of the deepest device under `t`: measured in a scratch under `path`, or given.
+/// The ceiling of the deepest device under `t` (at `path`, a directory when `is_dir`): given,
+/// or probed through a scratch in `path` (registered in `cleanup`).
+pub fn device_ceiling(
+    t: &TargetInfo,
+    path: &Path,
+    is_dir: bool,
+    how: Ceiling,
+    cleanup: &Cleanup,
+) -> EngineResult<DeviceCeiling> {
+    let Some(device) = fsbench_envinfo::io_devices(t).pop() else {
+        return Err(Failure::input(format!(
+            "no block device under {} ({}): there is no device ceiling to measure",
+            path.display(),
+            t.fs_type
+        )));
+    };
+    let (read, write, source) = match how {
+        Ceiling::Given { read, write } => (
+            read,
+            write,
+            format!("given {}", crate::record::now_rfc3339()),
+        ),
+        _ if !is_dir => {
+            return Err(Failure::input(format!(
+                "{} is a device: --probe measures through a filesystem — give a directory on it (fsbench never writes to a raw device here)",
+                path.display()
+            )));
+        }
+        _ => {
+            let id = format!("ceiling-{}", std::process::id());
+            let p = probe(path, &id, DEFAULT_BYTES, cleanup).map_err(Failure::input)?;
+            (
+                p.read_mib_s,
+                p.write_mib_s,
+                format!("probed {}", crate::record::now_rfc3339()),
+            )
+        }
+    };
+    Ok(DeviceCeiling {
+        device,
+        read_mib_s: read,
+        write_mib_s: write,
+        source,
     })
 }
 

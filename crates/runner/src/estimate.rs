@@ -5,9 +5,10 @@
 //! probe measured on the target (a file written and fsynced, small files created and removed).
 //! Cells with neither (a `command`, a walk of an existing tree) are counted as unknown.
 
-use fsbench_model::CacheState;
+use fsbench_model::{CacheState, TargetInfo};
 use fsbench_scratch::Scratch;
 use fsbench_spec::plan::{Plan, PlanWorkload, Runs, TargetKind};
+use fsbench_store::timing::CellKey;
 use fsbench_sys::cleanup::Cleanup;
 use std::io::Write;
 use std::path::Path;
@@ -71,6 +72,50 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// The one line printed before the run.
+    pub fn line(&self, plan: &Plan) -> String {
+        let e = self;
+        let total = e.cells.len();
+        let mut from = Vec::new();
+        if e.from_history() > 0 {
+            from.push(format!(
+                "{} of {total} cells from earlier runs",
+                e.from_history()
+            ));
+        }
+        let probed: Vec<String> = plan
+            .targets
+            .iter()
+            .zip(&e.speeds)
+            .filter_map(|(t, s)| {
+                s.map(|s| {
+                    format!(
+                        "{} {:.0} MiB/s, {:.0} files/s",
+                        t.label,
+                        s.write_bytes_per_s / (1 << 20) as f64,
+                        s.files_per_s
+                    )
+                })
+            })
+            .collect();
+        if !probed.is_empty() {
+            from.push(format!("probe: {}", probed.join("; ")));
+        }
+        if e.unknown() > 0 {
+            from.push(format!("{} cells of unknown size not counted", e.unknown()));
+        }
+        format!(
+            "estimated time: {}{} ({})",
+            if e.at_least || e.unknown() > 0 {
+                "at least "
+            } else {
+                "about "
+            },
+            fsbench_model::units::format_seconds(e.seconds()),
+            from.join("; ")
+        )
+    }
+
     /// Total seconds.
     pub fn seconds(&self) -> f64 {
         self.cells.iter().map(|c| c.seconds).sum()
@@ -268,6 +313,44 @@ fn measure(dir: &Path) -> Option<Speed> {
         write_bytes_per_s: PROBE_BYTES as f64 / write_s.max(1e-6),
         files_per_s: PROBE_FILES as f64 / files_s.max(1e-6),
     })
+}
+
+/// Estimates `plan` on `targets` (the record's environment, in plan order) from the runs in
+/// `store` and a probe of the targets its history does not cover (its scratch registered in
+/// `cleanup`).
+pub fn from_history(
+    plan: &Plan,
+    targets: &[TargetInfo],
+    store: Option<&fsbench_store::Store>,
+    run_id: &str,
+    cleanup: &Cleanup,
+) -> Estimate {
+    let past = |ti: usize, wi: usize, cache: CacheState| -> Option<PastCell> {
+        let (store, t, w) = (store?, targets.get(ti)?, plan.workloads.get(wi)?);
+        let key = CellKey {
+            workload: w.info.name,
+            params: &w.params,
+            sweep: &w.sweep,
+            cache_state: cache.name(),
+            label: &t.label,
+            path: &t.path,
+            fs_type: &t.fs_type,
+        };
+        let c = store.cell_timing(&key).ok()??;
+        Some(PastCell {
+            run_id: c.run_id,
+            mean_wall_ns: c.mean_wall_ns,
+            overhead_factor: c.overhead_factor,
+        })
+    };
+    let to_probe = needs_probe(plan, &past);
+    let speeds = plan
+        .targets
+        .iter()
+        .zip(to_probe)
+        .map(|(t, p)| p.then(|| probe(&t.path, run_id, cleanup)).flatten())
+        .collect();
+    estimate(plan, &past, speeds)
 }
 
 #[cfg(test)]

@@ -30,6 +30,29 @@ pub struct RunRow {
     pub suite: Option<String>,
 }
 
+impl RunRow {
+    /// The status to show: `incomplete` for a run still marked running whose owner process is
+    /// gone (killed, crashed) before it finished.
+    pub fn shown_status(&self) -> RunStatus {
+        if self.status != RunStatus::Running {
+            return self.status;
+        }
+        match self.owner {
+            Some((pid, ticks)) if fsbench_sys::process::owner_alive(pid, Some(ticks)) => {
+                RunStatus::Running
+            }
+            _ => RunStatus::Incomplete,
+        }
+    }
+
+    /// Seconds from start to finish, when the run finished and both times read.
+    pub fn seconds(&self) -> Option<f64> {
+        let start = humantime::parse_rfc3339_weak(&self.started_at).ok()?;
+        let end = humantime::parse_rfc3339_weak(self.finished_at.as_deref()?).ok()?;
+        end.duration_since(start).ok().map(|d| d.as_secs_f64())
+    }
+}
+
 /// Filters of `fsbench history`.
 #[derive(Debug, Clone, Default)]
 pub struct HistoryFilter {

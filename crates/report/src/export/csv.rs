@@ -36,8 +36,8 @@ pub(super) fn join(m: &std::collections::BTreeMap<String, String>) -> String {
 }
 
 impl Renderer for Csv {
-    fn format(&self) -> &'static str {
-        "csv"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::Csv
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

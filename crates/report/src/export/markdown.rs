@@ -15,8 +15,8 @@ pub struct Markdown {
 }
 
 impl Renderer for Markdown {
-    fn format(&self) -> &'static str {
-        "markdown"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::Markdown
     }
 
     fn render(&self, r: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -17,10 +17,41 @@ pub use crate::terminal::Terminal;
 use fsbench_model::RunRecord;
 use std::io::{self, Write};
 
+/// The document formats fsbench writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The terminal's tables.
+    Terminal,
+    /// The JSON contract of `docs/formats.md`.
+    Json,
+    /// One CSV row per sample.
+    Csv,
+    /// One CSV row per interval of every sample's time series.
+    SeriesCsv,
+    /// Tables and comparisons as Markdown.
+    Markdown,
+    /// The self-contained HTML report.
+    Html,
+}
+
+impl Format {
+    /// Its name for messages (`terminal`, `json`, `csv`, `series-csv`, `markdown`, `html`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Terminal => "terminal",
+            Self::Json => "json",
+            Self::Csv => "csv",
+            Self::SeriesCsv => "series-csv",
+            Self::Markdown => "markdown",
+            Self::Html => "html",
+        }
+    }
+}
+
 /// A way of writing a run record as a document.
 pub trait Renderer {
-    /// Format name for messages (`terminal`, `json`, `csv`, `markdown`, `html`).
-    fn format(&self) -> &'static str;
+    /// Which format it writes.
+    fn format(&self) -> Format;
 
     /// Writes the whole document of `record` to `out`.
     fn render(&self, record: &RunRecord, out: &mut dyn Write) -> io::Result<()>;

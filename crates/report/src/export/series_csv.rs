@@ -35,8 +35,8 @@ fn opt(v: Option<u64>) -> String {
 }
 
 impl Renderer for SeriesCsv {
-    fn format(&self) -> &'static str {
-        "csv"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::SeriesCsv
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -117,12 +117,12 @@ fn every_format_writes_through_the_one_trait() {
         Box::new(Markdown::default()),
         Box::new(Html::default()),
     ];
-    let names: Vec<&str> = formats.iter().map(|f| f.format()).collect();
+    let names: Vec<&str> = formats.iter().map(|f| f.format().name()).collect();
     assert_eq!(names, ["terminal", "json", "csv", "markdown", "html"]);
     for f in &formats {
         let mut out: Vec<u8> = Vec::new();
         f.render(&record(), &mut out).unwrap();
-        assert!(!out.is_empty(), "{}", f.format());
+        assert!(!out.is_empty(), "{}", f.format().name());
         assert_eq!(String::from_utf8(out).unwrap(), f.text(&record()));
     }
 }

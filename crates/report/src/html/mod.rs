@@ -84,8 +84,8 @@ pub struct Html {
 }
 
 impl crate::export::Renderer for Html {
-    fn format(&self) -> &'static str {
-        "html"
+    fn format(&self) -> crate::export::Format {
+        crate::export::Format::Html
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -50,6 +50,57 @@ pub struct WorkloadSpec {
     pub params: Vec<ParamSpec>,
 }
 
+/// How long a suite says it takes (`time = "about 85 s per target"`): the words as written,
+/// and the number they give, read once when the suite is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteTime {
+    /// The text as written.
+    pub text: String,
+    /// Seconds it states (for one target when `per_target`); `None` when it gives no number.
+    pub seconds: Option<f64>,
+    /// The time is per target (`per target`).
+    pub per_target: bool,
+}
+
+impl SuiteTime {
+    /// Reads a suite's `time` text: the first number and the unit after it (`s`, `min`, `h`;
+    /// seconds when none), and whether it says `per target`.
+    pub fn parse(text: &str) -> Self {
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let seconds = words
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| w.parse::<f64>().ok().map(|n| (i, n)))
+            .and_then(|(i, n)| {
+                let unit = match words.get(i + 1).copied().unwrap_or("s") {
+                    "s" | "sec" | "seconds" => 1.0,
+                    "min" | "minutes" => 60.0,
+                    "h" | "hour" | "hours" => 3600.0,
+                    _ => return None,
+                };
+                Some(n * unit)
+            });
+        Self {
+            text: text.to_string(),
+            seconds,
+            per_target: text.contains("per target"),
+        }
+    }
+
+    /// Seconds it states for a run on `targets` targets.
+    pub fn for_targets(&self, targets: usize) -> Option<f64> {
+        let per = if self.per_target {
+            targets.max(1) as f64
+        } else {
+            1.0
+        };
+        self.seconds.map(|s| s * per)
+    }
+}
+
 /// A suite: a named plan read from TOML. `None` fields leave the command line's value.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Suite {
@@ -62,7 +113,7 @@ pub struct Suite {
     /// What it measures and why, a few sentences.
     pub description: String,
     /// How long the full run took on the development machine (`about 50 s`).
-    pub time: Option<String>,
+    pub time: Option<SuiteTime>,
     /// Directories to measure.
     pub targets: Vec<TargetSpec>,
     /// Lab kinds to build and measure (`--lab`).
@@ -205,7 +256,7 @@ pub fn parse(file: &str, text: &str) -> EngineResult<Suite> {
     s.name = string(&src, table, "name")?
         .ok_or_else(|| src.err(0..0, "missing key 'name' — add name = \"my-suite\""))?;
     s.description = string(&src, table, "description")?.unwrap_or_default();
-    s.time = string(&src, table, "time")?;
+    s.time = string(&src, table, "time")?.map(|t| SuiteTime::parse(&t));
     s.targets = targets(&src, table)?;
     s.lab = string_list(&src, table, "lab")?;
     s.lab_size = string(&src, table, "lab_size")?;
@@ -593,6 +644,16 @@ fn scalar(src: &Source, key: &str, v: &Spanned<DeValue>) -> EngineResult<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suite_times_are_read_per_target_or_whole() {
+        let secs = |t: &str, n: usize| SuiteTime::parse(t).for_targets(n);
+        assert_eq!(secs("about 85 s per target", 3), Some(255.0));
+        assert_eq!(secs("about 10 min, 3 lab targets (est.)", 3), Some(600.0));
+        assert_eq!(secs("about 1 min", 2), Some(60.0));
+        assert_eq!(secs("quick", 1), None);
+        assert_eq!(secs("about 2 h per target", 1), Some(7200.0));
+    }
 
     #[test]
     fn printed_builtin_parses_back_to_the_same_suite() {

@@ -2,6 +2,7 @@
 //! `ministat` 20150715 (FreeBSD's old version), byte for byte, plus the current FreeBSD formulas
 //! behind `modern`. Pure: the caller reads files and prints.
 
+pub mod args;
 mod data;
 mod plot;
 mod table;

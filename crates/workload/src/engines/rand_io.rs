@@ -133,10 +133,10 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
         }
         let step = p.positive_duration("duration", CURVE_STEP)?;
         pace.rate = Rate::Curve(step);
-        // Each phase ends at the first request past its length: half a step of slack lets the
-        // last one finish.
+        // Each phase ends at the first request past its nominal end: a step of slack lets the
+        // last one finish on a busy machine.
         return Ok(Stop::Duration(
-            step * fsbench_io::curve::Curve::PHASES + step / 2,
+            step * (fsbench_io::curve::Curve::PHASES + 1),
         ));
     }
     let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !p.raw().contains_key("ops");
@@ -682,7 +682,7 @@ mod tests {
 
     #[test]
     fn a_curve_reports_its_steps_and_knee() {
-        let d = Harness::new(build_read, "bs=4k,size=1m,rate=curve,duration=50ms").sample();
+        let d = Harness::new(build_read, "bs=4k,size=1m,rate=curve,duration=100ms").sample();
         let max = Harness::metric(&d, "curve_max_iops");
         let low = Harness::metric(&d, "curve_10_iops");
         let high = Harness::metric(&d, "curve_100_iops");

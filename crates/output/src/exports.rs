@@ -1,14 +1,28 @@
 //! The export files of a run, `show` or `compare` (`--export-json`/`--json`, `--export-csv`,
-//! `--export-markdown`): checked before any work, written through `outfile` (never renamed over a
+//! `--export-markdown`): checked before any work, written through [`crate::file`] (never renamed over a
 //! device or a symlink), `-` meaning standard output. JSON is rewritten after every sample of a
 //! run, so a killed run leaves its samples; CSV and Markdown are written at the end.
 
-use crate::cli::ExportArgs;
-use crate::error::{CliError, CliResult};
-use fsbench_model::RunRecord;
-use fsbench_output::file::OutputKind;
-use fsbench_report::export::{Csv, Json, Markdown, Renderer, SeriesCsv};
-use std::path::PathBuf;
+use crate::Refused;
+use crate::file::OutputKind;
+use crate::protect::Protected;
+use fsbench_model::{RunRecord, SeedLayout};
+use fsbench_report::export::{Csv, Format, Json, Markdown, Renderer, SeriesCsv};
+use std::path::{Path, PathBuf};
+
+/// The export files asked for (`--export-json`, `--export-csv`, `--export-markdown`,
+/// `--export-csv-series`), not yet checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExportPaths {
+    /// JSON.
+    pub json: Option<PathBuf>,
+    /// CSV, one row per sample.
+    pub csv: Option<PathBuf>,
+    /// Markdown.
+    pub markdown: Option<PathBuf>,
+    /// CSV, one row per interval of every sample's series.
+    pub csv_series: Option<PathBuf>,
+}
 
 /// Where one export goes.
 enum Dest {
@@ -21,7 +35,7 @@ enum Dest {
 /// The exports asked for, validated.
 #[derive(Default)]
 pub struct Exports {
-    outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)>,
+    outputs: Vec<(Format, Dest, &'static str)>,
     /// The first write error, reported at the end.
     pub error: Option<String>,
 }
@@ -30,33 +44,33 @@ impl Exports {
     /// Validates every export path (one line per problem, exit 2) before anything runs: none
     /// may be a `protected` file, one of the `others` outputs, or another export.
     pub fn check(
-        args: &ExportArgs,
-        protected: &[fsbench_output::protect::Protected],
-        others: &[(&str, &std::path::Path)],
-    ) -> CliResult<Self> {
-        let mut named: Vec<(&str, &std::path::Path)> = [
-            ("--export-json", args.export_json.as_deref()),
-            ("--export-csv", args.export_csv.as_deref()),
-            ("--export-markdown", args.export_markdown.as_deref()),
-            ("--export-csv-series", args.export_csv_series.as_deref()),
+        paths: &ExportPaths,
+        protected: &[Protected],
+        others: &[(&str, &Path)],
+    ) -> Result<Self, Refused> {
+        let mut named: Vec<(&str, &Path)> = [
+            ("--export-json", paths.json.as_deref()),
+            ("--export-csv", paths.csv.as_deref()),
+            ("--export-markdown", paths.markdown.as_deref()),
+            ("--export-csv-series", paths.csv_series.as_deref()),
         ]
         .into_iter()
         .filter_map(|(f, p)| p.map(|p| (f, p)))
         .collect();
         named.extend_from_slice(others);
-        fsbench_output::protect::check(&named, protected).map_err(CliError::usage)?;
-        let mut outputs: Vec<(Box<dyn Renderer + Send>, Dest, &'static str)> = Vec::new();
-        let asked: [(Option<&PathBuf>, Box<dyn Renderer + Send>, &'static str); 4] = [
-            (args.export_json.as_ref(), Box::new(Json), "--export-json"),
-            (args.export_csv.as_ref(), Box::new(Csv), "--export-csv"),
+        crate::protect::check(&named, protected)?;
+        let mut outputs = Vec::new();
+        let asked = [
+            (paths.json.as_ref(), Format::Json, "--export-json"),
+            (paths.csv.as_ref(), Format::Csv, "--export-csv"),
             (
-                args.export_markdown.as_ref(),
-                Box::new(Markdown::default()),
+                paths.markdown.as_ref(),
+                Format::Markdown,
                 "--export-markdown",
             ),
             (
-                args.export_csv_series.as_ref(),
-                Box::new(SeriesCsv),
+                paths.csv_series.as_ref(),
+                Format::SeriesCsv,
                 "--export-csv-series",
             ),
         ];
@@ -65,10 +79,7 @@ impl Exports {
             let dest = if p.as_os_str() == "-" {
                 Dest::Stdout
             } else {
-                Dest::File(
-                    p.clone(),
-                    fsbench_output::file::check(p, flag).map_err(CliError::usage)?,
-                )
+                Dest::File(p.clone(), crate::file::check(p, flag)?)
             };
             outputs.push((exporter, dest, flag));
         }
@@ -80,9 +91,9 @@ impl Exports {
 
     /// True when an export is rewritten after every sample (a JSON file).
     pub fn rewritten_during_run(&self) -> bool {
-        self.outputs.iter().any(|(e, d, _)| {
-            e.format() == "json" && matches!(d, Dest::File(_, OutputKind::Replace))
-        })
+        self.outputs
+            .iter()
+            .any(|(e, d, _)| *e == Format::Json && matches!(d, Dest::File(_, OutputKind::Replace)))
     }
 
     /// True when an export goes to standard output (the terminal report is then not printed).
@@ -93,24 +104,30 @@ impl Exports {
     }
 
     /// Writes the exports due now: JSON files after every sample, everything at the end (`last`).
-    pub fn write(&mut self, record: &RunRecord, last: bool) {
-        for (exporter, dest, flag) in &self.outputs {
+    /// Markdown carries `seed`, the seed layout of the run's suite, as the terminal does;
+    /// `stdout` writes an export that goes to standard output.
+    pub fn write(
+        &mut self,
+        record: &RunRecord,
+        last: bool,
+        seed: Option<SeedLayout>,
+        stdout: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) {
+        for (format, dest, flag) in &self.outputs {
             let due = last
-                || (exporter.format() == "json"
-                    && matches!(dest, Dest::File(_, OutputKind::Replace)));
+                || (*format == Format::Json && matches!(dest, Dest::File(_, OutputKind::Replace)));
             if !due {
                 continue;
             }
-            let text = if exporter.format() == "markdown" {
-                // Markdown carries the seed layout of the run's suite, as the terminal does.
-                let seed = crate::cmd::show::seed_kind(record);
-                Markdown { seed }.text(record)
-            } else {
-                exporter.text(record)
+            let text = match format {
+                Format::Markdown => Markdown { seed }.text(record),
+                Format::Csv => Csv.text(record),
+                Format::SeriesCsv => SeriesCsv.text(record),
+                _ => Json.text(record),
             };
             let result = match dest {
-                Dest::Stdout => crate::out::stdout(&text).map_err(|e| e.message),
-                Dest::File(p, _) => fsbench_output::file::write(p, text.as_bytes()).map_err(|e| {
+                Dest::Stdout => stdout(&text),
+                Dest::File(p, _) => crate::file::write(p, text.as_bytes()).map_err(|e| {
                     format!("cannot write {flag} {}: {e} — check the path", p.display())
                 }),
             };
@@ -126,7 +143,7 @@ impl Exports {
             .outputs
             .iter()
             .filter_map(|(e, d, _)| match d {
-                Dest::File(p, OutputKind::Replace) if e.format() == "json" => Some(p.clone()),
+                Dest::File(p, OutputKind::Replace) if *e == Format::Json => Some(p.clone()),
                 _ => None,
             })
             .collect();
@@ -138,7 +155,7 @@ impl Exports {
         Some(Box::new(move || {
             let text = Json.text(&words);
             for f in files {
-                let _ = fsbench_output::file::write(&f, text.as_bytes());
+                let _ = crate::file::write(&f, text.as_bytes());
             }
         }))
     }
