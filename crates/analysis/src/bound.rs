@@ -405,7 +405,11 @@ fn round_trips(s: &Seen<'_>) -> Option<Bound> {
             ),
         );
     }
-    let qd1 = e.params.get("iodepth").is_none_or(|d| d == "1") && parallel(e) == 1;
+    let qd1 = e
+        .params
+        .get(fsbench_model::param::IODEPTH)
+        .is_none_or(|d| d == "1")
+        && parallel(e) == 1;
     let waiting = e.cache.state == CacheState::Cold || s.served.is_some_and(|v| v >= 50.0);
     (qd1 && waiting).then_some(())?;
     let lat = s.m(k::LAT_P50_NS).map_or(String::new(), |l| {

@@ -41,7 +41,10 @@ pub fn attach(record: &mut RunRecord, ceilings: &[Ceiling]) {
             push(&mut e.warnings, WarningKind::Implausible, why.clone());
         }
         if let Some(t) = target.filter(|t| t.stack.fuse.is_some()) {
-            let direct = e.params.get("direct").is_some_and(|d| d == "true")
+            let direct = e
+                .params
+                .get(fsbench_model::param::DIRECT)
+                .is_some_and(|d| d == "true")
                 || e.summary
                     .get(fsbench_model::metric::DIRECT_USED)
                     .is_some_and(|s| s.mean == 1.0);

@@ -20,7 +20,10 @@ fn mean(e: &ResultEntry, name: &str) -> Option<f64> {
 pub fn check(e: &ResultEntry, c: &Ceiling) -> Option<String> {
     let direct = mean(e, k::DIRECT_USED) == Some(1.0);
     let cold = e.cache.state == CacheState::Cold;
-    let flushed = e.params.get("fsync").is_none_or(|f| f != "none");
+    let flushed = e
+        .params
+        .get(fsbench_model::param::FSYNC)
+        .is_none_or(|f| f != "none");
     let mut checks: Vec<(&str, f64, f64)> = Vec::new();
     if let Some(w) = mean(e, k::WRITE_MIB_S).filter(|_| flushed) {
         checks.push(("flushed writes", w, c.write_mib_s));

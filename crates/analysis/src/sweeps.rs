@@ -74,7 +74,7 @@ pub fn attach(record: &mut RunRecord) {
 fn point(r: &ResultEntry) -> Option<Point> {
     let mean = |k: &str| r.summary.get(k).map(|s| s.mean);
     Some(Point {
-        workers: r.sweep.get("workers")?.parse().ok()?,
+        workers: r.sweep.get(fsbench_model::param::WORKERS)?.parse().ok()?,
         work: mean("entries").or_else(|| {
             mean(fsbench_model::metric::IOPS)
                 .zip(mean(fsbench_model::metric::WALL_NS))

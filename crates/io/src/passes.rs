@@ -104,7 +104,10 @@ pub fn write_pass(
     w: &WritePass,
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_for_write(file, w.direct, true)?;
-    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    rec.metric(
+        fsbench_model::metric::DIRECT_USED,
+        if used_direct { 1.0 } else { 0.0 },
+    );
     write_range(ctx, rec, file, &f, w, (0..file.size, w.bs))
 }
 
@@ -169,7 +172,10 @@ pub fn read_pass(
     direct: Direct,
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_for_read(file, direct)?;
-    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
+    rec.metric(
+        fsbench_model::metric::DIRECT_USED,
+        if used_direct { 1.0 } else { 0.0 },
+    );
     read_range(ctx, rec, file, &f, (bs, false), (0..file.size, bs))
 }
 
@@ -319,8 +325,11 @@ pub fn read_job(
     queue: Queue,
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_for_read(&job.file, direct)?;
-    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    rec.metric("engine_io_uring", queue.uring_flag());
+    rec.metric(
+        fsbench_model::metric::DIRECT_USED,
+        if used_direct { 1.0 } else { 0.0 },
+    );
+    rec.metric(fsbench_model::metric::ENGINE_IO_URING, queue.uring_flag());
     if queue.engine == Engine::Psync {
         return read_range(
             ctx,
@@ -354,8 +363,11 @@ pub fn write_job(
     queue: Queue,
 ) -> Result<(), WorkloadError> {
     let (f, used_direct) = open_for_write(&job.file, w.direct, job.truncate)?;
-    rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-    rec.metric("engine_io_uring", queue.uring_flag());
+    rec.metric(
+        fsbench_model::metric::DIRECT_USED,
+        if used_direct { 1.0 } else { 0.0 },
+    );
+    rec.metric(fsbench_model::metric::ENGINE_IO_URING, queue.uring_flag());
     if queue.engine == Engine::Mmap {
         return Err(WorkloadError::Invalid(
             "invariant: seq-write refuses engine=mmap".into(),

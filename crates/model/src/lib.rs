@@ -9,6 +9,7 @@ mod failure;
 pub mod legacy;
 pub mod metric;
 pub mod names;
+pub mod param;
 mod record;
 pub mod report_input;
 pub mod series;

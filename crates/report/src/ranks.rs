@@ -36,7 +36,11 @@ type Row = [String; 13];
 pub fn rows(results: &[ResultEntry]) -> Vec<Row> {
     results
         .iter()
-        .filter(|r| r.summary.get("ranks").is_some_and(|s| s.median > 1.0))
+        .filter(|r| {
+            r.summary
+                .get(fsbench_model::metric::RANKS)
+                .is_some_and(|s| s.median > 1.0)
+        })
         .flat_map(cell_rows)
         .collect()
 }
@@ -149,7 +153,7 @@ fn row(r: &ResultEntry, hosts: &[(String, Vec<&HostShare>)]) -> Row {
         host,
         number_or_dash("ranks", med("ranks")),
         r.params
-            .get("layout")
+            .get(fsbench_model::param::LAYOUT)
             .cloned()
             .unwrap_or_else(|| "-".into()),
         with_unit(headline, med(headline)),
@@ -228,7 +232,7 @@ pub fn table(record: &RunRecord, names: &CellNames) -> Option<Table> {
         .filter(|&i| {
             record.results[i]
                 .summary
-                .get("ranks")
+                .get(fsbench_model::metric::RANKS)
                 .is_some_and(|s| s.median > 1.0)
         })
         .collect();

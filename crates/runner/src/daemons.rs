@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 /// without duplicates; empty when neither is on FUSE or no daemon is visible.
 pub fn lookup(target: &Path, params: &BTreeMap<String, String>) -> Vec<i32> {
     let mut paths = vec![target.to_path_buf()];
-    if let Some(tree) = params.get("tree").filter(|t| t.as_str() != "generated") {
+    if let Some(tree) = params
+        .get(fsbench_model::param::TREE)
+        .filter(|t| t.as_str() != "generated")
+    {
         paths.push(PathBuf::from(tree));
     }
     let all = fsbench_envinfo::mounts();

@@ -184,7 +184,7 @@ fn fixed_seconds(w: &PlanWorkload) -> f64 {
     };
     let ops = w
         .params
-        .get("ops")
+        .get(fsbench_model::param::OPS)
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(1.0);
     dur("duration") + ops * dur("sleep")

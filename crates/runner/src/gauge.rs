@@ -50,7 +50,10 @@ pub fn add(s: &mut Sample) {
         }
     };
     put(s, k::PEAK_MIB_S, k::SUSTAINED_MIB_S, 0, u64::MAX);
-    if let (Some(&w), Some(&r)) = (s.phases.get("write"), s.phases.get("read")) {
+    if let (Some(&w), Some(&r)) = (
+        s.phases.get(fsbench_model::param::PHASE_WRITE),
+        s.phases.get(fsbench_model::param::PHASE_READ),
+    ) {
         // The write phase starts the sample; the read phase ends it.
         let end = s.wall_ns;
         put(s, k::WRITE_PEAK_MIB_S, k::WRITE_SUSTAINED_MIB_S, 0, w);

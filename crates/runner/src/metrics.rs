@@ -58,7 +58,7 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     for (name, v) in d.metrics {
         m.insert(name, v);
     }
-    if let Some(&entries) = m.get("entries") {
+    if let Some(&entries) = m.get(fsbench_model::metric::ENTRIES) {
         m.insert(fsbench_model::metric::ENTRIES_PER_S.into(), rate(entries));
         if entries > 0.0 {
             m.insert(

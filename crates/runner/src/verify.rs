@@ -29,7 +29,11 @@ pub fn cold_problem(s: &Sample, watched: bool) -> Option<String> {
         );
     }
     let read = s.devices.iter().map(|d| d.read_bytes).max().unwrap_or(0);
-    let entries = s.metrics.get("entries").copied().unwrap_or(0.0);
+    let entries = s
+        .metrics
+        .get(fsbench_model::metric::ENTRIES)
+        .copied()
+        .unwrap_or(0.0);
     let needed = (MIN_COLD_READ_BYTES as f64).max(entries * MIN_COLD_READ_PER_ENTRY);
     (s.devices.is_empty() || (read as f64) < needed).then(|| {
         format!(

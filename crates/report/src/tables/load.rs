@@ -89,7 +89,7 @@ pub fn open_loop(record: &RunRecord, names: &CellNames) -> Option<Table> {
         }
         let background = r
             .params
-            .get("background")
+            .get(fsbench_model::param::BACKGROUND)
             .map(|b| {
                 format!(
                     "{} at {}",

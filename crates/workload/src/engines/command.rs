@@ -198,7 +198,10 @@ impl Workload for CommandWorkload {
             "command_ns",
             wall.saturating_sub(self.shell_overhead_ns) as f64,
         );
-        rec.metric("shell_overhead_ns", self.shell_overhead_ns as f64);
+        rec.metric(
+            fsbench_model::metric::SHELL_OVERHEAD_NS,
+            self.shell_overhead_ns as f64,
+        );
         Ok(())
     }
 

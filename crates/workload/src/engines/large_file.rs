@@ -160,8 +160,14 @@ impl Workload for LargeFile {
         let t3 = rec.now_ns();
         rec.phase("write", t1 - t0);
         rec.phase("read", t3 - t2);
-        rec.metric("write_mib_s", mib_per_s(file.size, t1 - t0));
-        rec.metric("read_mib_s", mib_per_s(file.size, t3 - t2));
+        rec.metric(
+            fsbench_model::metric::WRITE_MIB_S,
+            mib_per_s(file.size, t1 - t0),
+        );
+        rec.metric(
+            fsbench_model::metric::READ_MIB_S,
+            mib_per_s(file.size, t3 - t2),
+        );
         Ok(())
     }
 

@@ -110,7 +110,10 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 
 /// `engine` at depth 1 only: a request at depth meets a busy device, not an idle one.
 fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
-    if p.raw().get("iodepth").is_some_and(|d| d.trim() != "1") {
+    if p.raw()
+        .get(fsbench_model::param::IODEPTH)
+        .is_some_and(|d| d.trim() != "1")
+    {
         return Err(ParamError {
             key: "iodepth".into(),
             message: "latency times lone requests on an idle device (ioping), so only 1; \
@@ -208,8 +211,14 @@ impl Workload for Latency {
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
         let (f, used_direct) = common::open_for_read(&file, self.direct)?;
-        rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-        rec.metric("engine_io_uring", self.queue.uring_flag());
+        rec.metric(
+            fsbench_model::metric::DIRECT_USED,
+            if used_direct { 1.0 } else { 0.0 },
+        );
+        rec.metric(
+            fsbench_model::metric::ENGINE_IO_URING,
+            self.queue.uring_flag(),
+        );
         match self.queue.engine {
             Engine::Psync => self.psync_requests(ctx, rec, &file, &f),
             Engine::IoUring => self.uring_requests(ctx, rec, &file, &f),

@@ -168,9 +168,9 @@ impl Workload for NullBuild {
             })
             .count();
         rec.add_ops(self.nodes.len() as u64, 0);
-        rec.metric("nodes", self.nodes.len() as f64);
-        rec.metric("edges", self.edges.len() as f64);
-        rec.metric("dirty", dirty as f64);
+        rec.metric(fsbench_model::metric::NODES, self.nodes.len() as f64);
+        rec.metric(fsbench_model::metric::EDGES, self.edges.len() as f64);
+        rec.metric(fsbench_model::metric::DIRTY, dirty as f64);
         Ok(())
     }
 

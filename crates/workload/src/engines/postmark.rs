@@ -194,15 +194,24 @@ fn report(rec: &mut dyn Recorder, out: &Outcome, kinds: &[KindTotals; 4]) {
     rec.phase("delete", m.end_ns - m.t_end_ns);
     let c = &out.counts;
     let tx_s = (m.t_end_ns - m.t_start_ns).max(1) as f64 / 1e9;
-    rec.metric("transactions_per_s", out.transactions_done as f64 / tx_s);
-    rec.metric("files_created", c.files_created as f64);
-    rec.metric("files_read", c.files_read as f64);
-    rec.metric("files_appended", c.files_appended as f64);
-    rec.metric("files_deleted", c.files_deleted as f64);
-    rec.metric("deleted_alone", c.deleted_alone as f64);
-    rec.metric("bytes_read", c.bytes_read as f64);
-    rec.metric("bytes_written", c.bytes_written as f64);
-    rec.metric("out_of_files", if out.out_of_files { 1.0 } else { 0.0 });
+    rec.metric(
+        fsbench_model::metric::TRANSACTIONS_PER_S,
+        out.transactions_done as f64 / tx_s,
+    );
+    rec.metric(fsbench_model::metric::FILES_CREATED, c.files_created as f64);
+    rec.metric(fsbench_model::metric::FILES_READ, c.files_read as f64);
+    rec.metric(
+        fsbench_model::metric::FILES_APPENDED,
+        c.files_appended as f64,
+    );
+    rec.metric(fsbench_model::metric::FILES_DELETED, c.files_deleted as f64);
+    rec.metric(fsbench_model::metric::DELETED_ALONE, c.deleted_alone as f64);
+    rec.metric(fsbench_model::metric::BYTES_READ, c.bytes_read as f64);
+    rec.metric(fsbench_model::metric::BYTES_WRITTEN, c.bytes_written as f64);
+    rec.metric(
+        fsbench_model::metric::OUT_OF_FILES,
+        if out.out_of_files { 1.0 } else { 0.0 },
+    );
     for kind in OpKind::ALL {
         let k = kinds[kind as usize];
         rec.metric(&format!("{}_ops", kind.name()), k.ops as f64);

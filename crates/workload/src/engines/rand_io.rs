@@ -334,8 +334,14 @@ impl RandSpec {
         (seed, tag_base): (u64, u64),
     ) -> Result<(), WorkloadError> {
         let (f, used_direct) = self.open(file)?;
-        rec.metric("direct_used", if used_direct { 1.0 } else { 0.0 });
-        rec.metric("engine_io_uring", self.queue.uring_flag());
+        rec.metric(
+            fsbench_model::metric::DIRECT_USED,
+            if used_direct { 1.0 } else { 0.0 },
+        );
+        rec.metric(
+            fsbench_model::metric::ENGINE_IO_URING,
+            self.queue.uring_flag(),
+        );
         let (max_ops, deadline) = match self.stop {
             Stop::Ops(n) => (n, u64::MAX),
             Stop::Duration(d) => (u64::MAX, rec.now_ns().saturating_add(d)),
@@ -598,7 +604,10 @@ impl Workload for RandIo {
         })?;
 
         if spec.write {
-            rec.metric("unique_write_bytes", self.unique_write_bytes(&before));
+            rec.metric(
+                fsbench_model::metric::UNIQUE_WRITE_BYTES,
+                self.unique_write_bytes(&before),
+            );
         }
         Ok(())
     }

@@ -205,10 +205,10 @@ impl Workload for StatusScan {
         rec.phase("tracked", t1 - t0);
         rec.phase("untracked", t2 - t1);
         rec.add_ops(scan.checked + scan.dirs_read, 0);
-        rec.metric("files_checked", scan.checked as f64);
-        rec.metric("modified", scan.modified as f64);
-        rec.metric("dirs_read", scan.dirs_read as f64);
-        rec.metric("untracked", scan.untracked as f64);
+        rec.metric(fsbench_model::metric::FILES_CHECKED, scan.checked as f64);
+        rec.metric(fsbench_model::metric::MODIFIED, scan.modified as f64);
+        rec.metric(fsbench_model::metric::DIRS_READ, scan.dirs_read as f64);
+        rec.metric(fsbench_model::metric::UNTRACKED, scan.untracked as f64);
         Ok(())
     }
 

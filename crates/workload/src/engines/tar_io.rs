@@ -121,15 +121,15 @@ impl Workload for TarIo {
             let t0 = rec.now_ns();
             fsbench_io::fsops::remove_all(&tree)?;
             rec.op_done(t0, 0);
-            rec.metric("entries", self.entries as f64);
+            rec.metric(fsbench_model::metric::ENTRIES, self.entries as f64);
         } else {
             let t0 = rec.now_ns();
             std::fs::create_dir(&tree).map_err(|e| WorkloadError::io("mkdir", &tree, e))?;
             let (files, dirs, bytes) = extract(self.archive()?, &tree, &ctx.cancel)?;
             rec.op_done(t0, bytes);
             rec.add_ops(files + dirs - 1, 0);
-            rec.metric("files", files as f64);
-            rec.metric("dirs", dirs as f64);
+            rec.metric(fsbench_model::metric::FILES, files as f64);
+            rec.metric(fsbench_model::metric::DIRS, dirs as f64);
         }
         Ok(())
     }

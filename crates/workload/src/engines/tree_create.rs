@@ -148,7 +148,10 @@ impl TreeCreate {
         self.report(rec, files, create_ns, delete_ns);
         if let Some(ns) = stat_ns {
             rec.phase("stat", ns);
-            rec.metric("stat_files_per_s", files as f64 / (ns.max(1) as f64 / 1e9));
+            rec.metric(
+                fsbench_model::metric::STAT_FILES_PER_S,
+                files as f64 / (ns.max(1) as f64 / 1e9),
+            );
         }
         Ok(())
     }
@@ -163,7 +166,7 @@ impl TreeCreate {
         }
         rec.phase("create", create_ns);
         rec.phase("delete", delete_ns);
-        rec.metric("files", files as f64);
+        rec.metric(fsbench_model::metric::FILES, files as f64);
         rec.metric(
             "files_per_s",
             files as f64 / (create_ns.max(1) as f64 / 1e9),

@@ -156,11 +156,11 @@ impl Workload for Walk {
             self.run_threads(&root, ctx)?
         };
         rec.add_ops(counts.entries, 0);
-        rec.metric("entries", counts.entries as f64);
-        rec.metric("dirs", counts.dirs as f64);
-        rec.metric("errors", counts.errors as f64);
-        rec.metric("workers", self.workers as f64);
-        rec.metric("walks", self.walks as f64);
+        rec.metric(fsbench_model::metric::ENTRIES, counts.entries as f64);
+        rec.metric(fsbench_model::metric::DIRS, counts.dirs as f64);
+        rec.metric(fsbench_model::metric::ERRORS, counts.errors as f64);
+        rec.metric(fsbench_model::metric::WORKERS, self.workers as f64);
+        rec.metric(fsbench_model::metric::WALKS, self.walks as f64);
         Ok(())
     }
 

@@ -127,7 +127,7 @@ pub fn jobs_param(p: &mut Params, user_file: bool) -> Result<Jobs, ParamError> {
             format!("{count} is more than {MAX_JOBS}: use fewer jobs or a higher iodepth"),
         ));
     }
-    let given = p.raw().get("file-per-job").cloned();
+    let given = p.raw().get(fsbench_model::param::FILE_PER_JOB).cloned();
     let mut file_per_job = p.bool("file-per-job", "true")?;
     if user_file && file_per_job {
         if given.is_some() {
