@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
-use fsbench_report::export::Renderer;
+use fsbench_report::Renderer;
 use std::path::Path;
 
 /// The report of `last` after the `earlier` runs (oldest first) as HTML, with the seed layout

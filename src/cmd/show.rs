@@ -7,7 +7,7 @@ use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
 use fsbench_model::SeedLayout;
 use fsbench_output::exports::Exports;
-use fsbench_report::export::Renderer;
+use fsbench_report::Renderer;
 use fsbench_report::terminal::{Terminal, TerminalOptions};
 use std::io::IsTerminal;
 

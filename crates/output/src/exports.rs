@@ -7,7 +7,9 @@ use crate::Refused;
 use crate::file::OutputKind;
 use crate::protect::Protected;
 use fsbench_model::{RunRecord, SeedLayout};
-use fsbench_report::export::{Csv, Format, Json, Markdown, Renderer, SeriesCsv};
+use fsbench_report::export::{Csv, Markdown, SeriesCsv};
+use fsbench_report::json::Json;
+use fsbench_report::{Format, Renderer};
 use std::path::{Path, PathBuf};
 
 /// The export files asked for (`--export-json`, `--export-csv`, `--export-markdown`,

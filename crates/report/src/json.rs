@@ -1,6 +1,6 @@
 //! The JSON document of `--json`: the run record as specified in docs/formats.md.
 
-use crate::export::Renderer;
+use crate::Renderer;
 use fsbench_model::RunRecord;
 
 /// The run record as pretty JSON followed by a newline.
@@ -8,8 +8,8 @@ use fsbench_model::RunRecord;
 pub struct Json;
 
 impl Renderer for Json {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::Json
+    fn format(&self) -> crate::Format {
+        crate::Format::Json
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -9,8 +9,10 @@ pub mod html;
 pub mod json;
 pub mod lab;
 pub use fsbench_model::names;
-pub mod ranks;
+mod renderer;
 pub mod seed;
 pub mod table;
 pub mod tables;
 pub mod terminal;
+
+pub use renderer::{Format, Renderer};

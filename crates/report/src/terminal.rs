@@ -35,9 +35,9 @@ impl TerminalOptions {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Terminal(pub TerminalOptions);
 
-impl crate::export::Renderer for Terminal {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::Terminal
+impl crate::Renderer for Terminal {
+    fn format(&self) -> crate::Format {
+        crate::Format::Terminal
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

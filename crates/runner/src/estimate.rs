@@ -331,7 +331,7 @@ pub fn from_history(
             workload: w.info.name,
             params: &w.params,
             sweep: &w.sweep,
-            cache_state: cache.name(),
+            cache_state: cache,
             label: &t.label,
             path: &t.path,
             fs_type: &t.fs_type,

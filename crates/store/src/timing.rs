@@ -30,7 +30,7 @@ pub struct CellKey<'a> {
     /// Sweep variant.
     pub sweep: &'a BTreeMap<String, String>,
     /// `cold` or `warm`.
-    pub cache_state: &'a str,
+    pub cache_state: fsbench_model::CacheState,
     /// Target label.
     pub label: &'a str,
     /// Target path.
@@ -75,7 +75,7 @@ impl Store {
                     key.workload,
                     params,
                     sweep,
-                    key.cache_state,
+                    key.cache_state.name(),
                     key.label,
                     key.path,
                     key.fs_type

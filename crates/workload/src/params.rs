@@ -244,7 +244,7 @@ impl Params {
     pub fn finish(self, docs: &[ParamDoc]) -> Result<BTreeMap<String, String>, ParamError> {
         if let Some(key) = self.raw.keys().next() {
             let names: Vec<&str> = docs.iter().map(|d| d.key).collect();
-            let hint = match crate::registry::closest(key, &names) {
+            let hint = match closest(key, &names) {
                 Some(s) => format!("did you mean '{s}'?"),
                 None => format!("known parameters: {}", names.join(", ")),
             };
@@ -309,6 +309,16 @@ fn unquote(v: &str) -> String {
     } else {
         v.to_string()
     }
+}
+
+/// The candidate closest to `word` by edit distance, when it is close enough to be a likely typo.
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub fn find(name: &str) -> Option<&'static WorkloadInfo> {
 
 /// The known workload name closest to `name`, for "did you mean".
 pub fn suggest(name: &str) -> Option<&'static str> {
-    closest(name, &names())
+    crate::params::closest(name, &names())
 }
 
 /// The parameter every workload takes: a name for the cell in every report (`label=uc-on`),
@@ -56,16 +56,6 @@ pub fn build(info: &WorkloadInfo, mut params: Params) -> Result<Built, ParamErro
         caps,
         inputs,
     })
-}
-
-/// The candidate closest to `word` by edit distance, when it is close enough to be a likely typo.
-pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -93,7 +83,13 @@ mod tests {
 
     #[test]
     fn typos_get_suggestions() {
-        assert_eq!(closest("nul", &["null", "seq-read"]), Some("null"));
-        assert_eq!(closest("zzzzzzzz", &["null", "seq-read"]), None);
+        assert_eq!(
+            crate::params::closest("nul", &["null", "seq-read"]),
+            Some("null")
+        );
+        assert_eq!(
+            crate::params::closest("zzzzzzzz", &["null", "seq-read"]),
+            None
+        );
     }
 }

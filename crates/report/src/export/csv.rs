@@ -1,7 +1,7 @@
 //! CSV: one row per sample, tidy (each sample an observation, each metric a column), with the
 //! cell's keys first so a spreadsheet or pandas can group by them.
 
-use super::Renderer;
+use crate::Renderer;
 use fsbench_model::RunRecord;
 use std::collections::BTreeSet;
 
@@ -36,8 +36,8 @@ pub(super) fn join(m: &std::collections::BTreeMap<String, String>) -> String {
 }
 
 impl Renderer for Csv {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::Csv
+    fn format(&self) -> crate::Format {
+        crate::Format::Csv
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -1,7 +1,7 @@
 //! Markdown: every table the terminal prints (results, times and CPU, bound by, ranks, scaling,
 //! comparisons, the suite's seed layout), for pasting into an issue or a pull request.
 
-use super::Renderer;
+use crate::Renderer;
 use crate::names::CellNames;
 use crate::table::markdown::{cell, render as table};
 use fsbench_model::RunRecord;
@@ -15,8 +15,8 @@ pub struct Markdown {
 }
 
 impl Renderer for Markdown {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::Markdown
+    fn format(&self) -> crate::Format {
+        crate::Format::Markdown
     }
 
     fn render(&self, r: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

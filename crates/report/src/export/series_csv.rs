@@ -2,8 +2,8 @@
 //! with the cell's keys first, so a spreadsheet or pandas can plot throughput and latency over
 //! time per target and cache state.
 
-use super::Renderer;
 use super::csv::join;
+use crate::Renderer;
 use fsbench_model::RunRecord;
 
 /// One row per interval of every sample that has a series.
@@ -35,8 +35,8 @@ fn opt(v: Option<u64>) -> String {
 }
 
 impl Renderer for SeriesCsv {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::SeriesCsv
+    fn format(&self) -> crate::Format {
+        crate::Format::SeriesCsv
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -2,6 +2,10 @@
 //! diff of the `.snap` files.
 
 use super::*;
+use crate::Renderer;
+use crate::html::Html;
+use crate::json::Json;
+use crate::terminal::Terminal;
 use fsbench_model::*;
 use std::collections::BTreeMap;
 

@@ -83,9 +83,9 @@ pub struct Html {
     pub seed: Option<fsbench_model::SeedLayout>,
 }
 
-impl crate::export::Renderer for Html {
-    fn format(&self) -> crate::export::Format {
-        crate::export::Format::Html
+impl crate::Renderer for Html {
+    fn format(&self) -> crate::Format {
+        crate::Format::Html
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {

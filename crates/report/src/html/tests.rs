@@ -4,7 +4,7 @@
 //! ticks, units, legends or verdict colours is a reviewed diff; coordinates are not snapshotted.
 
 use super::*;
-use crate::export::Renderer;
+use crate::Renderer;
 use crate::export::tests::record;
 use fsbench_model::*;
 

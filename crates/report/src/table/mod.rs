@@ -7,7 +7,9 @@ pub mod html;
 pub mod markdown;
 pub mod terminal;
 
-pub use crate::html::palette::Tone;
+mod tone;
+
+pub use tone::Tone;
 
 /// How a column's cells are aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 pub mod bound;
 pub mod comparisons;
 pub mod load;
+pub mod ranks;
 pub mod results;
 pub mod scaling;
 pub mod times;
@@ -25,7 +26,7 @@ pub fn standard(record: &RunRecord, names: &CellNames) -> Vec<Table> {
         out.extend(bound::table(record, names));
         out.extend(load::open_loop(record, names));
         out.extend(load::curve(record, names));
-        out.extend(crate::ranks::table(record, names));
+        out.extend(crate::tables::ranks::table(record, names));
     }
     out.extend(record.scaling.iter().map(scaling::table));
     out

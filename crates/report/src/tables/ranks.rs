@@ -5,10 +5,10 @@
 //! the spread between its ranks, and the machine CPU and device counters its leader read), and
 //! the cell's row shows the spread between hosts.
 
+use super::{cache_label, pct_or_dash};
 use crate::format::metric_number;
 use crate::names::CellNames;
 use crate::table::{Column, Table};
-use crate::tables::{cache_label, pct_or_dash};
 use fsbench_model::{HostShare, ResultEntry, RunRecord};
 
 /// Column heads of the ranks table.
