@@ -61,14 +61,11 @@ fn kernel_crypto(t: &TargetInfo) -> Option<String> {
 }
 
 fn is_network(t: &TargetInfo) -> bool {
-    matches!(
-        t.fs_type.as_str(),
-        "nfs" | "nfs4" | "cifs" | "smb3" | "afs" | "ceph" | "9p" | "fuse.sshfs" | "glusterfs"
-    ) || t.fs_type.starts_with("fuse.sshfs")
+    fsbench_model::fstype::is_network(&t.fs_type)
 }
 
 fn is_memory(t: &TargetInfo) -> bool {
-    matches!(t.fs_type.as_str(), "tmpfs" | "ramfs")
+    fsbench_model::fstype::is_memory(&t.fs_type)
 }
 
 /// The busiest device of the chain under the target (a loop device can be busy while the disk

@@ -17,16 +17,7 @@ pub fn fill(stack: &mut Stack, m: &Mount) {
     }
 }
 
-/// True for filesystems whose data lives on another host.
-pub fn is_network(fs_type: &str) -> bool {
-    matches!(
-        fs_type,
-        "nfs" | "nfs4" | "cifs" | "smb3" | "afs" | "ceph" | "9p" | "lustre" | "gpfs" | "beegfs"
-    ) || matches!(
-        fs_type.strip_prefix("fuse."),
-        Some("sshfs" | "glusterfs" | "s3fs" | "rclone" | "cephfs")
-    )
-}
+pub use fsbench_model::fstype::is_network;
 
 /// overlayfs: `lowerdir=a:b` (top first; `\:` is a literal colon, `::` marks data-only layers),
 /// plus `lowerdir+=` entries on newer kernels.

@@ -8,10 +8,7 @@ use super::mountinfo::{Mount, mounts};
 use fsbench_model::FuseInfo;
 use std::path::{Path, PathBuf};
 
-/// True for FUSE filesystem types (`fuse`, `fuseblk`, `fuse.X`).
-pub fn is_fuse(fs_type: &str) -> bool {
-    fs_type == "fuse" || fs_type == "fuseblk" || fs_type.starts_with("fuse.")
-}
+pub use fsbench_model::fstype::is_fuse;
 
 /// Pids of the processes serving the FUSE mount at `mount_point` (canonical); empty when it is
 /// not a FUSE mount or no daemon is visible (another pid namespace, no permission).

@@ -27,7 +27,7 @@ pub fn parse_mountstats(text: &str, mount_point: &str) -> Option<WireBytes> {
             inside = rest
                 .split_once(" mounted on ")
                 .and_then(|(_, r)| r.split_once(" with fstype "))
-                .is_some_and(|(m, fs)| m == mount_point && fs.starts_with("nfs"));
+                .is_some_and(|(m, fs)| m == mount_point && fsbench_model::fstype::is_nfs(fs));
             continue;
         }
         if !inside {

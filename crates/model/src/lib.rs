@@ -6,6 +6,7 @@
 mod aging;
 pub mod catalogue;
 mod failure;
+pub mod fstype;
 pub mod legacy;
 pub mod metric;
 pub mod names;

@@ -428,7 +428,7 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
 /// counters, else the machine's interfaces.
 fn wire_source(t: &fsbench_model::TargetInfo) -> Option<fsbench_measure::netstats::WireSource> {
     use fsbench_measure::netstats::WireSource;
-    if t.fs_type.starts_with("nfs") {
+    if fsbench_model::fstype::is_nfs(&t.fs_type) {
         return Some(WireSource::NfsMount(t.mount_point.clone()));
     }
     fsbench_envinfo::is_network(&t.fs_type).then_some(WireSource::Interfaces)
