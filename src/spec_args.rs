@@ -27,8 +27,12 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
             CacheArg::Both => CacheChoice::Both,
         }),
         cold_cmd: args.cold_cmd.clone(),
-        cold_timeout: args.cold_timeout.clone(),
-        interval: args.interval.clone(),
+        cold_timeout: (args.cold_timeout.as_deref())
+            .map(fsbench_spec::parse_cold_timeout)
+            .transpose()?,
+        interval: (args.interval.as_deref())
+            .map(fsbench_spec::parse_interval)
+            .transpose()?,
         until_steady: args.until_steady,
         precondition: args.precondition,
         background: args.background.clone(),
@@ -37,7 +41,9 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         precision: args.precision,
         min_runs: args.min_runs,
         max_runs: args.max_runs,
-        max_time: args.max_time.clone(),
+        max_time: (args.max_time.as_deref())
+            .map(fsbench_spec::parse_max_time)
+            .transpose()?,
         order: args.order.map(|o| match o {
             OrderArg::Interleaved => Order::Interleaved,
             OrderArg::Sequential => Order::Sequential,

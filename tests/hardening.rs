@@ -385,7 +385,11 @@ fn values_that_measure_nothing_are_refused_before_work() {
             vec!["-w".into(), "seq-write:size=16m,size=32m".into()],
             "twice",
         ),
-        (vec!["--max-time".into(), "abc".into()], "--runs auto"),
+        // A value is typed when it is read, before what it applies to is checked.
+        (
+            vec!["--max-time".into(), "abc".into()],
+            "invalid --max-time 'abc'",
+        ),
         (vec!["--max-time".into(), "5s".into()], "--runs auto"),
         (
             vec![

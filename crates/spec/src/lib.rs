@@ -11,4 +11,7 @@ pub mod precondition;
 mod run_spec;
 pub mod suite;
 
-pub use run_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
+pub use run_spec::{
+    CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest, parse_cold_timeout, parse_interval,
+    parse_max_time,
+};

@@ -162,19 +162,9 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
     if args.until_steady {
         workloads.iter_mut().for_each(|w| w.until_steady = true);
     }
-    let cold_timeout_text = args
-        .cold_timeout
-        .as_deref()
-        .unwrap_or(run_spec::DEFAULT_COLD_TIMEOUT);
     let cold_timeout = std::time::Duration::from_nanos(
-        fsbench_model::units::parse_duration(cold_timeout_text)
-            .ok()
-            .filter(|&ns| ns > 0)
-            .ok_or_else(|| {
-                Failure::input(format!(
-                    "invalid --cold-timeout '{cold_timeout_text}' — give a duration above zero, e.g. 60s or 5m"
-                ))
-            })?,
+        args.cold_timeout
+            .unwrap_or(run_spec::DEFAULT_COLD_TIMEOUT_NS),
     );
     let caches = match args.cache.unwrap_or(CacheChoice::Both) {
         CacheChoice::Cold => vec![CacheState::Cold],
@@ -208,7 +198,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         runs: parse_runs(args)?,
         warmup: args.warmup,
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
-        interval_ns: parse_interval(args.interval.as_deref())?,
+        interval_ns: args.interval,
         steady,
         background,
     })
@@ -241,19 +231,6 @@ fn background(
     Ok(Some((w, spec.trim().to_string())))
 }
 
-/// `--interval`: a duration of at least the recorder's finest interval.
-fn parse_interval(text: Option<&str>) -> EngineResult<Option<u64>> {
-    let Some(t) = text else { return Ok(None) };
-    let min = fsbench_measure::series::MIN_INTERVAL_NS;
-    match fsbench_model::units::parse_duration(t) {
-        Ok(ns) if ns >= min => Ok(Some(ns)),
-        _ => Err(Failure::input(format!(
-            "invalid --interval '{t}' — give a duration of at least {} ms, e.g. 10ms or 1s",
-            min / 1_000_000
-        ))),
-    }
-}
-
 fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
     let runs = args.runs.as_deref().unwrap_or(run_spec::DEFAULT_RUNS);
     let precision = args.precision.unwrap_or(run_spec::DEFAULT_PRECISION);
@@ -275,7 +252,7 @@ fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
                 "invalid --precision — give a percentage between 0 and 100, e.g. 5",
             ));
         }
-        let max_time_ns = parse_max_time(args)?;
+        let max_time_ns = args.max_time;
         return Ok(Runs::Auto {
             precision: precision / 100.0,
             min,
@@ -535,27 +512,12 @@ fn steady_policy(args: &RunSpec, workloads: &[PlanWorkload]) -> EngineResult<Run
     Ok(Runs::Steady {
         window,
         max,
-        max_time_ns: parse_max_time(args)?,
+        max_time_ns: args.max_time,
     })
 }
 
 /// Most samples a cell sampled until steady takes by default.
 pub const STEADY_MAX_RUNS: u32 = 25;
-
-fn parse_max_time(args: &RunSpec) -> EngineResult<Option<u64>> {
-    match &args.max_time {
-        Some(t) => fsbench_model::units::parse_duration(t)
-            .ok()
-            .filter(|&ns| ns > 0)
-            .map(Some)
-            .ok_or_else(|| {
-                Failure::input(format!(
-                    "invalid --max-time '{t}' — give a duration above zero, e.g. 2m"
-                ))
-            }),
-        None => Ok(None),
-    }
-}
 
 fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> EngineResult<()> {
     for t in targets {

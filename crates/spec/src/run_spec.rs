@@ -17,7 +17,7 @@ pub const DEFAULT_MAX_RUNS: u32 = 30;
 /// `--confidence` default, percent.
 pub const DEFAULT_CONFIDENCE: f64 = 95.0;
 /// `--cold-timeout` default.
-pub const DEFAULT_COLD_TIMEOUT: &str = "60s";
+pub const DEFAULT_COLD_TIMEOUT_NS: u64 = 60_000_000_000;
 
 /// Cache states to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,9 +192,9 @@ pub struct RunSpec {
     /// `--cold-cmd`.
     pub cold_cmd: Option<String>,
     /// `--cold-timeout`.
-    pub cold_timeout: Option<String>,
-    /// `--interval`: of each sample's time series.
-    pub interval: Option<String>,
+    pub cold_timeout: Option<u64>,
+    /// `--interval`: of each sample's time series, ns.
+    pub interval: Option<u64>,
     /// `--until-steady`: every workload sampled until the SNIA steady state holds.
     pub until_steady: bool,
     /// `--precondition`: fill the targets twice, then sample until steady.
@@ -212,7 +212,7 @@ pub struct RunSpec {
     /// `--max-runs N`.
     pub max_runs: Option<u32>,
     /// `--max-time DURATION`.
-    pub max_time: Option<String>,
+    pub max_time: Option<u64>,
     /// `--order`.
     pub order: Option<Order>,
     /// `--confidence PCT`.
@@ -243,6 +243,43 @@ impl RunSpec {
     pub fn confidence(&self) -> f64 {
         self.confidence.unwrap_or(DEFAULT_CONFIDENCE)
     }
+}
+
+/// `--cold-timeout`: a duration above zero, ns.
+pub fn parse_cold_timeout(text: &str) -> EngineResult<u64> {
+    positive_duration(text).ok_or_else(|| {
+        Failure::input(format!(
+            "invalid --cold-timeout '{text}' — give a duration above zero, e.g. 60s or 5m"
+        ))
+    })
+}
+
+/// `--max-time`: a duration above zero, ns.
+pub fn parse_max_time(text: &str) -> EngineResult<u64> {
+    positive_duration(text).ok_or_else(|| {
+        Failure::input(format!(
+            "invalid --max-time '{text}' — give a duration above zero, e.g. 2m"
+        ))
+    })
+}
+
+/// `--interval`: a duration of at least the recorder's finest interval, ns.
+pub fn parse_interval(text: &str) -> EngineResult<u64> {
+    let min = fsbench_measure::series::MIN_INTERVAL_NS;
+    match fsbench_model::units::parse_duration(text) {
+        Ok(ns) if ns >= min => Ok(ns),
+        _ => Err(Failure::input(format!(
+            "invalid --interval '{text}' — give a duration of at least {} ms, e.g. 10ms or 1s",
+            min / 1_000_000
+        ))),
+    }
+}
+
+/// A duration above zero, ns.
+fn positive_duration(text: &str) -> Option<u64> {
+    fsbench_model::units::parse_duration(text)
+        .ok()
+        .filter(|&ns| ns > 0)
 }
 
 #[cfg(test)]

@@ -133,7 +133,7 @@ pub struct Suite {
     /// With `runs = "auto"`: at most this many samples.
     pub max_runs: Option<u32>,
     /// With `runs = "auto"`: stop a cell after this long.
-    pub max_time: Option<String>,
+    pub max_time: Option<u64>,
     /// Unrecorded samples before the measured ones.
     pub warmup: Option<u32>,
     /// `interleaved` or `sequential`.
@@ -273,7 +273,7 @@ fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.precision = number(src, t, "precision")?;
     s.min_runs = count(src, t, "min_runs")?;
     s.max_runs = count(src, t, "max_runs")?;
-    s.max_time = string(src, t, "max_time")?;
+    s.max_time = duration(src, t, "max_time")?;
     s.warmup = count(src, t, "warmup")?;
     s.order = choice(src, t, "order", &["interleaved", "sequential"])?;
     s.scale = number(src, t, "scale")?;
@@ -406,6 +406,21 @@ fn string(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<String>> 
             DeValue::String(s) => Ok(Some(s.to_string())),
             _ => Err(wrong_type(src, key, v, "a string")),
         },
+    }
+}
+
+/// A duration above zero (`"2m"`), ns.
+fn duration(src: &Source, t: &DeTable, key: &str) -> EngineResult<Option<u64>> {
+    let Some(text) = string(src, t, key)? else {
+        return Ok(None);
+    };
+    let at = find(t, key).map_or(0..0, |(_, v)| v.span());
+    match fsbench_model::units::parse_duration(&text) {
+        Ok(ns) if ns > 0 => Ok(Some(ns)),
+        _ => Err(src.err(
+            at,
+            format!("invalid {key} '{text}' — give a duration above zero, e.g. \"2m\""),
+        )),
     }
 }
 

@@ -374,7 +374,7 @@ fn apply(s: &Suite, args: &mut RunSpec) {
     args.min_runs = args.min_runs.or(s.min_runs);
     args.max_runs = args.max_runs.or(s.max_runs);
     args.confidence = args.confidence.or(s.confidence);
-    args.max_time = args.max_time.take().or(s.max_time.clone());
+    args.max_time = args.max_time.take().or(s.max_time);
     args.warmup = args.warmup.or(s.warmup);
     if args.order.is_none() {
         args.order = match s.order.as_deref() {
