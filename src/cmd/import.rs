@@ -42,6 +42,10 @@ pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
     store
         .import(&record)
         .map_err(|e| CliError::usage(e.to_string()))?;
-    crate::outln!("imported run {} into {}", record.run.id, path.display())?;
+    crate::outln!(
+        "imported run {} into {}",
+        crate::escape_controls(&record.run.id),
+        path.display()
+    )?;
     Ok(0)
 }
