@@ -51,10 +51,10 @@ fn kernel_crypto(t: &TargetInfo) -> Option<String> {
         .stack
         .encryption
         .iter()
-        .filter(|l| l.kind == "fscrypt" || l.kind == "dm-crypt")
+        .filter(|l| l.kind.in_kernel())
         .map(|l| match &l.implementation {
             Some(i) => format!("{} with {}", l.kind, i.describe()),
-            None => l.kind.clone(),
+            None => l.kind.to_string(),
         })
         .collect();
     (!layers.is_empty()).then(|| layers.join(", "))

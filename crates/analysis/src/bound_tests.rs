@@ -145,7 +145,7 @@ fn anything_on_tmpfs_is_cache_bound() {
 fn fscrypt_target() -> TargetInfo {
     let mut t = target("ext4");
     t.stack.encryption.push(EncryptionLayer {
-        kind: "fscrypt".into(),
+        kind: fsbench_model::EncryptionKind::Fscrypt,
         implementation: Some(CryptoImpl {
             algorithm: "xts(aes)".into(),
             driver: "xts(ecb(aes-fixed-time))".into(),

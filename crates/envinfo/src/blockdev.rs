@@ -4,7 +4,7 @@
 //! takes the sysfs root as a parameter so tests run on a fake tree.
 
 use super::dmcrypt::{self, TableReader};
-use fsbench_model::{BlockLayer, DmCryptInfo, LoopInfo, QueueInfo};
+use fsbench_model::{BlockKind, BlockLayer, DmCryptInfo, LoopInfo, QueueInfo};
 use std::path::{Path, PathBuf};
 
 /// What sysfs says about the devices under one filesystem.
@@ -87,20 +87,20 @@ fn describe_node(node: &Path, table: TableReader<'_>) -> (BlockLayer, Option<DmC
         kind
     } else if node.join("loop").is_dir() {
         layer.loop_device = Some(loop_info(node));
-        "loop".into()
+        BlockKind::Loop
     } else if node.join("md").is_dir() {
-        "md".into()
+        BlockKind::Md
     } else if node.join("partition").exists() {
-        "partition".into()
+        BlockKind::Partition
     } else {
-        "disk".into()
+        BlockKind::Disk
     };
     layer.name = name;
     (layer, crypt)
 }
 
 /// `dm-crypt` (with its table facts), else `dm-TARGET` from the table, else `dm-lvm` or `dm`.
-fn dm_kind(node: &Path, name: &str, table: TableReader<'_>) -> (String, Option<DmCryptInfo>) {
+fn dm_kind(node: &Path, name: &str, table: TableReader<'_>) -> (BlockKind, Option<DmCryptInfo>) {
     let uuid = read(node, "dm/uuid").unwrap_or_default();
     let dm_name = read(node, "dm/name").unwrap_or_else(|| "unknown".into());
     let text = if dm_name == "unknown" {
@@ -110,12 +110,12 @@ fn dm_kind(node: &Path, name: &str, table: TableReader<'_>) -> (String, Option<D
     };
     if uuid.starts_with("CRYPT-") {
         let info = dmcrypt::crypt_info(name, &dm_name, &uuid, &text);
-        return ("dm-crypt".into(), Some(info));
+        return (BlockKind::DmCrypt, Some(info));
     }
     let kind = match text.as_deref().ok().and_then(dmcrypt::target_type) {
-        Some(t) => format!("dm-{t}"),
-        None if uuid.starts_with("LVM-") => "dm-lvm".into(),
-        None => "dm".into(),
+        Some(t) => BlockKind::dm_target(t),
+        None if uuid.starts_with("LVM-") => BlockKind::DmLvm,
+        None => BlockKind::Dm,
     };
     (kind, None)
 }

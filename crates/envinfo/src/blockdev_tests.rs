@@ -110,7 +110,7 @@ fn crypt_without_dmsetup_names_the_missing_tool() {
     let c = chain_in(sys.root(), "254:0", &no_dmsetup);
     assert_eq!(c.crypt[0].cipher, None);
     assert_eq!(c.crypt[0].note, "cipher unknown: install dmsetup");
-    assert_eq!(c.layers[0].kind, "dm-crypt");
+    assert_eq!(c.layers[0].kind, BlockKind::DmCrypt);
 }
 
 #[test]
@@ -123,10 +123,10 @@ fn linear_dm_and_lvm_are_named_from_table_or_uuid() {
     sys.slave(&dm1, &vda2);
     let linear = |_: &str| -> Result<String, String> { Ok("0 2048 linear 253:2 2048\n".into()) };
     let c = chain_in(sys.root(), "254:1", &linear);
-    assert_eq!(c.layers[0].kind, "dm-linear");
+    assert_eq!(c.layers[0].kind, BlockKind::DmTarget("linear".into()));
     assert!(c.crypt.is_empty());
     let c = chain_in(sys.root(), "254:1", &no_dmsetup);
-    assert_eq!(c.layers[0].kind, "dm-lvm");
+    assert_eq!(c.layers[0].kind, BlockKind::DmLvm);
 }
 
 fn loop_device(sys: &FakeSys, dio: &str) -> Chain {
@@ -181,7 +181,7 @@ fn md_over_two_partitions_lists_both_and_follows_the_first() {
     sys.slave(&md0, &vdb1);
     sys.slave(&md0, &vda2);
     let c = chain_in(sys.root(), "9:0", &no_dmsetup);
-    assert_eq!(c.layers[0].kind, "md");
+    assert_eq!(c.layers[0].kind, BlockKind::Md);
     assert_eq!(c.layers[0].slaves, ["vda2", "vdb1"]);
     assert_eq!(c.names().last().map(String::as_str), Some("vda (disk)"));
     let _ = vdb;

@@ -4,20 +4,20 @@
 //! not be looked into.
 
 use super::fscrypt::{self, Probe};
-use fsbench_model::{DmCryptInfo, EncryptionLayer, Stack};
+use fsbench_model::{BlockKind, DmCryptInfo, EncryptionKind, EncryptionLayer, Stack};
 
 /// Encryption implied by a filesystem type or FUSE subtype alone.
-pub fn fs_encryption(fs_type: &str, fuse_subtype: Option<&str>) -> Option<&'static str> {
+pub fn fs_encryption(fs_type: &str, fuse_subtype: Option<&str>) -> Option<EncryptionKind> {
     let name = match fs_type {
-        "ecryptfs" => return Some("ecryptfs"),
+        "ecryptfs" => return Some(EncryptionKind::Ecryptfs),
         "fuse" | "fuseblk" => fuse_subtype?,
         t => t.strip_prefix("fuse.")?,
     };
     match name {
-        "gocryptfs" => Some("gocryptfs"),
-        "encfs" => Some("encfs"),
-        "cryfs" => Some("cryfs"),
-        "securefs" => Some("securefs"),
+        "gocryptfs" => Some(EncryptionKind::Gocryptfs),
+        "encfs" => Some(EncryptionKind::Encfs),
+        "cryfs" => Some(EncryptionKind::Cryfs),
+        "securefs" => Some(EncryptionKind::Securefs),
         _ => None,
     }
 }
@@ -33,17 +33,17 @@ pub fn layers(
     let subtype = stack.fuse.as_ref().map(|f| f.subtype.as_str());
     if let Some(kind) = fs_encryption(fs_type, subtype) {
         out.push(EncryptionLayer {
-            kind: kind.into(),
-            summary: kind.into(),
+            summary: kind.to_string(),
             level: "filesystem".into(),
-            implementation: daemon_cipher(kind),
+            implementation: daemon_cipher(&kind),
+            kind,
             ..EncryptionLayer::default()
         });
     }
     if let Probe::Encrypted(p) = probe {
         let mode = p.contents_mode.as_str();
         out.push(EncryptionLayer {
-            kind: "fscrypt".into(),
+            kind: EncryptionKind::Fscrypt,
             summary: fscrypt::summary(p),
             level: "directory".into(),
             fscrypt: Some(p.clone()),
@@ -54,7 +54,7 @@ pub fn layers(
     }
     for c in crypt {
         out.push(EncryptionLayer {
-            kind: "dm-crypt".into(),
+            kind: EncryptionKind::DmCrypt,
             summary: super::dmcrypt::summary(c),
             level: format!("block {}", c.device),
             dm_crypt: Some(c.clone()),
@@ -72,12 +72,12 @@ pub fn layers(
 
 /// The cipher a FUSE encrypting daemon runs in user space: gocryptfs uses Go's AES-GCM, which
 /// uses the CPU's AES instructions when it has them (else a constant-time software AES).
-fn daemon_cipher(kind: &str) -> Option<fsbench_model::CryptoImpl> {
+fn daemon_cipher(kind: &EncryptionKind) -> Option<fsbench_model::CryptoImpl> {
     let aes = std::fs::read_to_string("/proc/cpuinfo")
         .map(|t| super::crypto::cpu_has_aes(&t))
         .unwrap_or(false);
     let (algorithm, driver) = match kind {
-        "gocryptfs" => ("AES-256-GCM", "Go crypto/aes in the gocryptfs daemon"),
+        EncryptionKind::Gocryptfs => ("AES-256-GCM", "Go crypto/aes in the gocryptfs daemon"),
         _ => return None,
     };
     Some(fsbench_model::CryptoImpl {
@@ -136,7 +136,7 @@ fn unknown_reason(fs_type: &str, stack: &Stack) -> Option<String> {
     if stack.fuse.is_some() {
         return Some("storage is behind the FUSE daemon".into());
     }
-    if let Some(l) = stack.devices.iter().find(|l| l.kind == "dm") {
+    if let Some(l) = stack.devices.iter().find(|l| l.kind == BlockKind::Dm) {
         return Some(format!("{}: device-mapper target unknown", l.name));
     }
     let undescribed = stack.devices.iter().find(|l| {
@@ -154,9 +154,18 @@ mod tests {
 
     #[test]
     fn filesystem_types_name_their_encryption() {
-        assert_eq!(fs_encryption("fuse.gocryptfs", None), Some("gocryptfs"));
-        assert_eq!(fs_encryption("fuse", Some("encfs")), Some("encfs"));
-        assert_eq!(fs_encryption("ecryptfs", None), Some("ecryptfs"));
+        assert_eq!(
+            fs_encryption("fuse.gocryptfs", None),
+            Some(EncryptionKind::Gocryptfs)
+        );
+        assert_eq!(
+            fs_encryption("fuse", Some("encfs")),
+            Some(EncryptionKind::Encfs)
+        );
+        assert_eq!(
+            fs_encryption("ecryptfs", None),
+            Some(EncryptionKind::Ecryptfs)
+        );
         assert_eq!(fs_encryption("fuse.sshfs", None), None);
         assert_eq!(
             fs_encryption("ext4", Some("cryfs")),
@@ -210,7 +219,7 @@ mod tests {
     fn a_loop_image_inherits_its_backing_file_encryption() {
         let mut backing = TargetInfo::default();
         backing.stack.encryption.push(EncryptionLayer {
-            kind: "fscrypt".into(),
+            kind: EncryptionKind::Fscrypt,
             summary: "fscrypt v2 AES-256-XTS/AES-256-CTS".into(),
             level: "directory".into(),
             ..EncryptionLayer::default()
@@ -219,7 +228,7 @@ mod tests {
             fscrypt_status: "not encrypted".into(),
             devices: vec![BlockLayer {
                 name: "loop0".into(),
-                kind: "loop".into(),
+                kind: BlockKind::Loop,
                 loop_device: Some(LoopInfo {
                     backing: Some(Box::new(backing)),
                     ..LoopInfo::default()

@@ -141,7 +141,7 @@ mod tests {
         t.stack = Stack {
             devices: vec![BlockLayer {
                 name: "loop3".into(),
-                kind: "loop".into(),
+                kind: fsbench_model::BlockKind::Loop,
                 loop_device: Some(LoopInfo {
                     backing_file: "/var/img".into(),
                     direct_io: dio,

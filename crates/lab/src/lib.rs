@@ -485,7 +485,7 @@ impl Lab {
             dir: root.join(&entry.label),
             size,
             info: LabInfo {
-                kind: entry.kind.name.to_string(),
+                kind: fsbench_model::LabKind::from_word(entry.kind.name.to_string()),
                 scratch: text(root).to_string(),
                 ..LabInfo::default()
             },

@@ -7,6 +7,7 @@ mod aging;
 pub mod catalogue;
 mod failure;
 pub mod fstype;
+mod kinds;
 pub mod legacy;
 pub mod metric;
 pub mod names;
@@ -22,6 +23,7 @@ mod vocabulary;
 pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
+pub use kinds::{BlockKind, EncryptionKind, LabKind};
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,

@@ -168,7 +168,7 @@ pub struct TargetInfo {
 pub struct LabInfo {
     /// The lab kind (`tmpfs`, `ext4`, `xfs`, `btrfs`, `ext4-fscrypt`, `dm-crypt`, `nfs`,
     /// `gocryptfs`, `bindfs`, `overlay`).
-    pub kind: String,
+    pub kind: crate::LabKind,
     /// Every command run to build it, in order, as run (the fscrypt key and policy are set with
     /// ioctls and listed as `ioctl ...` lines).
     #[serde(default)]
@@ -236,7 +236,7 @@ pub struct Stack {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct EncryptionLayer {
     /// `fscrypt`, `dm-crypt`, `ecryptfs`, `gocryptfs`, `encfs`, `cryfs`, `securefs`.
-    pub kind: String,
+    pub kind: crate::EncryptionKind,
     /// Short description for tables (`fscrypt v2 AES-256-XTS/AES-256-CTS`).
     pub summary: String,
     /// Where it sits: `directory` (fscrypt), `filesystem` (stacked or FUSE), `block DEVICE`,
@@ -447,7 +447,7 @@ pub struct BlockLayer {
     /// `major:minor`, `unknown` when sysfs does not say.
     pub dev: String,
     /// `partition`, `disk`, `loop`, `md`, `dm-crypt`, `dm-linear`, `dm-<target>`, `dm`.
-    pub kind: String,
+    pub kind: crate::BlockKind,
     /// The devices directly below (`slaves/`); the chain follows the first.
     #[serde(default)]
     pub slaves: Vec<String>,

@@ -183,7 +183,7 @@ fn nfs_rows(n: &fsbench_model::NfsInfo, layer: &str, out: &mut Vec<Row>) {
 
 fn encryption_rows(e: &EncryptionLayer, layer: &str, out: &mut Vec<Row>) {
     let mut push = |fact: &str, value: String| out.push(row(layer, fact, value));
-    push(&e.kind, format!("{} ({})", e.summary, e.level));
+    push(e.kind.name(), format!("{} ({})", e.summary, e.level));
     if let Some(p) = &e.fscrypt {
         push("flags", p.flags.join(" "));
         push("key", p.key.clone());
@@ -307,7 +307,7 @@ mod tests {
             stack: Stack {
                 devices: vec![BlockLayer {
                     name: "loop0".into(),
-                    kind: "loop".into(),
+                    kind: fsbench_model::BlockKind::Loop,
                     dev: "7:0".into(),
                     loop_device: Some(LoopInfo {
                         backing_file: "/tmp/img".into(),
