@@ -51,7 +51,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         confidence: args.confidence,
         plot: args.plot,
         fix_comparable: args.fix_comparable,
-        lab: fsbench_lab::LabSpec {
+        lab: fsbench_spec::lab::LabSpec {
             kinds: args.lab.clone(),
             size: args.lab_size.clone(),
             dir: args.lab_dir.clone(),

@@ -16,7 +16,7 @@ pub fn run(dir: &Path) -> CliResult<i32> {
             .map(|p| format!("pid {p}"))
             .unwrap_or_else(|| "unknown owner".into());
         if f.stale {
-            for line in crate::lab::teardown_dead(&f.path).map_err(CliError::run)? {
+            for line in crate::lab::teardown_dead(&f.path)? {
                 crate::outln!("{line}")?;
             }
             scratch::remove_tree(&f.path).map_err(|e| CliError::run(e.message))?;

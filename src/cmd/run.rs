@@ -109,7 +109,12 @@ struct Inputs {
 fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
-    let lab = crate::lab::request(&spec.lab, args.quiet)?;
+    let lab = crate::lab::request(
+        spec.lab.entries()?,
+        spec.lab.size.as_deref(),
+        spec.lab.dir.as_deref(),
+        args.quiet,
+    )?;
     let mut plan = fsbench_spec::plan::build(&spec)?;
     let spread = Spread {
         parallel: team.parallel(),

@@ -13,10 +13,10 @@
 //! "no space" before statvfs's goal (btrfs's statvfs is an estimate) ends that fill early; the
 //! record says so.
 
-use super::aged::AgingSpec;
 use super::ageplan::{self, DELETE_PCT};
+use super::error::Error;
 use fsbench_io::Rng;
-use fsbench_model::AgingInfo;
+use fsbench_model::{AgingInfo, AgingSpec};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ pub fn age(
     target: &Path,
     spec: &AgingSpec,
     report: &Report<'_>,
-) -> Result<(AgingInfo, Vec<PathBuf>), String> {
+) -> Result<(AgingInfo, Vec<PathBuf>), Error> {
     let started = Instant::now();
     let root = target.join(DIR);
     make_tree(&root)?;
@@ -128,12 +128,12 @@ pub fn age(
 }
 
 /// Makes `root` and its [`ageplan::FANOUT`]² leaf directories (mode 0700).
-fn make_tree(root: &Path) -> Result<(), String> {
+fn make_tree(root: &Path) -> Result<(), Error> {
     let mkdir = |p: &Path| {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(p)
-            .map_err(|e| format!("cannot create {}: {e}", p.display()))
+            .map_err(|e| Error::io("create", p, e))
     };
     mkdir(root)?;
     for a in 0..ageplan::FANOUT {
@@ -147,11 +147,10 @@ fn make_tree(root: &Path) -> Result<(), String> {
 }
 
 /// Syncs the filesystem of `dir`, then its used and available bytes and its block size.
-fn usage(dir: &Path) -> Result<(u64, u64, u64), String> {
-    let f = std::fs::File::open(dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
-    rustix::fs::syncfs(&f).map_err(|e| format!("cannot sync {}: {e}", dir.display()))?;
-    let st =
-        rustix::fs::fstatvfs(&f).map_err(|e| format!("cannot statvfs {}: {e}", dir.display()))?;
+fn usage(dir: &Path) -> Result<(u64, u64, u64), Error> {
+    let f = std::fs::File::open(dir).map_err(|e| Error::io("open", dir, e))?;
+    rustix::fs::syncfs(&f).map_err(|e| Error::io("sync", dir, e.into()))?;
+    let st = rustix::fs::fstatvfs(&f).map_err(|e| Error::io("statvfs", dir, e.into()))?;
     let block = st.f_frsize.max(1);
     let used = st.f_blocks.saturating_sub(st.f_bfree) * block;
     Ok((used, st.f_bavail * block, block))
@@ -162,15 +161,15 @@ impl Ager<'_> {
         self.root.join(leaf).join(format!("f{n}"))
     }
 
-    fn check_stop(&self) -> Result<(), String> {
+    fn check_stop(&self) -> Result<(), Error> {
         if (self.report.stop)() {
-            return Err("interrupted while aging".into());
+            return Err(Error::Interrupted);
         }
         Ok(())
     }
 
     /// Writes files until the filesystem is at the goal; returns the fullness reached.
-    fn fill(&mut self) -> Result<f64, String> {
+    fn fill(&mut self) -> Result<f64, Error> {
         for _ in 0..PASSES {
             let (used, avail, _) = usage(&self.root)?;
             // Within 1/256 of the capacity (2 MiB of 512 MiB) is at the goal.
@@ -199,7 +198,7 @@ impl Ager<'_> {
 
     /// Writes one file of `size` bytes; `Ok(false)` when the filesystem is full (the partial
     /// file is removed).
-    fn create(&mut self, size: u64) -> Result<bool, String> {
+    fn create(&mut self, size: u64) -> Result<bool, Error> {
         let leaf = ageplan::leaf(&mut self.rng);
         let n = self.next;
         self.next += 1;
@@ -216,7 +215,7 @@ impl Ager<'_> {
                 if e.raw_os_error() == Some(libc::ENOSPC) {
                     return Ok(false);
                 }
-                Err(format!("cannot write {}: {e}", path.display()))
+                Err(Error::io("write", path, e))
             }
         }
     }
@@ -237,13 +236,13 @@ impl Ager<'_> {
     }
 
     /// Deletes [`DELETE_PCT`]% of the live files, drawn at random; returns how many.
-    fn delete_share(&mut self) -> Result<u64, String> {
+    fn delete_share(&mut self) -> Result<u64, Error> {
         let chosen = ageplan::pick(&mut self.rng, self.live.len(), DELETE_PCT);
         for i in &chosen {
             self.check_stop()?;
             let (n, leaf, _) = self.live.swap_remove(*i);
             let p = self.path(&leaf, n);
-            std::fs::remove_file(&p).map_err(|e| format!("cannot delete {}: {e}", p.display()))?;
+            std::fs::remove_file(&p).map_err(|e| Error::io("delete", p, e))?;
             self.deleted += 1;
         }
         // A full filesystem has room again: the next fill may go to the goal.

@@ -7,7 +7,8 @@
 //! At teardown the mapping is closed after the unmount and before the loop device is detached;
 //! `fsbench clean` finds a dead run's mappings by the lab images under their loop devices.
 
-use super::teardown::Undo;
+use super::error::Error;
+use super::undo::Undo;
 use super::{Building, loopfs, text};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,7 @@ const FORMAT: &[&str] = &[
 const MAX_NAME: usize = 127;
 
 /// Builds the LUKS2 volume on the image's loop device, opens it and returns ext4's mount point.
-pub fn build(b: &mut Building) -> Result<PathBuf, String> {
+pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let device = loopfs::image_device(b)?;
     let key = b.dir.join("keyfile");
     super::secret::write(&key)?;
@@ -64,7 +65,7 @@ pub fn build(b: &mut Building) -> Result<PathBuf, String> {
 
 /// The mapping's name: `fsbench-` and the lab scratch's id and the target's label
 /// (`fsbench-lab-4242-1700000000-dm-crypt`), unique to this run and target.
-fn mapping_name(target_dir: &Path) -> Result<String, String> {
+fn mapping_name(target_dir: &Path) -> Result<String, Error> {
     fn part(p: Option<&Path>) -> Option<&str> {
         p?.file_name()?.to_str()
     }
@@ -75,105 +76,17 @@ fn mapping_name(target_dir: &Path) -> Result<String, String> {
         scratch.trim_start_matches(".fsbench-")
     );
     if name.len() > MAX_NAME {
-        return Err(format!(
-            "the dm-crypt mapping name {name} is longer than the device-mapper's {MAX_NAME} characters — give a shorter --lab label"
-        ));
+        return Err(Error::NameTooLong {
+            name,
+            max: MAX_NAME,
+        });
     }
     Ok(name)
-}
-
-/// One device-mapper device: its name and the block devices under it (`loop3`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mapping {
-    /// Its name (`/dev/mapper/NAME`).
-    pub name: String,
-    /// The kernel names of the devices it maps (`slaves/`).
-    pub under: Vec<String>,
-}
-
-/// The device-mapper devices in `sys_block` (`/sys/block`): each `dm-N` with its `dm/name` and
-/// `slaves/`.
-pub fn mappings(sys_block: &Path) -> Vec<Mapping> {
-    let Ok(rd) = std::fs::read_dir(sys_block) else {
-        return Vec::new();
-    };
-    let mut out: Vec<Mapping> = rd
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with("dm-"))
-        .filter_map(|n| {
-            let dir = sys_block.join(&n);
-            let name = std::fs::read_to_string(dir.join("dm/name")).ok()?;
-            let mut under: Vec<String> = std::fs::read_dir(dir.join("slaves"))
-                .map(|rd| {
-                    rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                        .collect()
-                })
-                .unwrap_or_default();
-            under.sort();
-            Some(Mapping {
-                name: name.trim_end().to_string(),
-                under,
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
-}
-
-/// True when mapping `name` exists and maps loop device `device` (`/dev/loop3`): the lab's own
-/// (closing it when it maps something else would break another program's volume).
-pub fn maps(sys_block: &Path, name: &str, device: &str) -> bool {
-    let dev = device.trim_start_matches("/dev/");
-    mappings(sys_block)
-        .iter()
-        .any(|m| m.name == name && m.under.iter().any(|u| u == dev))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A recorded `/sys/block` layout: dm-0 a LUKS volume over loop3, dm-1 an LVM volume over
-    /// two disks.
-    fn sys_block() -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        for (dm, name, under) in [
-            ("dm-0", "fsbench-lab-42-7-dm-crypt\n", &["loop3"][..]),
-            ("dm-1", "vg0-home\n", &["sda2", "sdb1"][..]),
-        ] {
-            std::fs::create_dir_all(d.path().join(dm).join("dm")).unwrap();
-            std::fs::write(d.path().join(dm).join("dm/name"), name).unwrap();
-            std::fs::create_dir_all(d.path().join(dm).join("slaves")).unwrap();
-            for u in under {
-                std::fs::create_dir(d.path().join(dm).join("slaves").join(u)).unwrap();
-            }
-        }
-        std::fs::create_dir(d.path().join("loop3")).unwrap();
-        d
-    }
-
-    #[test]
-    fn mappings_are_read_with_the_devices_under_them() {
-        let d = sys_block();
-        let all = mappings(d.path());
-        assert_eq!(
-            all,
-            [
-                Mapping {
-                    name: "fsbench-lab-42-7-dm-crypt".into(),
-                    under: vec!["loop3".into()]
-                },
-                Mapping {
-                    name: "vg0-home".into(),
-                    under: vec!["sda2".into(), "sdb1".into()]
-                }
-            ]
-        );
-        assert!(maps(d.path(), "fsbench-lab-42-7-dm-crypt", "/dev/loop3"));
-        assert!(!maps(d.path(), "fsbench-lab-42-7-dm-crypt", "/dev/loop4"));
-        assert!(!maps(d.path(), "vg0-home", "/dev/loop3"));
-        assert!(mappings(&d.path().join("absent")).is_empty());
-    }
 
     #[test]
     fn the_mapping_is_named_after_the_lab_and_the_label() {

@@ -6,6 +6,7 @@
 //! FIEMAP), over the aging files or a seeded sample of them. The parsers are pure and tested on
 //! the tools' output.
 
+use super::error::Error;
 use super::tool;
 use fsbench_io::Rng;
 use fsbench_model::{FileExtents, Fragmentation, FreeBucket, FreeSpace};
@@ -50,7 +51,7 @@ pub fn measure(s: &Subject<'_>, cleanup: &Cleanup) -> Fragmentation {
     let mut out = Fragmentation::default();
     match free_space(s, cleanup, &mut out.commands) {
         Ok(f) => out.free_space = Some(f),
-        Err(why) => out.free_space_note = why,
+        Err(why) => out.free_space_note = why.to_string(),
     }
     if !s.files.is_empty() {
         out.files = file_extents(s, cleanup, &mut out.commands);
@@ -62,15 +63,15 @@ fn free_space(
     s: &Subject<'_>,
     cleanup: &Cleanup,
     cmds: &mut Vec<String>,
-) -> Result<FreeSpace, String> {
-    let mount = s.mount.to_str().ok_or("the mount point is not UTF-8")?;
+) -> Result<FreeSpace, Error> {
+    let mount = s
+        .mount
+        .to_str()
+        .ok_or_else(|| Error::NotUtf8(s.mount.to_path_buf()))?;
     let (program, args): (&str, Vec<&str>) = match (s.fs, s.device) {
         ("ext4", Some(dev)) => ("e2freefrag", vec![dev]),
         ("xfs", _) => ("xfs_spaceman", vec!["-c", "freesp -s", mount]),
-        ("btrfs", _) => {
-            return Err("btrfs-progs has no free-space extent report".into());
-        }
-        (fs, _) => return Err(format!("no free-space extent report for {fs}")),
+        (fs, _) => return Err(Error::NoFreeSpaceReport(fs.to_string())),
     };
     let shown = tool::find(program).map_or(program.to_string(), |p| p.display().to_string());
     cmds.push(tool::display(&shown, &args));
@@ -82,15 +83,11 @@ fn free_space(
             parse_freesp(&text, block)
         }
     };
-    parsed.ok_or_else(|| format!("{program} printed no summary: {}", last_line(&text)))
-}
-
-fn last_line(text: &str) -> &str {
-    text.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
+    parsed.ok_or_else(|| Error::ToolOutput {
+        program: program.to_string(),
+        missing: "no summary",
+        output: tool::last_line(&text).to_string(),
+    })
 }
 
 /// Extents of the aging files (a seeded sample of [`MAX_FILES`] when there are more).

@@ -5,12 +5,13 @@
 //! Both daemons daemonise into their own session, so they survive the process-group kill of the
 //! command that started them, and exit when `fusermount3 -u` unmounts them.
 
-use super::teardown::Undo;
+use super::error::Error;
+use super::undo::Undo;
 use super::{Building, text};
 use std::path::PathBuf;
 
 /// `gocryptfs -init` a cipher directory with a generated password, mount it at `gocryptfs/mnt`.
-pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
+pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, Error> {
     let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
     let cipher = super::subdir(&base, "cipher")?;
     let mnt = b.mkdir("fuse")?;
@@ -39,7 +40,7 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, String> {
 
 /// bindfs of `bindfs/src` at `bindfs/mnt`: `-s` (libfuse's single-threaded loop, which is also
 /// bindfs's default without `--multithreaded`), and no `allow_other` (root only).
-pub fn bindfs(b: &mut Building) -> Result<PathBuf, String> {
+pub fn bindfs(b: &mut Building) -> Result<PathBuf, Error> {
     let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
     let src = super::subdir(&base, "src")?;
     let mnt = b.mkdir("fuse")?;

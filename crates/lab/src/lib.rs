@@ -3,9 +3,12 @@
 //! dm-crypt, loopback NFS, gocryptfs, bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
 //! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
-//! measured (`--lab ext4:aged`, [`aged`]): filled and churned, its fragmentation recorded.
+//! measured (`--lab ext4:aged`): filled and churned, its fragmentation recorded.
 //!
-//! Teardown is driven by undo steps recorded while building, so a signal, a panic or an error
+//! The request comes parsed (`fsbench_spec::lab`: each entry a [`LabKind`], how to age it and the
+//! target's label); [`request`] checks what this machine can build, [`build`] builds it.
+//!
+//! Teardown is driven by undo steps recorded while building ([`undo`]), so a signal, a panic or an error
 //! at any point undoes exactly what exists: the guard [`Lab`] on normal paths, the process's
 //! cleanup registry ([`fsbench_sys::cleanup`]) from the signal watcher and the panic hook. A run killed with
 //! SIGKILL runs no code: [`teardown_dead`] (`fsbench clean DIR`) then finds its mounts and loop
@@ -14,10 +17,10 @@
 
 #![warn(missing_docs)]
 
-pub mod aged;
 mod ageplan;
 mod aging;
 mod dmcrypt;
+mod error;
 mod frag;
 mod fscrypt;
 mod fuse;
@@ -31,24 +34,25 @@ mod secret;
 mod teardown;
 mod tmpfs;
 pub mod tool;
+mod undo;
 
-pub use aged::{AgingSpec, LabEntry};
-pub use request::{DEFAULT_SIZE, LabRequest, LabSpec, request};
+pub use error::Error;
+pub use request::{DEFAULT_SIZE, LabRequest, request};
 
 use fsbench_model::{EngineResult, Failure};
-use fsbench_model::{LabInfo, TargetInfo};
+use fsbench_model::{LabEntry, LabInfo, LabKind, TargetInfo};
 use fsbench_scratch::Scratch;
 use fsbench_sys::cleanup::{Cleanup, Registration, Stage};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
-use teardown::Undo;
+use undo::Undo;
 
-/// One kind of lab target.
+/// How one kind of lab target is built, and what it needs.
 #[derive(Debug)]
-pub struct LabKind {
-    /// Name on the command line and label of the target (`xfs`).
-    pub name: &'static str,
+pub struct Recipe {
+    /// The kind (its name is the one on the command line and the target's label).
+    pub kind: LabKind,
     /// What it builds, one line.
     pub about: &'static str,
     /// Filesystem type the kernel must know (`/proc/filesystems` or a module).
@@ -57,69 +61,60 @@ pub struct LabKind {
     pub tools: &'static [&'static str],
     /// It makes an image file of `--lab-size` (counts against free space).
     pub image: bool,
-    /// Smallest `--lab-size` it accepts, bytes.
-    pub min_bytes: u64,
     /// What it needs of the kernel beyond `fs` (fscrypt, the device-mapper, an NFS server).
     pub needs: &'static [probe::Need],
-    build: fn(&mut Building) -> Result<PathBuf, String>,
+    build: fn(&mut Building) -> Result<PathBuf, Error>,
 }
 
-const MIB: u64 = 1 << 20;
-
-/// Every lab kind, in the order `fsbench lab list` shows them.
-pub const KINDS: &[LabKind] = &[
-    LabKind {
-        name: "tmpfs",
+/// Every lab kind's recipe, in the order `fsbench lab list` shows them.
+pub const RECIPES: &[Recipe] = &[
+    Recipe {
+        kind: LabKind::Tmpfs,
         about: "tmpfs of --lab-size (RAM; cold is meaningless there)",
         fs: "tmpfs",
         tools: &["mount", "umount"],
         image: false,
-        min_bytes: MIB,
         needs: &[],
         build: tmpfs::build,
     },
-    LabKind {
-        name: "ext4",
+    Recipe {
+        kind: LabKind::Ext4,
         about: "ext4 on a sparse loop image, loop direct I/O on",
         fs: "ext4",
         tools: &["mkfs.ext4", "losetup", "mount", "umount"],
         image: true,
-        min_bytes: 16 * MIB,
         needs: &[],
         build: loopfs::ext4,
     },
-    LabKind {
-        name: "xfs",
+    Recipe {
+        kind: LabKind::Xfs,
         about: "xfs on a sparse loop image, loop direct I/O on",
         fs: "xfs",
         tools: &["mkfs.xfs", "losetup", "mount", "umount"],
         image: true,
-        min_bytes: 300 * MIB,
         needs: &[],
         build: loopfs::xfs,
     },
-    LabKind {
-        name: "btrfs",
+    Recipe {
+        kind: LabKind::Btrfs,
         about: "btrfs on a sparse loop image, loop direct I/O on",
         fs: "btrfs",
         tools: &["mkfs.btrfs", "losetup", "mount", "umount"],
         image: true,
-        min_bytes: 128 * MIB,
         needs: &[],
         build: loopfs::btrfs,
     },
-    LabKind {
-        name: "ext4-fscrypt",
+    Recipe {
+        kind: LabKind::Ext4Fscrypt,
         about: "ext4 -O encrypt on a loop image; a directory with a v2 policy and a generated key",
         fs: "ext4",
         tools: &["mkfs.ext4", "losetup", "mount", "umount"],
         image: true,
-        min_bytes: 16 * MIB,
         needs: &[probe::Need::Fscrypt],
         build: fscrypt::build,
     },
-    LabKind {
-        name: "dm-crypt",
+    Recipe {
+        kind: LabKind::DmCrypt,
         about: "ext4 on dm-crypt (LUKS2, aes-xts-plain64, 512-bit key, 4 KiB sectors, a generated key file) over a loop image like the ext4 kind's",
         fs: "ext4",
         // dmsetup: `fsbench env` reads the mapping's cipher through it.
@@ -132,13 +127,11 @@ pub const KINDS: &[LabKind] = &[
             "umount",
         ],
         image: true,
-        // LUKS2's 16 MiB header, and ext4's smallest.
-        min_bytes: 32 * MIB,
         needs: &[probe::Need::DeviceMapper],
         build: dmcrypt::build,
     },
-    LabKind {
-        name: "nfs",
+    Recipe {
+        kind: LabKind::Nfs,
         about: "NFS v4.2 over loopback: a directory of an ext4 loop image exported (sync) by this machine's NFS server, mounted from 127.0.0.1",
         fs: "ext4",
         tools: &[
@@ -150,12 +143,11 @@ pub const KINDS: &[LabKind] = &[
             "umount",
         ],
         image: true,
-        min_bytes: 16 * MIB,
         needs: &[probe::Need::NfsLoopback],
         build: nfs::build,
     },
-    LabKind {
-        name: "gocryptfs",
+    Recipe {
+        kind: LabKind::Gocryptfs,
         about: "gocryptfs (FUSE encryption) over a directory of an ext4 loop image like the ext4 kind's",
         fs: "fuse",
         tools: &[
@@ -167,12 +159,11 @@ pub const KINDS: &[LabKind] = &[
             "umount",
         ],
         image: true,
-        min_bytes: 16 * MIB,
         needs: &[],
         build: fuse::gocryptfs,
     },
-    LabKind {
-        name: "bindfs",
+    Recipe {
+        kind: LabKind::Bindfs,
         about: "bindfs (single-threaded FUSE pass-through) over a directory of an ext4 loop image like the ext4 kind's",
         fs: "fuse",
         tools: &[
@@ -184,31 +175,26 @@ pub const KINDS: &[LabKind] = &[
             "umount",
         ],
         image: true,
-        min_bytes: 16 * MIB,
         needs: &[],
         build: fuse::bindfs,
     },
-    LabKind {
-        name: "overlay",
+    Recipe {
+        kind: LabKind::Overlay,
         about: "overlayfs with lower, upper and work directories in the lab scratch",
         fs: "overlay",
         tools: &["mount", "umount"],
         image: false,
-        min_bytes: 0,
         needs: &[],
         build: overlay::build,
     },
 ];
 
-/// The kind named `name`.
-pub fn find(name: &str) -> Option<&'static LabKind> {
-    KINDS.iter().find(|k| k.name == name)
+/// The recipe of `kind` (`None` for a kind this fsbench does not know).
+pub fn recipe(kind: &LabKind) -> Option<&'static Recipe> {
+    RECIPES.iter().find(|r| r.kind == *kind)
 }
 
-/// The names of every kind, comma-separated (for error messages).
-pub fn kind_names() -> String {
-    KINDS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-}
+const MIB: u64 = 1 << 20;
 
 /// Run ids of lab scratches start with this (`.fsbench-lab-<pid>-<ns>`).
 const LAB_ID: &str = "lab-";
@@ -236,10 +222,10 @@ pub(crate) struct Building {
 impl Building {
     /// Runs a tool and records its command line. Holds the teardown lock meanwhile, so a forced
     /// exit tears down after the command (which it kills first), and refuses once that began.
-    pub fn run(&mut self, program: &str, args: &[&str]) -> Result<String, String> {
+    pub fn run(&mut self, program: &str, args: &[&str]) -> Result<String, Error> {
         let guard = lock_live(&self.live);
         if self.cleanup.is_closed() || guard.as_ref().is_none_or(|g| g.is_none()) {
-            return Err("interrupted: the lab is being torn down".into());
+            return Err(Error::TearingDown);
         }
         let shown = tool::find(program).map_or(program.to_string(), |p| p.display().to_string());
         self.info.commands.push(tool::display(&shown, args));
@@ -260,8 +246,8 @@ impl Building {
 
     /// Mounts a kernel filesystem (`mount -t FSTYPE -o OPTIONS`, no device) at `mnt`, recording
     /// the options and the unmount to undo at teardown.
-    pub fn mount(&mut self, fstype: &str, options: String, mnt: &Path) -> Result<(), String> {
-        self.undo(teardown::Undo::Unmount {
+    pub fn mount(&mut self, fstype: &str, options: String, mnt: &Path) -> Result<(), Error> {
+        self.undo(Undo::Unmount {
             point: mnt.to_path_buf(),
             fuse: false,
         });
@@ -271,21 +257,20 @@ impl Building {
     }
 
     /// Creates directory `name` (mode 0700) in this kind's directory.
-    pub fn mkdir(&self, name: &str) -> Result<PathBuf, String> {
+    pub fn mkdir(&self, name: &str) -> Result<PathBuf, Error> {
         subdir(&self.dir, name)
     }
 }
 
 /// `base/name`, made with mode 0700 (a directory on a lab target's own filesystem: gocryptfs's
 /// cipher directory, bindfs's source, the NFS export).
-pub(crate) fn subdir(base: &Path, name: &str) -> Result<PathBuf, String> {
+pub(crate) fn subdir(base: &Path, name: &str) -> Result<PathBuf, Error> {
     use std::os::unix::fs::DirBuilderExt;
     let p = base.join(name);
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&p)
-        .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
-    Ok(p)
+    match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+        Ok(()) => Ok(p),
+        Err(e) => Err(Error::io("create", p, e)),
+    }
 }
 
 /// A path of the lab scratch as text (the lab directory was checked to be UTF-8).
@@ -349,9 +334,9 @@ fn tear_down(live: &Shared) -> Vec<String> {
 
 /// Tears down what a dead run's lab left in its scratch `dir` (`fsbench clean`): unmounts the
 /// lab's mounts (`KIND/mnt`) and detaches the loop devices of its images (`KIND/disk.img`).
-/// Nothing for a scratch that is not a lab's. Returns one line per thing undone; `Err` when
-/// something could not be undone (the scratch must then stay).
-pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
+/// Nothing for a scratch that is not a lab's. Returns one line per thing undone; a run error
+/// when something could not be undone (the scratch must then stay).
+pub fn teardown_dead(dir: &Path) -> EngineResult<Vec<String>> {
     let is_lab = dir
         .file_name()
         .and_then(|n| n.to_str())
@@ -360,12 +345,12 @@ pub fn teardown_dead(dir: &Path) -> Result<Vec<String>, String> {
         return Ok(Vec::new()); // a run's scratch: nothing of a lab in it
     }
     let dir = std::fs::canonicalize(dir)
-        .map_err(|e| format!("cannot resolve {}: {e} — check the path", dir.display()))?;
+        .map_err(|e| Failure::run(format!("{} — check the path", Error::io("resolve", dir, e))))?;
     let sweep = teardown::sweep(&dir);
     match sweep.problems.first() {
-        Some(p) => Err(format!(
+        Some(p) => Err(Failure::run(format!(
             "{p} — run 'fsbench clean' as root, or undo it by hand"
-        )),
+        ))),
         None => Ok(sweep.done),
     }
 }
@@ -460,15 +445,15 @@ impl Lab {
         }
     }
 
-    /// Builds `entry` in `root/<label>`, ages it when asked and measures its fragmentation; the
-    /// target's undo steps are registered as they happen.
+    /// Builds `entry` by `recipe` in `root/<label>`, ages it when asked and measures its
+    /// fragmentation; the target's undo steps are registered as they happen.
     fn build_one(
         &mut self,
-        entry: &LabEntry,
+        (entry, recipe): (&LabEntry, &Recipe),
         root: &Path,
         size: u64,
         progress: &prepare::Progress<'_>,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, Error> {
         let live = self
             .live
             .clone()
@@ -485,16 +470,15 @@ impl Lab {
             dir: root.join(&entry.label),
             size,
             info: LabInfo {
-                kind: fsbench_model::LabKind::from_word(entry.kind.name.to_string()),
+                kind: entry.kind.clone(),
                 scratch: text(root).to_string(),
                 ..LabInfo::default()
             },
             fs_device: None,
         };
-        std::fs::create_dir(&b.dir)
-            .map_err(|e| format!("cannot create {}: {e}", b.dir.display()))?;
-        let path = (entry.kind.build)(&mut b)?;
-        prepare::age_and_measure(&mut b, entry, &path, progress)?;
+        std::fs::create_dir(&b.dir).map_err(|e| Error::io("create", b.dir.clone(), e))?;
+        let path = (recipe.build)(&mut b)?;
+        prepare::age_and_measure(&mut b, entry, recipe.fs, &path, progress)?;
         if entry.aging.is_some() {
             self.aged.push((entry.label.clone(), path.clone()));
         }
@@ -544,7 +528,7 @@ pub fn build(
     };
     if let Some(t) = taken
         .iter()
-        .find(|t| req.entries.iter().any(|e| e.label == **t))
+        .find(|t| req.entries.iter().any(|(e, _)| e.label == **t))
     {
         return Err(Failure::input(format!(
             "target label '{t}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)"
@@ -555,7 +539,7 @@ pub fn build(
     let root = scratch.path().to_path_buf();
     let mut lab = Lab::register(scratch, cleanup);
     lab.say = Some(hooks.say);
-    for entry in &req.entries {
+    for (entry, recipe) in &req.entries {
         if (hooks.interrupted)() {
             return Err(Failure::interrupted());
         }
@@ -565,9 +549,10 @@ pub fn build(
             quiet: req.quiet,
         };
         let path = lab
-            .build_one(entry, &root, req.size, &progress)
+            .build_one((entry, recipe), &root, req.size, &progress)
             .map_err(|e| {
-                if (hooks.interrupted)() || cleanup.is_closed() {
+                let stopped = matches!(e, Error::TearingDown | Error::Interrupted);
+                if stopped || (hooks.interrupted)() || cleanup.is_closed() {
                     return Failure::interrupted(); // a tool killed by the signal watcher
                 }
                 Failure::run(format!(
@@ -614,17 +599,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_names_known_tools_and_a_unique_name() {
-        for (i, k) in KINDS.iter().enumerate() {
-            assert!(KINDS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
-            for t in k.tools {
+    fn every_kind_has_one_recipe_naming_known_tools() {
+        assert_eq!(RECIPES.len(), LabKind::ALL.len());
+        for kind in LabKind::ALL {
+            let r = recipe(kind).unwrap_or_else(|| panic!("no recipe for {kind}"));
+            for t in r.tools {
                 assert!(
                     tool::TOOLS.iter().any(|x| x.name == *t),
                     "{t} has no package"
                 );
             }
         }
-        assert_eq!(find("xfs").map(|k| k.fs), Some("xfs"));
-        assert!(find("zfs").is_none());
+        assert_eq!(recipe(&LabKind::Xfs).map(|r| r.fs), Some("xfs"));
+        assert!(recipe(&LabKind::Other("zfs".into())).is_none());
     }
 }

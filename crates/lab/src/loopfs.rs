@@ -3,7 +3,8 @@
 //! read reaches the disk under the image instead of the image's page cache), made with `mkfs`
 //! on the loop device and mounted at `KIND/mnt`.
 
-use super::teardown::Undo;
+use super::error::Error;
+use super::undo::Undo;
 use super::{Building, text};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -13,30 +14,30 @@ use std::path::{Path, PathBuf};
 pub(super) const EXT4: &[&str] = &["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"];
 
 /// Builds ext4 (`mkfs.ext4` without lazy init).
-pub fn ext4(b: &mut Building) -> Result<PathBuf, String> {
+pub fn ext4(b: &mut Building) -> Result<PathBuf, Error> {
     image_fs(b, "mkfs.ext4", EXT4)
 }
 
 /// Builds xfs.
-pub fn xfs(b: &mut Building) -> Result<PathBuf, String> {
+pub fn xfs(b: &mut Building) -> Result<PathBuf, Error> {
     image_fs(b, "mkfs.xfs", &["-q", "-f"])
 }
 
 /// Builds btrfs.
-pub fn btrfs(b: &mut Building) -> Result<PathBuf, String> {
+pub fn btrfs(b: &mut Building) -> Result<PathBuf, Error> {
     image_fs(b, "mkfs.btrfs", &["-q", "-f"])
 }
 
 /// Makes the sparse image, attaches it with direct I/O, runs `mkfs OPTS DEVICE`, mounts the
 /// device at `KIND/mnt` and returns the mount point.
-pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<PathBuf, String> {
+pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<PathBuf, Error> {
     let dev = image_device(b)?;
     fs_on(b, mkfs, opts, &dev)
 }
 
 /// Makes the sparse image `KIND/disk.img` of `--lab-size` and attaches it with direct I/O;
 /// returns the loop device.
-pub(super) fn image_device(b: &mut Building) -> Result<String, String> {
+pub(super) fn image_device(b: &mut Building) -> Result<String, Error> {
     let image = b.dir.join("disk.img");
     std::fs::OpenOptions::new()
         .write(true)
@@ -44,7 +45,7 @@ pub(super) fn image_device(b: &mut Building) -> Result<String, String> {
         .mode(0o600)
         .open(&image)
         .and_then(|f| f.set_len(b.size))
-        .map_err(|e| format!("cannot make the image {}: {e}", image.display()))?;
+        .map_err(|e| Error::io("make the image", image.clone(), e))?;
     b.info.image_bytes = Some(b.size);
     attach(b, &image)
 }
@@ -55,7 +56,7 @@ pub(super) fn fs_on(
     mkfs: &str,
     opts: &[&str],
     dev: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, Error> {
     let mut args = opts.to_vec();
     args.push(dev);
     b.run(mkfs, &args)?;
@@ -71,28 +72,29 @@ pub(super) fn fs_on(
 
 /// `losetup -f --show --direct-io=on IMAGE` (retried: another process may take the same free
 /// device); records the device and whether the kernel kept direct I/O on.
-fn attach(b: &mut Building, image: &Path) -> Result<String, String> {
-    let mut last = String::new();
-    for _ in 0..3 {
-        let out = match b.run("losetup", &["-f", "--show", "--direct-io=on", text(image)]) {
-            Ok(out) => out,
-            Err(e) => {
-                last = e;
-                continue;
-            }
-        };
-        let Some(dev) = out.lines().map(str::trim).find(|l| l.starts_with("/dev/")) else {
-            return Err(format!("losetup printed no device: {out}"));
-        };
-        b.undo(Undo::Detach {
-            device: dev.to_string(),
-            image: image.to_path_buf(),
+fn attach(b: &mut Building, image: &Path) -> Result<String, Error> {
+    let mut attempt = 0;
+    let out = loop {
+        match b.run("losetup", &["-f", "--show", "--direct-io=on", text(image)]) {
+            Ok(out) => break out,
+            Err(e) if attempt == 2 => return Err(e),
+            Err(_) => attempt += 1,
+        }
+    };
+    let Some(dev) = out.lines().map(str::trim).find(|l| l.starts_with("/dev/")) else {
+        return Err(Error::ToolOutput {
+            program: "losetup".into(),
+            missing: "no device",
+            output: out,
         });
-        let name = dev.trim_start_matches("/dev/");
-        let dio = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok();
-        b.info.direct_io = dio.map(|d| d.trim() == "1");
-        b.info.loop_device = Some(dev.to_string());
-        return Ok(dev.to_string());
-    }
-    Err(last)
+    };
+    b.undo(Undo::Detach {
+        device: dev.to_string(),
+        image: image.to_path_buf(),
+    });
+    let name = dev.trim_start_matches("/dev/");
+    let dio = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok();
+    b.info.direct_io = dio.map(|d| d.trim() == "1");
+    b.info.loop_device = Some(dev.to_string());
+    Ok(dev.to_string())
 }

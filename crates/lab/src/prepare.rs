@@ -3,9 +3,9 @@
 //! with a filesystem of its own (fresh ones too, so an aged target has something to be compared
 //! with), and the extents per aging file.
 
-use super::aged::{self, LabEntry};
+use super::error::Error;
 use super::{Building, Hooks, aging, frag};
-use fsbench_model::LabInfo;
+use fsbench_model::{LabEntry, LabInfo};
 use std::path::Path;
 
 /// Where a target's progress lines go.
@@ -26,15 +26,17 @@ impl Progress<'_> {
     }
 }
 
-/// Ages the target at `path` when `entry` asks, then records the fragmentation in `b.info`
-/// (nothing for kinds without a filesystem image of their own: tmpfs, FUSE, overlay).
+/// Ages the target at `path` (a filesystem of type `fs`) when `entry` asks, then records the
+/// fragmentation in `b.info` (nothing for kinds without a filesystem image of their own: tmpfs,
+/// FUSE, NFS, overlay).
 pub(crate) fn age_and_measure(
     b: &mut Building,
     entry: &LabEntry,
+    fs: &str,
     path: &Path,
     p: &Progress<'_>,
-) -> Result<(), String> {
-    if !aged::ageable(entry.kind) {
+) -> Result<(), Error> {
+    if !entry.kind.ageable() {
         return Ok(());
     }
     let mut files = Vec::new();
@@ -58,7 +60,7 @@ pub(crate) fn age_and_measure(
     }
     let mount = b.dir.join("mnt");
     let subject = frag::Subject {
-        fs: entry.kind.fs,
+        fs,
         device: b.fs_device.as_deref(),
         mount: &mount,
         files: &files,

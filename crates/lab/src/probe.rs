@@ -5,7 +5,7 @@
 //! running NFS server (`/proc/fs/nfsd/threads`) for loopback NFS. Used by `fsbench lab list` and
 //! before a `--lab` run builds.
 
-use super::LabKind;
+use super::Recipe;
 use super::tool;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
@@ -78,7 +78,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// Every reason `kind` cannot be built here (empty: it can).
-pub fn problems(kind: &LabKind) -> Vec<Problem> {
+pub fn problems(kind: &Recipe) -> Vec<Problem> {
     let mut all = tool_problems(kind);
     if !is_root() {
         all.push(Problem::NotRoot);
@@ -88,7 +88,7 @@ pub fn problems(kind: &LabKind) -> Vec<Problem> {
 }
 
 /// The tools of `kind` that are not on `$PATH`.
-pub fn tool_problems(kind: &LabKind) -> Vec<Problem> {
+pub fn tool_problems(kind: &Recipe) -> Vec<Problem> {
     kind.tools
         .iter()
         .filter(|t| tool::find(t).is_none())
@@ -97,7 +97,7 @@ pub fn tool_problems(kind: &LabKind) -> Vec<Problem> {
 }
 
 /// What the kernel lacks for `kind`: the filesystem, `/dev/fuse`, ext4 encryption.
-pub fn kernel_problems(kind: &LabKind) -> Vec<Problem> {
+pub fn kernel_problems(kind: &Recipe) -> Vec<Problem> {
     let mut out = Vec::new();
     if !kernel_has(kind.fs) {
         out.push(Problem::NoFilesystem(kind.fs));

@@ -2,11 +2,12 @@
 //! installed (naming the package), root, the kernel's filesystems, the size against each kind's
 //! minimum, and the free space of the lab directory for the sparse images.
 
-use super::aged::{self, LabEntry};
+use super::error::Error;
 use super::probe::{self, Problem};
-use super::{LabKind, frag};
+use super::{Recipe, frag};
+use fsbench_model::text::escape_controls;
 use fsbench_model::units::{format_size, parse_size};
-use fsbench_model::{EngineResult, Failure};
+use fsbench_model::{EngineResult, Failure, LabEntry, LabKind};
 use std::path::{Path, PathBuf};
 
 /// Default `--lab-size`: the default plan writes 128 MiB files; xfs needs 300 MiB.
@@ -15,8 +16,8 @@ pub const DEFAULT_SIZE: u64 = 512 << 20;
 /// A validated `--lab` request; nothing is built yet.
 #[derive(Debug)]
 pub struct LabRequest {
-    /// Entries (kind, aging, label) in the order given.
-    pub(super) entries: Vec<LabEntry>,
+    /// Entries (kind, aging, label) in the order given, each with its kind's recipe.
+    pub(super) entries: Vec<(LabEntry, &'static Recipe)>,
     /// Image (and tmpfs) size, bytes.
     pub(super) size: u64,
     /// Canonical, UTF-8 directory that gets the lab scratch.
@@ -25,60 +26,69 @@ pub struct LabRequest {
     pub(super) quiet: bool,
 }
 
-/// What the user asked of the lab (`--lab`, `--lab-size`, `--lab-dir`, or a suite's `lab`),
-/// not yet checked.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LabSpec {
-    /// Entries in the order given, `KIND` or `KIND:aged[:KEY=VALUE,...]` (empty: no lab).
-    pub kinds: Vec<String>,
-    /// `--lab-size` as given.
-    pub size: Option<String>,
-    /// `--lab-dir` as given.
-    pub dir: Option<PathBuf>,
-}
-
-/// Checks the lab options of `args`; `None` without `--lab`. `quiet`: no progress lines.
-pub fn request(args: &LabSpec, quiet: bool) -> EngineResult<Option<LabRequest>> {
-    if args.kinds.is_empty() {
-        if args.size.is_some() || args.dir.is_some() {
-            return Err(Failure::input(
-                "--lab-size and --lab-dir apply only to --lab — add --lab KIND, or drop them",
-            ));
-        }
+/// Checks the parsed `--lab` entries (`fsbench_spec::lab::LabSpec::entries`) against this
+/// machine, with `--lab-size` and `--lab-dir` as given; `None` without entries. `quiet`: no
+/// progress lines. Every refusal is an input error.
+pub fn request(
+    entries: Vec<LabEntry>,
+    size: Option<&str>,
+    dir: Option<&Path>,
+    quiet: bool,
+) -> EngineResult<Option<LabRequest>> {
+    if entries.is_empty() {
         return Ok(None);
     }
-    let entries =
-        aged::parse_all(&args.kinds).map_err(|e| Failure::input(format!("--lab: {e}")))?;
+    check(entries, size, dir, quiet)
+        .map(Some)
+        .map_err(|e| Failure::input(e.to_string()))
+}
+
+fn check(
+    entries: Vec<LabEntry>,
+    size: Option<&str>,
+    dir: Option<&Path>,
+    quiet: bool,
+) -> Result<LabRequest, Error> {
+    let entries = entries
+        .into_iter()
+        .map(|e| match super::recipe(&e.kind) {
+            Some(r) => Ok((e, r)),
+            None => Err(Error::refused(format!(
+                "unknown lab kind '{}' — 'fsbench lab list' lists the kinds",
+                escape_controls(e.kind.name())
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     refuse(&entries, tool_problems, "install it, or drop")?;
     if !probe::is_root() {
-        return Err(Failure::input(
+        return Err(Error::refused(
             "--lab needs root: every lab kind mounts a filesystem (tmpfs too) and the image kinds attach loop devices — run fsbench as root, or measure existing directories with --target",
         ));
     }
     refuse(
         &entries,
-        |e| probe::kernel_problems(e.kind),
+        |(_, r)| probe::kernel_problems(r),
         "use a kernel that has it, or drop",
     )?;
-    let kinds: Vec<&'static LabKind> = entries.iter().map(|e| e.kind).collect();
-    let size = size(args.size.as_deref(), &kinds)?;
-    let dir = lab_dir(args.dir.as_deref(), &kinds)?;
-    check_space(&kinds, size, &dir)?;
-    Ok(Some(LabRequest {
+    let recipes: Vec<&'static Recipe> = entries.iter().map(|(_, r)| *r).collect();
+    let size = self::size(size, &recipes)?;
+    let dir = lab_dir(dir, &recipes)?;
+    check_space(&recipes, size, &dir)?;
+    Ok(LabRequest {
         entries,
         size,
         dir,
         quiet,
-    }))
+    })
 }
 
 /// The tools an entry runs: its kind's, and for an aged one the tools that measure the
 /// fragmentation.
-fn tool_problems(e: &LabEntry) -> Vec<Problem> {
-    let mut out = probe::tool_problems(e.kind);
+fn tool_problems((e, recipe): &(LabEntry, &'static Recipe)) -> Vec<Problem> {
+    let mut out = probe::tool_problems(recipe);
     if e.aging.is_some() {
         out.extend(
-            frag::aging_tools(e.kind.fs)
+            frag::aging_tools(recipe.fs)
                 .iter()
                 .filter(|t| super::tool::find(t).is_none())
                 .map(|t| Problem::MissingTool(t)),
@@ -87,20 +97,20 @@ fn tool_problems(e: &LabEntry) -> Vec<Problem> {
     out
 }
 
-/// One line naming every kind that has a problem of this family and what is missing.
+/// Refuses the entries that have a problem of this family, naming each and what is missing.
 fn refuse(
-    entries: &[LabEntry],
-    check: fn(&LabEntry) -> Vec<Problem>,
-    fix: &str,
-) -> EngineResult<()> {
+    entries: &[(LabEntry, &'static Recipe)],
+    check: fn(&(LabEntry, &'static Recipe)) -> Vec<Problem>,
+    fix: &'static str,
+) -> Result<(), Error> {
     let mut names = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for e in entries {
         let found = check(e);
         if !found.is_empty() {
-            names.push(e.text.as_str());
+            names.push(e.0.text.as_str());
         }
-        for p in found.iter().map(|p| p.to_string()) {
+        for p in found.iter().map(Problem::to_string) {
             if !problems.contains(&p) {
                 problems.push(p);
             }
@@ -109,58 +119,59 @@ fn refuse(
     if problems.is_empty() {
         return Ok(());
     }
-    let names = names.join(",");
-    Err(Failure::input(format!(
-        "cannot build --lab {names}: {} — {fix} {names} from --lab",
-        problems.join("; ")
-    )))
+    Err(Error::Lacks {
+        entries: names.join(","),
+        problems,
+        fix,
+    })
 }
 
-fn size(text: Option<&str>, kinds: &[&'static LabKind]) -> EngineResult<u64> {
+fn size(text: Option<&str>, recipes: &[&'static Recipe]) -> Result<u64, Error> {
     let size = match text {
         None => DEFAULT_SIZE,
         Some(t) => parse_size(t).ok().filter(|&s| s > 0).ok_or_else(|| {
-            Failure::input(format!(
-                "invalid --lab-size '{t}' — give a size such as 512m or 2g (4k = 4096)"
+            Error::refused(format!(
+                "invalid --lab-size '{}' — give a size such as 512m or 2g (4k = 4096)",
+                escape_controls(t)
             ))
         })?,
     };
-    if let Some(k) = kinds.iter().find(|k| size < k.min_bytes) {
-        let min = format_size(k.min_bytes);
-        return Err(Failure::input(format!(
+    if let Some(r) = recipes.iter().find(|r| size < r.kind.min_bytes()) {
+        let min = format_size(r.kind.min_bytes());
+        return Err(Error::refused(format!(
             "--lab-size {} is too small for {} (it needs at least {min}) — give --lab-size {min} or more",
             format_size(size),
-            k.name
+            r.kind
         )));
     }
     Ok(size)
 }
 
-fn lab_dir(given: Option<&Path>, kinds: &[&'static LabKind]) -> EngineResult<PathBuf> {
+fn lab_dir(given: Option<&Path>, recipes: &[&'static Recipe]) -> Result<PathBuf, Error> {
     let dir = match given {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().map_err(|e| {
-            Failure::input(format!(
+            Error::refused(format!(
                 "cannot read the current directory: {e} — give --lab-dir DIR"
             ))
         })?,
     };
-    fsbench_scratch::check_target_dir(&dir).map_err(|e| Failure::input(e.message))?;
+    fsbench_scratch::check_target_dir(&dir).map_err(|e| Error::refused(e.message))?;
     let dir = std::fs::canonicalize(&dir).map_err(|e| {
-        Failure::input(format!(
+        Error::refused(format!(
             "cannot resolve the lab directory ({}): {e} — check the path",
             dir.display()
         ))
     })?;
     let Some(text) = dir.to_str() else {
-        return Err(Failure::input(format!(
+        return Err(Error::refused(format!(
             "the lab directory ({}) is not UTF-8 — give --lab-dir with a plain path",
             dir.display()
         )));
     };
     let bad = |c: char| c == ',' || c == ':' || c.is_whitespace() || c.is_control();
-    if kinds.iter().any(|k| k.name == "overlay") && text.contains(bad) {
-        return Err(Failure::input(format!(
+    if recipes.iter().any(|r| r.kind == LabKind::Overlay) && text.contains(bad) {
+        return Err(Error::refused(format!(
             "the lab directory ({}) has a comma, colon or space, which overlay's mount options cannot carry — give --lab-dir with a plain path",
             fsbench_model::text::escape_controls(text)
         )));
@@ -168,14 +179,14 @@ fn lab_dir(given: Option<&Path>, kinds: &[&'static LabKind]) -> EngineResult<Pat
     Ok(dir)
 }
 
-fn check_space(kinds: &[&'static LabKind], size: u64, dir: &Path) -> EngineResult<()> {
-    let images = kinds.iter().filter(|k| k.image).count() as u64;
+fn check_space(recipes: &[&'static Recipe], size: u64, dir: &Path) -> Result<(), Error> {
+    let images = recipes.iter().filter(|r| r.image).count() as u64;
     let need = images.saturating_mul(size);
     let Some((free, _)) = fsbench_envinfo::space(dir) else {
         return Ok(());
     };
     if need > free {
-        return Err(Failure::input(format!(
+        return Err(Error::refused(format!(
             "not enough free space for the lab images in {}: {images} sparse image(s) of {} may grow to {}, {} free — free space, give a smaller --lab-size, or --lab-dir on another filesystem",
             dir.display(),
             format_size(size),
@@ -191,33 +202,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kinds_are_checked_by_name_and_once() {
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(aged::parse_all(&names(&["xfs", "tmpfs"])).unwrap().len(), 2);
-        let spec = |v: &[&str]| LabSpec {
-            kinds: names(v),
-            ..LabSpec::default()
-        };
-        let e = request(&spec(&["zfs"]), true).unwrap_err().message;
-        assert!(
-            e.contains("unknown lab kind 'zfs'") && e.contains("bindfs"),
-            "{e}"
-        );
-        let e = request(&spec(&["ext4", "ext4"]), true).unwrap_err().message;
-        assert!(e.contains("twice"), "{e}");
-        let e = request(&spec(&["ext4:aged:fill=99"]), true)
-            .unwrap_err()
-            .message;
-        assert!(e.starts_with("--lab: invalid fill=99"), "{e}");
-    }
-
-    #[test]
     fn sizes_below_a_kinds_minimum_are_refused() {
-        let xfs = [crate::find("xfs").unwrap()];
+        let xfs = [super::super::recipe(&LabKind::Xfs).unwrap()];
         assert_eq!(size(None, &xfs).unwrap(), DEFAULT_SIZE);
-        let e = size(Some("64m"), &xfs).unwrap_err().message;
+        let e = size(Some("64m"), &xfs).unwrap_err().to_string();
         assert!(e.contains("too small for xfs") && e.contains("300m"), "{e}");
         assert!(size(Some("0"), &xfs).is_err());
         assert!(size(Some("1q"), &xfs).is_err());
+    }
+
+    #[test]
+    fn no_entries_is_no_lab_and_an_unknown_kind_is_refused() {
+        assert!(request(Vec::new(), None, None, true).unwrap().is_none());
+        let zfs = LabEntry {
+            kind: LabKind::Other("zfs".into()),
+            aging: None,
+            label: "zfs".into(),
+            text: "zfs".into(),
+        };
+        let e = request(vec![zfs], None, None, true).unwrap_err();
+        assert_eq!(e.kind, fsbench_model::FailureKind::Input);
+        assert!(
+            e.message.contains("unknown lab kind 'zfs'"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -2,10 +2,11 @@
 //! memory, which the stack warnings say.
 
 use super::Building;
+use super::error::Error;
 use std::path::PathBuf;
 
 /// Mounts the tmpfs and returns its mount point.
-pub fn build(b: &mut Building) -> Result<PathBuf, String> {
+pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let mnt = b.mkdir("mnt")?;
     b.info.image_bytes = Some(b.size);
     b.mount("tmpfs", format!("size={},mode=0700", b.size), &mnt)?;

@@ -4,6 +4,7 @@
 //! on timeout), their output captured in an in-memory file so a chatty tool cannot block on a
 //! full pipe.
 
+use super::error::Error;
 use fsbench_sys::cancel::CancelToken;
 use fsbench_sys::child::{self, WaitError};
 use fsbench_sys::cleanup::Cleanup;
@@ -119,56 +120,62 @@ pub fn display(program: &str, args: &[&str]) -> String {
 }
 
 /// Runs `program args` to completion (killed after `timeout`) and returns its output, trimmed;
-/// `Err` is one line: what failed and the tool's last line of output. The child is registered
+/// the error says what failed and holds the tool's last line of output. The child is registered
 /// in `cleanup` while it runs.
 pub fn run(
     program: &str,
     args: &[&str],
     timeout: Duration,
     cleanup: &Cleanup,
-) -> Result<String, String> {
-    let path = find(program).ok_or_else(|| {
-        format!(
-            "{program} is not installed (apt-get install {})",
-            package_of(program)
-        )
+) -> Result<String, Error> {
+    let path = find(program).ok_or_else(|| Error::NotInstalled {
+        program: program.to_string(),
+        package: package_of(program).to_string(),
     })?;
-    let out = memfd().map_err(|e| format!("cannot capture the output of {program}: {e}"))?;
+    let io = |action| {
+        move |source| Error::ToolIo {
+            action,
+            program: program.to_string(),
+            source,
+        }
+    };
+    let out = memfd().map_err(io("capture the output of"))?;
     let mut cmd = Command::new(&path);
     cmd.args(args).env("LC_ALL", "C").stdin(Stdio::null());
-    for (i, f) in [out.try_clone(), out.try_clone()].into_iter().enumerate() {
-        let f = f.map_err(|e| format!("cannot capture the output of {program}: {e}"))?;
-        if i == 0 {
-            cmd.stdout(f);
-        } else {
-            cmd.stderr(f);
-        }
-    }
-    let mut child =
-        child::spawn(&mut cmd, cleanup).map_err(|e| format!("cannot start {program}: {e}"))?;
+    cmd.stdout(out.try_clone().map_err(io("capture the output of"))?);
+    cmd.stderr(out.try_clone().map_err(io("capture the output of"))?);
+    let mut child = child::spawn(&mut cmd, cleanup).map_err(io("start"))?;
     drop(cmd);
     let status = child
         .wait(&CancelToken::new(), Some(timeout))
         .map_err(|e| match e {
-            WaitError::TimedOut(t) => {
-                format!(
-                    "{program} did not finish within {} s and was killed",
-                    t.as_secs()
-                )
-            }
-            WaitError::Cancelled => format!("{program} was cancelled"),
-            WaitError::Io(e) => format!("cannot wait for {program}: {e}"),
+            WaitError::TimedOut(after) => Error::ToolTimedOut {
+                program: program.to_string(),
+                after,
+            },
+            WaitError::Cancelled => Error::ToolCancelled {
+                program: program.to_string(),
+            },
+            WaitError::Io(e) => io("wait for")(e),
         })?;
     let text = read_all(out);
     if status.success() {
         return Ok(text.trim().to_string());
     }
-    let last = text
-        .lines()
+    Err(Error::ToolFailed {
+        program: program.to_string(),
+        status,
+        last_line: last_line(&text).to_string(),
+    })
+}
+
+/// The last line of `text` that is not blank, trimmed.
+pub(crate) fn last_line(text: &str) -> &str {
+    text.lines()
         .rev()
         .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
-    Err(format!("{program} failed ({status}): {}", last.trim()))
+        .unwrap_or("")
+        .trim()
 }
 
 fn memfd() -> std::io::Result<std::fs::File> {
@@ -203,9 +210,12 @@ mod tests {
             t,
             &c,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("sh failed") && e.ends_with("the reason"), "{e}");
-        let e = run("no-such-tool-fsbench", &[], t, &c).unwrap_err();
+        let e = run("no-such-tool-fsbench", &[], t, &c)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not installed"), "{e}");
     }
 
@@ -218,7 +228,8 @@ mod tests {
             &Cleanup::new(),
         )
         .unwrap_err();
-        assert!(e.contains("killed"), "{e}");
+        assert!(matches!(e, Error::ToolTimedOut { .. }), "{e}");
+        assert!(e.to_string().contains("killed"), "{e}");
     }
 
     #[test]

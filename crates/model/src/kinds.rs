@@ -3,6 +3,9 @@
 //! before (`ext4-fscrypt`, `dm-crypt`, `loop`), so old result files and databases load; a word
 //! this version does not know (a newer fsbench's, or a hand-edited file's) loads as `Other` and
 //! is written back unchanged.
+//!
+//! Beside [`LabKind`] live the plain values of a lab request that the spec holds and the lab
+//! builds: [`LabEntry`] (a kind, how to age it, the target's label) and [`AgingSpec`].
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -105,6 +108,47 @@ word_enum! {
         Bindfs = "bindfs",
         /// overlayfs in the lab scratch.
         Overlay = "overlay",
+    }
+}
+
+const MIB: u64 = 1 << 20;
+
+impl LabKind {
+    /// Smallest `--lab-size` (a suite's `lab_size`) the kind can be built in, bytes: xfs's
+    /// smallest filesystem, LUKS2's 16 MiB header plus ext4's smallest; 0 for an unknown kind.
+    pub fn min_bytes(&self) -> u64 {
+        match self {
+            Self::Tmpfs => MIB,
+            Self::Ext4 | Self::Ext4Fscrypt | Self::Nfs | Self::Gocryptfs | Self::Bindfs => 16 * MIB,
+            Self::Xfs => 300 * MIB,
+            Self::Btrfs => 128 * MIB,
+            Self::DmCrypt => 32 * MIB,
+            Self::Overlay | Self::Other(_) => 0,
+        }
+    }
+
+    /// Why the kind cannot be aged (`KIND:aged`), or `None` when it can: only a filesystem on an
+    /// image of its own (ext4, xfs, btrfs, ext4-fscrypt, dm-crypt) has a disk layout to age.
+    pub fn why_not_aged(&self) -> Option<&'static str> {
+        match self {
+            Self::Tmpfs => Some("its files live in RAM, with no disk layout to fragment"),
+            Self::Gocryptfs | Self::Bindfs => Some(
+                "it is a FUSE layer; aging would fragment the ext4 image under it, which --lab ext4:aged measures directly",
+            ),
+            Self::Nfs => Some(
+                "it is served over NFS from an ext4 image; aging through NFS would fragment that image, which --lab ext4:aged measures directly",
+            ),
+            Self::Overlay => Some(
+                "its files live on the lab directory's own filesystem, which fsbench did not build",
+            ),
+            Self::Other(_) => Some("this fsbench does not know the kind"),
+            Self::Ext4 | Self::Xfs | Self::Btrfs | Self::Ext4Fscrypt | Self::DmCrypt => None,
+        }
+    }
+
+    /// True when the kind can be aged (see [`Self::why_not_aged`]).
+    pub fn ageable(&self) -> bool {
+        self.why_not_aged().is_none()
     }
 }
 
@@ -236,6 +280,55 @@ impl Default for BlockKind {
     }
 }
 
+/// How to age a lab target (`KIND:aged:fill=PCT,churn=N,seed=N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgingSpec {
+    /// Fullness to reach, percent of the filesystem (used / (used + available)), 1..=[`AgingSpec::MAX_FILL`].
+    pub fill: u32,
+    /// Churn rounds after the fill, 0..=[`AgingSpec::MAX_CHURN`].
+    pub churn: u32,
+    /// Seed of file sizes, directories and deletions.
+    pub seed: u64,
+}
+
+impl AgingSpec {
+    /// Fullness an aged target is filled to when `fill=` is not given, percent.
+    pub const DEFAULT_FILL: u32 = 70;
+    /// Churn rounds when `churn=` is not given.
+    pub const DEFAULT_CHURN: u32 = 10;
+    /// Seed of the aging when `seed=` is not given.
+    pub const DEFAULT_SEED: u64 = 1;
+    /// Highest `fill=`: above it most filesystems slow down for reasons other than
+    /// fragmentation (reserved blocks, allocator fallbacks), and the workloads would have no
+    /// room.
+    pub const MAX_FILL: u32 = 95;
+    /// Most `churn=` rounds.
+    pub const MAX_CHURN: u32 = 100;
+}
+
+impl Default for AgingSpec {
+    fn default() -> Self {
+        Self {
+            fill: Self::DEFAULT_FILL,
+            churn: Self::DEFAULT_CHURN,
+            seed: Self::DEFAULT_SEED,
+        }
+    }
+}
+
+/// One lab target asked for: the kind, how to age it, and the target's label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabEntry {
+    /// The kind built.
+    pub kind: LabKind,
+    /// Aging before measuring (`KIND:aged`), or `None` for a fresh target.
+    pub aging: Option<AgingSpec>,
+    /// The target's label (`ext4`, `ext4-aged`, `ext4-aged-fill80`).
+    pub label: String,
+    /// The entry as given (`ext4:aged:fill=80`), for messages.
+    pub text: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,5 +442,20 @@ mod tests {
         let again: crate::TargetInfo =
             serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(again, t);
+    }
+
+    #[test]
+    fn only_image_filesystems_can_be_aged_and_sizes_have_floors() {
+        let ageable: Vec<&str> = LabKind::ALL
+            .iter()
+            .filter(|k| k.ageable())
+            .map(|k| k.name())
+            .collect();
+        assert_eq!(
+            ageable,
+            ["ext4", "xfs", "btrfs", "ext4-fscrypt", "dm-crypt"]
+        );
+        assert_eq!(LabKind::Xfs.min_bytes(), 300 << 20);
+        assert_eq!(LabKind::Overlay.min_bytes(), 0);
     }
 }

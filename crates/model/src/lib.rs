@@ -23,7 +23,7 @@ mod vocabulary;
 pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
-pub use kinds::{BlockKind, EncryptionKind, LabKind};
+pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,

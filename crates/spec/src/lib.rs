@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod cold;
+pub mod lab;
 pub mod plan;
 pub mod precondition;
 mod run_spec;

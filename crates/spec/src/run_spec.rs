@@ -2,7 +2,7 @@
 //! suite file, before validation. A field left `None` was not given, so a suite can fill it
 //! without mistaking an explicit `--runs 3` for the default.
 
-use fsbench_lab::LabSpec;
+use crate::lab::LabSpec;
 use fsbench_model::{EngineResult, Failure};
 use std::path::PathBuf;
 

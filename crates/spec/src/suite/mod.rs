@@ -10,10 +10,11 @@ pub mod builtin;
 pub mod file;
 pub mod scale;
 
+use crate::lab::EntryError;
 use crate::run_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
 use file::{Source, Suite, WorkloadSpec};
 use fsbench_model::text::escape_controls;
-use fsbench_model::{EngineResult, Failure};
+use fsbench_model::{EngineResult, Failure, LabEntry, LabKind};
 use std::collections::BTreeMap;
 
 /// The suite `fsbench run` runs without `--workload` or `--suite`.
@@ -118,14 +119,14 @@ pub fn validate(s: &Suite) -> EngineResult<()> {
 }
 
 /// The suite's `lab` entries (`"ext4"`, `"ext4:aged:fill=80,churn=3"`), parsed as `--lab`'s.
-fn lab_entries(src: &Source, s: &Suite) -> EngineResult<Vec<fsbench_lab::LabEntry>> {
-    fsbench_lab::aged::parse_all(&s.lab).map_err(|e| {
+fn lab_entries(src: &Source, s: &Suite) -> EngineResult<Vec<LabEntry>> {
+    crate::lab::parse_all(&s.lab).map_err(|e| {
         let name = s
             .lab
             .iter()
-            .find(|k| fsbench_lab::find(k).is_none() && !k.contains(':'));
+            .find(|k| LabKind::parse(k).is_none() && !k.contains(':'));
         match name {
-            Some(k) if e.starts_with("unknown lab kind") => src.err_at(
+            Some(k) if matches!(e, EntryError::UnknownKind(_)) => src.err_at(
                 s.lab_pos,
                 format!(
                     "unknown lab kind '{k}' in lab — {}",
@@ -138,7 +139,7 @@ fn lab_entries(src: &Source, s: &Suite) -> EngineResult<Vec<fsbench_lab::LabEntr
 }
 
 fn lab_kinds() -> Vec<&'static str> {
-    fsbench_lab::KINDS.iter().map(|k| k.name).collect()
+    LabKind::ALL.iter().map(LabKind::name).collect()
 }
 
 /// One workload: known name, known keys, every value accepted, every combination valid.
@@ -233,16 +234,16 @@ fn check_lab_size(src: &Source, s: &Suite) -> EngineResult<()> {
             format!("invalid lab_size '{text}' — give a size such as 512m or 2g (4k = 4096)"),
         )
     })?;
-    let kinds = fsbench_lab::aged::parse_all(&s.lab).unwrap_or_default();
-    for k in kinds.iter().map(|e| e.kind) {
-        if size < k.min_bytes {
-            let min = format_size(k.min_bytes);
+    let kinds = crate::lab::parse_all(&s.lab).unwrap_or_default();
+    for k in kinds.iter().map(|e| &e.kind) {
+        if size < k.min_bytes() {
+            let min = format_size(k.min_bytes());
             return Err(src.err_at(
                 s.lab_size_pos,
                 format!(
                     "lab_size {} is too small for {} (it needs at least {min}) — give lab_size = \"{min}\" or more",
                     format_size(size),
-                    k.name
+                    k
                 ),
             ));
         }
