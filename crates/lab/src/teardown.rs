@@ -12,6 +12,7 @@ use super::error::Error;
 use super::undo::{self, SYS_BLOCK};
 use fsbench_envinfo::mounts;
 use fsbench_model::LabKind;
+use fsbench_model::fstype::is_fuse;
 use std::path::{Path, PathBuf};
 
 /// What a sweep undid and what it could not.
@@ -135,7 +136,7 @@ pub fn sweep(dir: &Path) -> Sweep {
 fn lab_mounts(dir: &Path, names: &[&str]) -> Vec<(PathBuf, bool)> {
     let all: Vec<(PathBuf, bool)> = mounts()
         .into_iter()
-        .map(|m| (PathBuf::from(&m.mount_point), undo::is_fuse(&m.fs_type)))
+        .map(|m| (PathBuf::from(&m.mount_point), is_fuse(&m.fs_type)))
         .collect();
     let mut points: Vec<(PathBuf, bool)> = names
         .iter()

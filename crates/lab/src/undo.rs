@@ -95,11 +95,6 @@ fn back_off(attempt: u32) {
     std::thread::sleep(Duration::from_millis(100) * (attempt + 1));
 }
 
-/// FUSE mounts are `fuse`, `fuseblk` or `fuse.SUBTYPE`.
-pub(crate) fn is_fuse(fs_type: &str) -> bool {
-    fs_type == "fuse" || fs_type == "fuseblk" || fs_type.starts_with("fuse.")
-}
-
 fn is_mounted(point: &Path) -> bool {
     mounts().iter().any(|m| Path::new(&m.mount_point) == point)
 }
@@ -439,6 +434,5 @@ mod tests {
             identifier: [0; 16],
         };
         assert!(matches!(apply(&key), Ok(None)));
-        assert!(is_fuse("fuse.gocryptfs") && is_fuse("fuseblk") && !is_fuse("fusectl"));
     }
 }
