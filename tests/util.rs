@@ -128,3 +128,72 @@ pub fn which(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+/// An ext4 filesystem on a loop device (`mount -o loop` of a sparse image in a temp dir), with an
+/// empty directory in it: a directory on a block device that accepts direct I/O wherever the
+/// checkout, its target directory and /tmp live (tmpfs included). Unmounted when dropped (the
+/// loop device goes with it); needs root, mkfs.ext4 and mount.
+pub struct LoopExt4 {
+    dir: tempfile::TempDir,
+}
+
+impl LoopExt4 {
+    /// A fresh filesystem of `size` bytes.
+    pub fn new(size: u64) -> Self {
+        let dir = temp_dir();
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size))
+            .expect("sparse image");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).expect("mkdir mnt");
+        let run = |prog: &str, args: &[&std::ffi::OsStr]| {
+            let out = std::process::Command::new(prog)
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("{prog}: {e}"));
+            assert!(
+                out.status.success(),
+                "{prog} {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(
+            "mkfs.ext4",
+            &["-q".as_ref(), "-F".as_ref(), image.as_os_str()],
+        );
+        let disk = Self { dir };
+        run(
+            "mount",
+            &[
+                "-o".as_ref(),
+                "loop".as_ref(),
+                image.as_os_str(),
+                mnt.as_os_str(),
+            ],
+        );
+        std::fs::create_dir(disk.path()).expect("mkdir in the mount");
+        disk
+    }
+
+    /// The empty directory in the filesystem.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("mnt/dir")
+    }
+}
+
+impl Drop for LoopExt4 {
+    fn drop(&mut self) {
+        let mnt = self.dir.path().join("mnt");
+        let umount = |lazy: bool| {
+            let mut c = std::process::Command::new("umount");
+            if lazy {
+                c.arg("-l");
+            }
+            c.arg(&mnt).output().is_ok_and(|o| o.status.success())
+        };
+        if !umount(false) {
+            umount(true);
+        }
+    }
+}
