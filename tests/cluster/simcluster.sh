@@ -15,16 +15,22 @@
 #
 # What a host is: a network namespace (its own eth0, 10.77.0.(10+i)/24, on a bridge in the switch
 # namespace, whose own address 10.77.0.1 is the head's), a UTS namespace (hostname simI), a mount
-# namespace (its own /tmp and /dev/shm, tmpfs; its own /proc; its own /etc/hosts naming every host; SHARED,
-# if given, bind-mounted at the same path), and a PID namespace (its processes, with a small init
-# that reaps them). What the hosts run from must not vanish under their own /tmp: DIR, this
-# script's directory (Open MPI's daemons check that their plm_rsh_agent exists) and the
+# namespace (its own /tmp and /dev/shm, tmpfs; its own /proc; its own /etc/hosts naming every
+# host; SHARED, if given, bind-mounted at the same path), and a PID namespace (its processes, with
+# a small init that reaps them). Nothing is created in the caller's namespaces: every link lives
+# in the switch or a host namespace, every mount in a private mount namespace, every process under
+# one outer PID namespace whose init is the supervisor (`up`). When the supervisor ends (stdin
+# closed, SIGTERM, SIGKILL of it or of the `unshare` above it), the kernel kills every process of
+# the cluster, the namespaces lose their last process, and the links, addresses and mounts go with
+# them.
+#
+# Wherever the caller's files live: what the hosts run from must not vanish under their own /tmp.
+# DIR, this script's directory (Open MPI's daemons check that their plm_rsh_agent exists) and the
 # SIMCLUSTER_SEE paths are bind-mounted back at the same paths when they lie under /tmp or
-# /dev/shm (a checkout in /tmp/x, mode 700 or not, works as one in a home directory does). Nothing is created in the caller's namespaces: every link lives in the switch
-# or a host namespace, every mount in a private mount namespace, every process under one outer PID
-# namespace whose init is the supervisor (`up`). When the supervisor ends (stdin closed, SIGTERM,
-# SIGKILL of it or of the `unshare` above it), the kernel kills every process of the cluster, the
-# namespaces lose their last process, and the links, addresses and mounts go with them.
+# /dev/shm, so a checkout in /tmp/x (mode 700 or not) works as one in a home directory does. And
+# the cluster's namespaces keep no copy of the mounts other programs made under /tmp, /var/tmp,
+# /dev/shm or those paths: a copy would keep such a filesystem (a test's lab) busy after its owner
+# unmounted it.
 #
 # A daemon started by `rsh` runs in the foreground under a keeper, in a session of its own on the
 # host: when the daemon dies (killed, or the job ended), the processes it started and left die
@@ -127,15 +133,44 @@ seen() {
     paths+=("$(readlink -f "$p")")
   done
   for p in "${paths[@]}"; do
-    case "$p" in /tmp | /dev/shm) die "the hosts cannot see $p itself: each has its own — use a directory in it" ;; esac
+    case "$p" in
+      /tmp | /dev/shm) die "the hosts cannot see $p itself: each has its own — use a directory in it" ;;
+    esac
     echo "$p"
   done | LC_ALL=C sort -u
+}
+
+# below PATH ROOT: true when PATH lies strictly below ROOT.
+below() { [ "${1#"$2"/}" != "$1" ]; }
+
+# detach_copies SEE SHARED: in this (new, private) mount namespace, lets go of the copies of the
+# mounts that other programs made under /tmp, /var/tmp, /dev/shm or the paths the hosts see — a
+# test's lab, say, built before the cluster and torn down while it runs: a copy held here would
+# keep that filesystem, and the loop device under it, busy after its owner unmounted it. What
+# the hosts see, and SHARED, stay (and so does every mount above them).
+detach_copies() {
+  local see="$1" shared="$2" m r keep
+  local -a roots=(/tmp /var/tmp /dev/shm) kept=()
+  while IFS= read -r r; do [ -z "$r" ] || roots+=("$r") kept+=("$r"); done <<<"$see"
+  [ -z "$shared" ] || kept+=("$shared")
+  findmnt -ln -o TARGET | LC_ALL=C sort -r | while IFS= read -r m; do
+    for r in "${roots[@]}"; do
+      below "$m" "$r" || continue
+      keep=
+      for r in "${kept[@]}"; do
+        if [ "$m" = "$r" ] || below "$r" "$m"; then keep=1; fi
+      done
+      [ -n "$keep" ] || umount -l "$m" 2>/dev/null || true
+      break
+    done
+  done
 }
 
 cmd_supervise() {
   local dir="$1" n="$2" shared="$3" see="$4" i pid
   # Stop when asked, or when whoever started us is gone (stdin closes).
   trap 'exit 0' TERM INT HUP
+  detach_copies "$see" "$shared"
   # A small shared filesystem (a tmpfs of that size, in this mount namespace only).
   if [ -n "${SIMCLUSTER_SHARED_SIZE:-}" ] && [ -n "$shared" ]; then
     mount -t tmpfs -o "size=$SIMCLUSTER_SHARED_SIZE,mode=755" simcluster-shared "$shared"
