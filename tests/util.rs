@@ -5,8 +5,9 @@
 //!
 //! A test that changes what the whole machine does (the kernel's dirty-page limits, which count
 //! every process's dirty pages) holds [`alone`] while it does: the other tests of this binary
-//! run fsbench only through [`fsbench`] or [`command`], which wait until it is done, and it
-//! waits until the tests that ran fsbench before it are done.
+//! run fsbench only through [`fsbench`] or [`command`] (or call [`share_the_machine`] before
+//! other heavy work), which wait until it is done, and it waits until the tests that ran
+//! fsbench before it are done.
 
 #![allow(dead_code)]
 
@@ -41,8 +42,9 @@ thread_local! {
 }
 
 /// Waits while a test that changes the whole machine runs, then holds it off until this test
-/// ends.
-fn share_the_machine() {
+/// ends: [`fsbench`] and [`command`] call it; so does a test that starts other heavy work (a
+/// cargo build).
+pub fn share_the_machine() {
     if ALONE.get() {
         return;
     }
