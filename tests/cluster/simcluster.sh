@@ -149,7 +149,7 @@ below() { [ "${1#"$2"/}" != "$1" ]; }
 # keep that filesystem, and the loop device under it, busy after its owner unmounted it. What
 # the hosts see, and SHARED, stay (and so does every mount above them).
 detach_copies() {
-  local see="$1" shared="$2" m r keep
+  local see="$1" shared="$2" m r k keep
   local -a roots=(/tmp /var/tmp /dev/shm) kept=()
   while IFS= read -r r; do [ -z "$r" ] || roots+=("$r") kept+=("$r"); done <<<"$see"
   [ -z "$shared" ] || kept+=("$shared")
@@ -157,8 +157,8 @@ detach_copies() {
     for r in "${roots[@]}"; do
       below "$m" "$r" || continue
       keep=
-      for r in "${kept[@]}"; do
-        if [ "$m" = "$r" ] || below "$r" "$m"; then keep=1; fi
+      for k in "${kept[@]}"; do
+        if [ "$m" = "$k" ] || below "$k" "$m"; then keep=1; fi
       done
       [ -n "$keep" ] || umount -l "$m" 2>/dev/null || true
       break
