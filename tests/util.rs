@@ -43,7 +43,8 @@ thread_local! {
 
 /// Waits while a test that changes the whole machine runs, then holds it off until this test
 /// ends: [`fsbench`] and [`command`] call it; so does a test that starts other heavy work (a
-/// cargo build).
+/// cargo build). The hold belongs to the calling thread: a test that ran fsbench must not then
+/// wait for a thread of its own that calls this (an [`alone`] waiting in between blocks it).
 pub fn share_the_machine() {
     if ALONE.get() {
         return;
