@@ -14,10 +14,10 @@
 #                                      cluster is $SIMCLUSTER_DIR
 #
 # What a host is: a network namespace (its own eth0, 10.77.0.(10+i)/24, on a bridge in the switch
-# namespace, whose own address 10.77.0.1 is the head's), a UTS namespace (hostname simI), a mount
-# namespace (its own /tmp and /dev/shm, tmpfs; its own /proc; its own /etc/hosts naming every
-# host; SHARED, if given, bind-mounted at the same path), and a PID namespace (its processes, with
-# a small init that reaps them). Nothing is created in the caller's namespaces: every link lives
+# namespace, whose own address 10.77.0.1 is the head's; the head has a /tmp of its own too), a UTS
+# namespace (hostname simI), a mount namespace (its own /tmp and /dev/shm, tmpfs; its own /proc;
+# its own /etc/hosts naming every host; SHARED, if given, bind-mounted at the same path), and a PID
+# namespace (its processes, with a small init that reaps them). Nothing is created in the caller's namespaces: every link lives
 # in the switch or a host namespace, every mount in a private mount namespace, every process under
 # one outer PID namespace whose init is the supervisor (`up`). When the supervisor ends (stdin
 # closed, SIGTERM, SIGKILL of it or of the `unshare` above it), the kernel kills every process of
@@ -66,26 +66,23 @@ REAPER='trap "exit 0" TERM; while :; do sleep 3600 & wait $! || true; done'
 # private PATH: true when PATH lies under /tmp or /dev/shm, which every host has its own of.
 private() { case "$1" in /tmp/* | /dev/shm/*) return 0 ;; *) return 1 ;; esac; }
 
-host_setup() { # host_setup NAME HOSTS SHARED SEE (runs as pid 1 of the new host namespaces)
-  local name="$1" hosts="$2" shared="$3" see="$4" p fd
+# own_tmp NAME SEE: a /tmp and a /dev/shm of this namespace's own (tmpfs), with the SEE paths
+# (one a line, parents first) that lie under the caller's bound back at the same paths: each is
+# held open before the new /tmp hides it. Every host has its own, and so has the head (Open MPI's
+# mpirun keeps its session directory in /tmp, named after the host: two clusters' heads, both
+# "head", must not meet there).
+own_tmp() {
+  local name="$1" see="$2" p fd
   local -a keep=() fds=()
-  hostname "$name"
-  ip link set lo up
-  # Held open across the new /tmp, which may hide them.
-  exec 8<"$hosts"
-  [ -z "$shared" ] || exec 9<"$shared"
-  # What the host must see under the caller's /tmp or /dev/shm (SEE: one path a line, parents
-  # first): held open, then bound back at the same path on the host's own.
   while IFS= read -r p; do
     [ -n "$p" ] && private "$p" || continue
     exec {fd}<"$p"
     keep+=("$p") fds+=("$fd")
   done <<<"$see"
   mount -t tmpfs -o mode=1777,size=256m "tmpfs-$name" /tmp
-  # Its own shared memory too (Open MPI's shared-memory transport names its segments after the
-  # host: two clusters' sim1 must not meet there).
+  # Shared memory too (Open MPI's shared-memory transport names its segments after the host:
+  # two clusters' sim1 must not meet there).
   mount -t tmpfs -o mode=1777,size=256m "shm-$name" /dev/shm
-  mount --no-canonicalize --bind /proc/self/fd/8 /etc/hosts
   for p in "${!keep[@]}"; do
     fd="${fds[$p]}"
     if [ -d "/proc/self/fd/$fd" ]; then
@@ -97,6 +94,17 @@ host_setup() { # host_setup NAME HOSTS SHARED SEE (runs as pid 1 of the new host
     mount --no-canonicalize --bind "/proc/self/fd/$fd" "${keep[$p]}"
     exec {fd}<&-
   done
+}
+
+host_setup() { # host_setup NAME HOSTS SHARED SEE (runs as pid 1 of the new host namespaces)
+  local name="$1" hosts="$2" shared="$3" see="$4"
+  hostname "$name"
+  ip link set lo up
+  # Held open across the new /tmp, which may hide them.
+  exec 8<"$hosts"
+  [ -z "$shared" ] || exec 9<"$shared"
+  own_tmp "$name" "$see"
+  mount --no-canonicalize --bind /proc/self/fd/8 /etc/hosts
   if [ -n "$shared" ]; then
     mkdir -p "$shared"
     mount --no-canonicalize --bind /proc/self/fd/9 "$shared"
@@ -184,9 +192,11 @@ cmd_supervise() {
   # The switch: a bridge in its own network namespace, the head's address on it.
   unshare --net --uts --mount -- bash -c '
     set -e
-    hostname head; ip link set lo up; mount --bind "$1" /etc/hosts
-    ip link add br0 type bridge; ip addr add "$2.1/24" dev br0; ip link set br0 up
-    exec -a "$3" bash -c "$4"' _ "$dir/hosts" "$SUBNET" "$(marker "$dir" head)" "$REAPER" &
+    . "$1" __lib
+    hostname head; ip link set lo up; mount --bind "$2" /etc/hosts; own_tmp head "$3"
+    ip link add br0 type bridge; ip addr add "$4.1/24" dev br0; ip link set br0 up
+    exec -a "$5" bash -c "$6"' _ "$SELF" "$dir/hosts" "$see" "$SUBNET" "$(marker "$dir" head)" \
+    "$REAPER" &
   wait_for "$dir" head $!
   local sw
   sw="$(find_pid "$dir" head)"
