@@ -28,8 +28,12 @@ FSBENCH="${FSBENCH:-$root/target/mpi/debug/fsbench}"
 [ -x "$FSBENCH" ] || { echo "$0: no $FSBENCH — build it with CARGO_TARGET_DIR=target/mpi cargo build --features mpi" >&2; exit 2; }
 SC="$root/tests/cluster/simcluster.sh"
 
+data="${XDG_DATA_HOME:-$HOME/.local/share}"
 dir="$(mktemp -d "${TMPDIR:-/var/tmp}/simcluster-sshfs.XXXXXX")"
-mkdir -p "$dir/shared/export" "$dir/shared/direct" "$dir/ssh"
+mkdir -p "$dir/shared/export" "$dir/shared/direct" "$dir/ssh" "$data"
+# The hosts see the checkout, the binary and the results database even where they lie under the
+# /tmp each host has its own of.
+export SIMCLUSTER_SEE="$root:$(dirname "$FSBENCH"):$data"
 coproc CLUSTER { "$SC" up "$dir" "$((clients + 1))" "$dir/shared"; }
 cleanup() {
   exec {CLUSTER[1]}>&- 2>/dev/null || true
@@ -72,5 +76,5 @@ SIMCLUSTER_DIR="$dir" "$SC" exec "$dir" head mpirun --allow-run-as-root --oversu
   --host "$hosts" -n "$((clients * ranks))" --map-by "ppr:$ranks:node" \
   --mca plm_rsh_agent "$SC rsh" --mca plm_rsh_no_tree_spawn 1 \
   --mca btl self,vader,tcp --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
-  -x NO_COLOR=1 -x "XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}" \
+  -x NO_COLOR=1 -x "XDG_DATA_HOME=$data" \
   "$FSBENCH" run -t "direct=$dir/shared/direct" -t sshfs=/tmp/sshfs "$@"

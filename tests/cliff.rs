@@ -1,7 +1,13 @@
 //! Cliffs inside a sample (issue 22): buffered writes beyond a lowered dirty-page limit fall from
 //! memory speed to writeback speed, and the run says so, where and why.
+//!
+//! The dirty-page limit is the whole machine's: every process's dirty pages count against it.
+//! Another test writing at the same time (a lab being aged writes hundreds of MiB) fills it too,
+//! and the writes here are throttled from their first MiB — no cliff, or one at another size,
+//! as the kernel would have it. So the test runs alone ([`crate::util::alone`]), and it lowers
+//! the limit only while it does (CPU load from elsewhere leaves the shape as it is).
 
-use crate::util::fsbench;
+use crate::util::{alone, fsbench};
 use serde_json::Value;
 
 /// Sets `vm.dirty_*` for the test and puts the machine's back when dropped (panics included).
@@ -59,6 +65,8 @@ fn buffered_writes_past_a_lowered_dirty_limit_report_the_cliff_at_that_size() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a dir on a disk");
     let json = dir.path().join("r.json");
     let run = {
+        // The other tests' fsbench runs end first; the limits are back before theirs start.
+        let _alone = alone();
         let _limits = DirtyLimits::set(256 << 20, 128 << 20);
         fsbench()
             .args(["run", "-q", "--lab", "ext4-fscrypt", "--lab-dir"])

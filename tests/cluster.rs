@@ -19,6 +19,18 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/simcluster.sh")
 }
 
+/// What the hosts must see besides the cluster's directory, wherever the checkout lives (each
+/// host has its own /tmp, which would hide a checkout under /tmp): the checkout (mpirun's working
+/// directory, the MPI build in `target/mpi`) and the target directory (the binary when the tests
+/// are built with `--features mpi`, the cluster's directory).
+fn seen() -> std::ffi::OsString {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory");
+    std::env::join_paths([Path::new(env!("CARGO_MANIFEST_DIR")), target])
+        .expect("paths without ':'")
+}
+
 /// A simulated cluster, held while this lives: dropping it closes the supervisor's stdin, which
 /// tears everything down.
 pub(crate) struct SimCluster {
@@ -31,7 +43,7 @@ impl SimCluster {
     /// `hosts` hosts sharing `dir/shared` (bind-mounted into each), or a tmpfs of `shared_size`
     /// there (seen only inside the cluster).
     pub(crate) fn up(hosts: usize, shared_size: Option<&str>) -> Self {
-        // Not under /tmp: each host has its own /tmp.
+        // In the target directory, which the hosts see (see `seen`).
         let dir = tempfile::Builder::new()
             .prefix("simcluster")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -42,6 +54,7 @@ impl SimCluster {
             .arg(dir.path())
             .arg(hosts.to_string())
             .arg(dir.path().join("shared"))
+            .env("SIMCLUSTER_SEE", seen())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());

@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 /// The fsbench binary with MPI support, built once per test process (the tests that call it
 /// are ignored where `mpirun` and `mpicc` are missing).
 pub(crate) fn mpi_fsbench() -> &'static Path {
+    // Its ranks and its build (a cargo build writes hundreds of MiB) wait for a test that has
+    // the machine alone (`util::alone`).
+    util::share_the_machine();
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         if cfg!(feature = "mpi") {

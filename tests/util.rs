@@ -2,11 +2,19 @@
 //! user. What a test needs (root, a tool, a device) is said on the test itself with
 //! `#[cfg_attr(not(...), ignore = "needs ...")]` on flags from `fsbench-testenv` (the build
 //! script), so a test that cannot run here shows as ignored in the summary.
+//!
+//! A test that changes what the whole machine does (the kernel's dirty-page limits, which count
+//! every process's dirty pages) holds [`alone`] while it does: the other tests of this binary
+//! run fsbench only through [`fsbench`] or [`command`] (or call [`share_the_machine`] before
+//! other heavy work), which wait until it is done, and it waits until the tests that ran
+//! fsbench before it are done.
 
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A results database directory shared by the tests of this process (never the user's own).
 pub fn data_home() -> &'static Path {
@@ -22,8 +30,56 @@ pub fn data_home() -> &'static Path {
     .path()
 }
 
+/// Held (shared) by every test thread that ran fsbench, until the test ends; held alone by a
+/// test that changes the whole machine ([`alone`]).
+static MACHINE: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// This test's shared hold of [`MACHINE`], dropped when its thread (the test) ends.
+    static SHARED: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
+    /// True while this test holds [`MACHINE`] alone.
+    static ALONE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Waits while a test that changes the whole machine runs, then holds it off until this test
+/// ends: [`fsbench`] and [`command`] call it; so does a test that starts other heavy work (a
+/// cargo build). The hold belongs to the calling thread: a test that ran fsbench must not then
+/// wait for a thread of its own that calls this (an [`alone`] waiting in between blocks it).
+pub fn share_the_machine() {
+    if ALONE.get() {
+        return;
+    }
+    SHARED.with_borrow_mut(|held| {
+        if held.is_none() {
+            *held = Some(MACHINE.read().unwrap_or_else(PoisonError::into_inner));
+        }
+    });
+}
+
+/// The machine to this test alone while the returned guard lives: no other test of this binary
+/// runs fsbench meanwhile (each one running when it is called ends first).
+pub struct Alone {
+    _machine: RwLockWriteGuard<'static, ()>,
+}
+
+/// Takes the machine for this test alone (see [`Alone`]).
+pub fn alone() -> Alone {
+    // This test's own shared hold first, or it would wait for itself.
+    SHARED.with_borrow_mut(|held| held.take());
+    let guard = MACHINE.write().unwrap_or_else(PoisonError::into_inner);
+    ALONE.set(true);
+    Alone { _machine: guard }
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        ALONE.set(false);
+    }
+}
+
 /// A `fsbench` command with colour off and a clean environment for the things it reads.
 pub fn fsbench() -> Command {
+    share_the_machine();
     let mut cmd = Command::cargo_bin("fsbench").expect("fsbench binary is built");
     cmd.env("NO_COLOR", "1").env("XDG_DATA_HOME", data_home());
     cmd
@@ -31,6 +87,7 @@ pub fn fsbench() -> Command {
 
 /// The same as a plain `std::process::Command`, for tests that signal or kill the process.
 pub fn command() -> std::process::Command {
+    share_the_machine();
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("fsbench"));
     cmd.env("NO_COLOR", "1").env("XDG_DATA_HOME", data_home());
     cmd
@@ -68,6 +125,7 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// fresh world-readable directory, so it works wherever the checkout lives (a clone under a
 /// mode-700 home cannot be reached by nobody). Keep the returned directory alive while running.
 pub fn command_as_nobody() -> (tempfile::TempDir, std::process::Command) {
+    share_the_machine();
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
     let dir = tempfile::Builder::new()
@@ -127,4 +185,73 @@ pub fn which(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(name))
         .find(|p| p.is_file())
+}
+
+/// An ext4 filesystem on a loop device (`mount -o loop` of a sparse image in a temp dir), with an
+/// empty directory in it: a directory on a block device that accepts direct I/O wherever the
+/// checkout, its target directory and /tmp live (tmpfs included). Unmounted when dropped (the
+/// loop device goes with it); needs root, mkfs.ext4 and mount.
+pub struct LoopExt4 {
+    dir: tempfile::TempDir,
+}
+
+impl LoopExt4 {
+    /// A fresh filesystem of `size` bytes.
+    pub fn new(size: u64) -> Self {
+        let dir = temp_dir();
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size))
+            .expect("sparse image");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).expect("mkdir mnt");
+        let run = |prog: &str, args: &[&std::ffi::OsStr]| {
+            let out = std::process::Command::new(prog)
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("{prog}: {e}"));
+            assert!(
+                out.status.success(),
+                "{prog} {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(
+            "mkfs.ext4",
+            &["-q".as_ref(), "-F".as_ref(), image.as_os_str()],
+        );
+        let disk = Self { dir };
+        run(
+            "mount",
+            &[
+                "-o".as_ref(),
+                "loop".as_ref(),
+                image.as_os_str(),
+                mnt.as_os_str(),
+            ],
+        );
+        std::fs::create_dir(disk.path()).expect("mkdir in the mount");
+        disk
+    }
+
+    /// The empty directory in the filesystem.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("mnt/dir")
+    }
+}
+
+impl Drop for LoopExt4 {
+    fn drop(&mut self) {
+        let mnt = self.dir.path().join("mnt");
+        let umount = |lazy: bool| {
+            let mut c = std::process::Command::new("umount");
+            if lazy {
+                c.arg("-l");
+            }
+            c.arg(&mnt).output().is_ok_and(|o| o.status.success())
+        };
+        if !umount(false) {
+            umount(true);
+        }
+    }
 }

@@ -4,7 +4,9 @@
 #   simcluster.sh up DIR N [SHARED]    build the cluster, print "ready", then hold it until stdin
 #                                      closes (or this process dies, however): then it is gone.
 #                                      With SIMCLUSTER_SHARED_SIZE=64m, SHARED is a tmpfs of that
-#                                      size seen only inside the cluster (a small shared disk)
+#                                      size seen only inside the cluster (a small shared disk).
+#                                      SIMCLUSTER_SEE=PATH[:PATH...]: more that every host must
+#                                      see (the program the ranks run, their working directory)
 #   simcluster.sh exec DIR HOST CMD... run CMD inside HOST's namespaces ("head" is the switch side,
 #                                      where mpirun belongs; sim1..simN are the hosts)
 #   simcluster.sh rsh HOST CMD...      the launcher Open MPI calls as plm_rsh_agent (as it calls
@@ -12,14 +14,23 @@
 #                                      cluster is $SIMCLUSTER_DIR
 #
 # What a host is: a network namespace (its own eth0, 10.77.0.(10+i)/24, on a bridge in the switch
-# namespace, whose own address 10.77.0.1 is the head's), a UTS namespace (hostname simI), a mount
-# namespace (its own /tmp and /dev/shm, tmpfs; its own /proc; its own /etc/hosts naming every host; SHARED,
-# if given, bind-mounted at the same path), and a PID namespace (its processes, with a small init
-# that reaps them). Nothing is created in the caller's namespaces: every link lives in the switch
-# or a host namespace, every mount in a private mount namespace, every process under one outer PID
-# namespace whose init is the supervisor (`up`). When the supervisor ends (stdin closed, SIGTERM,
-# SIGKILL of it or of the `unshare` above it), the kernel kills every process of the cluster, the
-# namespaces lose their last process, and the links, addresses and mounts go with them.
+# namespace, whose own address 10.77.0.1 is the head's; the head has a /tmp of its own too), a UTS
+# namespace (hostname simI), a mount namespace (its own /tmp and /dev/shm, tmpfs; its own /proc;
+# its own /etc/hosts naming every host; SHARED, if given, bind-mounted at the same path), and a PID
+# namespace (its processes, with a small init that reaps them). Nothing is created in the caller's namespaces: every link lives
+# in the switch or a host namespace, every mount in a private mount namespace, every process under
+# one outer PID namespace whose init is the supervisor (`up`). When the supervisor ends (stdin
+# closed, SIGTERM, SIGKILL of it or of the `unshare` above it), the kernel kills every process of
+# the cluster, the namespaces lose their last process, and the links, addresses and mounts go with
+# them.
+#
+# Wherever the caller's files live: what the hosts run from must not vanish under their own /tmp.
+# DIR, this script's directory (Open MPI's daemons check that their plm_rsh_agent exists) and the
+# SIMCLUSTER_SEE paths are bind-mounted back at the same paths when they lie under /tmp or
+# /dev/shm, so a checkout in /tmp/x (mode 700 or not) works as one in a home directory does. And
+# the cluster's namespaces keep no copy of the mounts other programs made under /tmp, /var/tmp,
+# /dev/shm or those paths: a copy would keep such a filesystem (a test's lab) busy after its owner
+# unmounted it.
 #
 # A daemon started by `rsh` runs in the foreground under a keeper, in a session of its own on the
 # host: when the daemon dies (killed, or the job ended), the processes it started and left die
@@ -52,17 +63,47 @@ find_pid() {
 # A reaping init: waits for children forever (bash reaps every child it is given, adopted ones too).
 REAPER='trap "exit 0" TERM; while :; do sleep 3600 & wait $! || true; done'
 
-host_setup() { # host_setup NAME HOSTS SHARED (runs as pid 1 of the new host namespaces)
-  local name="$1" hosts="$2" shared="$3"
+# private PATH: true when PATH lies under /tmp or /dev/shm, which every host has its own of.
+private() { case "$1" in /tmp/* | /dev/shm/*) return 0 ;; *) return 1 ;; esac; }
+
+# own_tmp NAME SEE: a /tmp and a /dev/shm of this namespace's own (tmpfs), with the SEE paths
+# (one a line, parents first) that lie under the caller's bound back at the same paths: each is
+# held open before the new /tmp hides it. Every host has its own, and so has the head (Open MPI's
+# mpirun keeps its session directory in /tmp, named after the host: two clusters' heads, both
+# "head", must not meet there).
+own_tmp() {
+  local name="$1" see="$2" p fd
+  local -a keep=() fds=()
+  while IFS= read -r p; do
+    [ -n "$p" ] && private "$p" || continue
+    exec {fd}<"$p"
+    keep+=("$p") fds+=("$fd")
+  done <<<"$see"
+  mount -t tmpfs -o mode=1777,size=256m "tmpfs-$name" /tmp
+  # Shared memory too (Open MPI's shared-memory transport names its segments after the host:
+  # two clusters' sim1 must not meet there).
+  mount -t tmpfs -o mode=1777,size=256m "shm-$name" /dev/shm
+  for p in "${!keep[@]}"; do
+    fd="${fds[$p]}"
+    if [ -d "/proc/self/fd/$fd" ]; then
+      mkdir -p "${keep[$p]}"
+    else
+      mkdir -p "$(dirname "${keep[$p]}")"
+      : >"${keep[$p]}"
+    fi
+    mount --no-canonicalize --bind "/proc/self/fd/$fd" "${keep[$p]}"
+    exec {fd}<&-
+  done
+}
+
+host_setup() { # host_setup NAME HOSTS SHARED SEE (runs as pid 1 of the new host namespaces)
+  local name="$1" hosts="$2" shared="$3" see="$4"
   hostname "$name"
   ip link set lo up
   # Held open across the new /tmp, which may hide them.
   exec 8<"$hosts"
   [ -z "$shared" ] || exec 9<"$shared"
-  mount -t tmpfs -o mode=1777,size=256m "tmpfs-$name" /tmp
-  # Its own shared memory too (Open MPI's shared-memory transport names its segments after the
-  # host: two clusters' sim1 must not meet there).
-  mount -t tmpfs -o mode=1777,size=256m "shm-$name" /dev/shm
+  own_tmp "$name" "$see"
   mount --no-canonicalize --bind /proc/self/fd/8 /etc/hosts
   if [ -n "$shared" ]; then
     mkdir -p "$shared"
@@ -82,14 +123,62 @@ cmd_up() {
     shared="$(readlink -f "$shared")"
     [ -d "$shared" ] || die "shared directory $shared does not exist — make it first"
   fi
+  local see
+  see="$(seen "$dir")"
   # The supervisor is pid 1 of an outer PID namespace with its own /proc: its death ends all.
-  exec unshare --pid --fork --kill-child --mount-proc -- "$SELF" __supervise "$dir" "$n" "$shared"
+  exec unshare --pid --fork --kill-child --mount-proc -- "$SELF" __supervise "$dir" "$n" "$shared" "$see"
+}
+
+# seen DIR: what every host must see, canonical, one a line, each parent before what is under
+# it: DIR, this script's directory, and the SIMCLUSTER_SEE paths (which must exist). /tmp and
+# /dev/shm themselves cannot be: each host has its own.
+seen() {
+  local p
+  local -a paths=("$1" "$(dirname "$SELF")")
+  local IFS=:
+  for p in ${SIMCLUSTER_SEE:-}; do
+    [ -e "$p" ] || die "SIMCLUSTER_SEE: $p does not exist"
+    paths+=("$(readlink -f "$p")")
+  done
+  for p in "${paths[@]}"; do
+    case "$p" in
+      /tmp | /dev/shm) die "the hosts cannot see $p itself: each has its own — use a directory in it" ;;
+    esac
+    echo "$p"
+  done | LC_ALL=C sort -u
+}
+
+# below PATH ROOT: true when PATH lies strictly below ROOT.
+below() { [ "${1#"$2"/}" != "$1" ]; }
+
+# detach_copies SEE SHARED: in this (new, private) mount namespace, lets go of the copies of the
+# mounts that other programs made under /tmp, /var/tmp, /dev/shm or the paths the hosts see — a
+# test's lab, say, built before the cluster and torn down while it runs: a copy held here would
+# keep that filesystem, and the loop device under it, busy after its owner unmounted it. What
+# the hosts see, and SHARED, stay (and so does every mount above them).
+detach_copies() {
+  local see="$1" shared="$2" m r k keep
+  local -a roots=(/tmp /var/tmp /dev/shm) kept=()
+  while IFS= read -r r; do [ -z "$r" ] || roots+=("$r") kept+=("$r"); done <<<"$see"
+  [ -z "$shared" ] || kept+=("$shared")
+  findmnt -ln -o TARGET | LC_ALL=C sort -r | while IFS= read -r m; do
+    for r in "${roots[@]}"; do
+      below "$m" "$r" || continue
+      keep=
+      for k in "${kept[@]}"; do
+        if [ "$m" = "$k" ] || below "$k" "$m"; then keep=1; fi
+      done
+      [ -n "$keep" ] || umount -l "$m" 2>/dev/null || true
+      break
+    done
+  done
 }
 
 cmd_supervise() {
-  local dir="$1" n="$2" shared="$3" i pid
+  local dir="$1" n="$2" shared="$3" see="$4" i pid
   # Stop when asked, or when whoever started us is gone (stdin closes).
   trap 'exit 0' TERM INT HUP
+  detach_copies "$see" "$shared"
   # A small shared filesystem (a tmpfs of that size, in this mount namespace only).
   if [ -n "${SIMCLUSTER_SHARED_SIZE:-}" ] && [ -n "$shared" ]; then
     mount -t tmpfs -o "size=$SIMCLUSTER_SHARED_SIZE,mode=755" simcluster-shared "$shared"
@@ -103,17 +192,19 @@ cmd_supervise() {
   # The switch: a bridge in its own network namespace, the head's address on it.
   unshare --net --uts --mount -- bash -c '
     set -e
-    hostname head; ip link set lo up; mount --bind "$1" /etc/hosts
-    ip link add br0 type bridge; ip addr add "$2.1/24" dev br0; ip link set br0 up
-    exec -a "$3" bash -c "$4"' _ "$dir/hosts" "$SUBNET" "$(marker "$dir" head)" "$REAPER" &
+    . "$1" __lib
+    hostname head; ip link set lo up; mount --bind "$2" /etc/hosts; own_tmp head "$3"
+    ip link add br0 type bridge; ip addr add "$4.1/24" dev br0; ip link set br0 up
+    exec -a "$5" bash -c "$6"' _ "$SELF" "$dir/hosts" "$see" "$SUBNET" "$(marker "$dir" head)" \
+    "$REAPER" &
   wait_for "$dir" head $!
   local sw
   sw="$(find_pid "$dir" head)"
   for i in $(seq 1 "$n"); do
     unshare --net --uts --mount --pid --fork --mount-proc -- bash -c '
       set -e
-      . "$1" __lib; host_setup "$2" "$3" "$4"
-      exec -a "$5" bash -c "$6"' _ "$SELF" "sim$i" "$dir/hosts" "$shared" \
+      . "$1" __lib; host_setup "$2" "$3" "$4" "$5"
+      exec -a "$6" bash -c "$7"' _ "$SELF" "sim$i" "$dir/hosts" "$shared" "$see" \
       "$(marker "$dir" "sim$i")" "$REAPER" &
     pid=$!
     wait_for "$dir" "sim$i" "$pid"

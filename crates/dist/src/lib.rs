@@ -8,6 +8,8 @@
 //! Without the cargo feature `mpi`, or outside mpirun, a run is one process ([`Dist::solo`]),
 //! and nothing here does anything. With the feature, MPI comes from the `mpi` crate (Open MPI).
 
+#![warn(missing_docs)]
+
 pub mod merge;
 #[cfg(feature = "mpi")]
 mod mpi_backend;

@@ -88,10 +88,13 @@ impl Mpi {
         Ok((mpi, place))
     }
 
+    /// Waits until every rank has called it (`MPI_Barrier` on the world).
     pub fn barrier(&self) {
         world().barrier();
     }
 
+    /// Rank 0's `text` on every rank (what the other ranks pass is ignored): its length, then
+    /// its bytes.
     pub fn broadcast(&self, text: &str) -> String {
         let w = world();
         let root = w.process_at_rank(0);
@@ -109,6 +112,7 @@ impl Mpi {
         String::from_utf8_lossy(&buf).into_owned()
     }
 
+    /// Every rank's `bytes`, in rank order, on every rank (lengths may differ, empty included).
     pub fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
         let w = world();
         // Never an empty buffer: an empty slice's dangling pointer is 0x1, which Open MPI reads
@@ -140,6 +144,7 @@ impl Mpi {
             .collect()
     }
 
+    /// The phase barrier, shared with the workloads of this rank.
     pub fn phases(&self) -> Arc<Phases> {
         Arc::clone(&self.phases)
     }
@@ -171,6 +176,7 @@ impl Mpi {
         Watcher { stop, handle }
     }
 
+    /// Asks every other rank to end the current sample (this rank failed).
     pub fn send_aborts(&self) {
         let w = world();
         for r in (0..self.size).filter(|&r| r != self.rank) {
@@ -179,6 +185,9 @@ impl Mpi {
         }
     }
 
+    /// Ends a sample on this rank: stops `watcher`, gathers every rank's report (its outcome,
+    /// whether it sent aborts, its barrier counts), then receives what is still in flight to
+    /// it, so that the next sample starts with no message left over. The reports, in rank order.
     pub fn end_sample(
         &self,
         watcher: Option<Watcher>,
