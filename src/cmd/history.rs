@@ -7,15 +7,9 @@ use crate::error::{CliError, CliResult};
 use fsbench_report::table::{Column, Table};
 use fsbench_store::{HistoryFilter, RunRow};
 
-/// Refuses a `--since` that is neither a date (`2026-11-01`) nor an RFC 3339 time
-/// (`2026-11-01T10:00:00Z`): compared as text, garbage would silently select nothing.
+/// Refuses a `--since` that is neither a date nor an RFC 3339 time.
 fn check_since(since: &str) -> CliResult<()> {
-    let full = if since.len() == 10 {
-        format!("{since}T00:00:00Z")
-    } else {
-        since.to_string()
-    };
-    humantime::parse_rfc3339_weak(&full).map(drop).map_err(|_| {
+    HistoryFilter::since_is_valid(since).then_some(()).ok_or_else(|| {
         CliError::usage(format!(
             "invalid --since '{}' — give a date (2026-11-01) or a UTC time (2026-11-01T10:00:00Z)",
             crate::escape_controls(since)
@@ -30,8 +24,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
     }
     if let Some(path) = &args.export_json {
         let protected = crate::storage::protected_db(args.db.db.as_deref());
-        fsbench_output::protect::check(&[("--export-json", path)], &protected)
-            .map_err(CliError::usage)?;
+        fsbench_output::protect::check(&[("--export-json", path)], &protected)?;
     }
     let store = crate::storage::open_existing(args.db.db.as_deref())?;
     let f = HistoryFilter {
@@ -129,7 +122,7 @@ fn write_json(path: &std::path::Path, text: &str) -> CliResult<()> {
     if path.as_os_str() == "-" {
         return crate::out::stdout(text);
     }
-    fsbench_output::file::check(path, "--export-json").map_err(CliError::usage)?;
+    fsbench_output::file::check(path, "--export-json")?;
     fsbench_output::file::write(path, text.as_bytes())
         .map_err(|e| CliError::run(format!("cannot write {}: {e}", path.display())))
 }

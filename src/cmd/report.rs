@@ -37,9 +37,9 @@ pub fn write(output: &Path, text: &str) -> CliResult<()> {
 /// `fsbench report`.
 pub fn run(specs: &[String], output: &Path, db: Option<&Path>) -> CliResult<i32> {
     if output.as_os_str() != "-" {
-        fsbench_output::file::check(output, "-o").map_err(CliError::usage)?;
+        fsbench_output::file::check(output, "-o")?;
         let protected = crate::storage::protected_db(db);
-        fsbench_output::protect::check(&[("-o", output)], &protected).map_err(CliError::usage)?;
+        fsbench_output::protect::check(&[("-o", output)], &protected)?;
     }
     let specs: Vec<String> = if specs.is_empty() {
         vec!["last".into()]

@@ -373,7 +373,7 @@ fn check_outputs(
         args.html.iter().map(|p| ("--html", p.as_path())).collect();
     let exports = Exports::check(&export, &protected, &html)?;
     if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
-        fsbench_output::file::check(p, "--html").map_err(CliError::usage)?;
+        fsbench_output::file::check(p, "--html")?;
     }
     Ok(exports)
 }

@@ -66,6 +66,19 @@ pub struct HistoryFilter {
     pub limit: Option<usize>,
 }
 
+impl HistoryFilter {
+    /// Whether `since` is a date (`2026-11-01`) or an RFC 3339 time (`2026-11-01T10:00:00Z`):
+    /// compared as text, anything else would silently select nothing.
+    pub fn since_is_valid(since: &str) -> bool {
+        let full = if since.len() == 10 {
+            format!("{since}T00:00:00Z")
+        } else {
+            since.to_string()
+        };
+        humantime::parse_rfc3339_weak(&full).is_ok()
+    }
+}
+
 impl Store {
     /// Runs newest first, filtered.
     pub fn history(&self, f: &HistoryFilter) -> Result<Vec<RunRow>, StoreError> {
