@@ -15,7 +15,7 @@ macro_rules! word_traits {
     ($name:ident) => {
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.name())
+                s.serialize_str(&self.name())
             }
         }
 
@@ -28,7 +28,7 @@ macro_rules! word_traits {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
+                f.write_str(&self.name())
             }
         }
 
@@ -254,31 +254,7 @@ impl BlockKind {
     }
 }
 
-impl Serialize for BlockKind {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for BlockKind {
-    /// Any word loads: an unknown one as `Other`.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Self::from_word)
-    }
-}
-
-impl fmt::Display for BlockKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name())
-    }
-}
-
-impl Default for BlockKind {
-    /// The empty word (what a layer built field by field has before its kind is set).
-    fn default() -> Self {
-        Self::Other(String::new())
-    }
-}
+word_traits!(BlockKind);
 
 /// How to age a lab target (`KIND:aged:fill=PCT,churn=N,seed=N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
