@@ -213,12 +213,10 @@ impl Workload for CommandWorkload {
         Caps {
             writes: false,
             cold_needs_global: true,
-            ..Caps::base({
-                Headline::Metric {
-                    name: "command_ns",
-                    unit: "ns",
-                    higher_is_better: false,
-                }
+            ..Caps::base(Headline::Metric {
+                name: fsbench_model::metric::COMMAND_NS,
+                unit: "ns",
+                higher_is_better: false,
             })
         }
     }

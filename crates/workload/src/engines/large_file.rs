@@ -6,6 +6,7 @@ use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataFile;
 use fsbench_io::passes::{self as common, FsyncPolicy, WritePass};
+use fsbench_model::metric;
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -179,24 +180,20 @@ impl Workload for LargeFile {
         Caps {
             writes: true,
             space_needed: self.size,
-            also_shown: {
-                // The Disk Speed Test's gauge: each phase's peak and where it settles, from the series.
-                &[
-                    "write_mib_s",
-                    "write_peak_mib_s",
-                    "write_sustained_mib_s",
-                    "read_peak_mib_s",
-                    "read_sustained_mib_s",
-                ]
-            },
+            // The Disk Speed Test's gauge: each phase's peak and where it settles, from the series.
+            also_shown: &[
+                metric::WRITE_MIB_S,
+                metric::WRITE_PEAK_MIB_S,
+                metric::WRITE_SUSTAINED_MIB_S,
+                metric::READ_PEAK_MIB_S,
+                metric::READ_SUSTAINED_MIB_S,
+            ],
             supports_device: true,
             flow: crate::Flow::WriteThenRead,
-            ..Caps::base({
-                Headline::Metric {
-                    name: "read_mib_s",
-                    unit: "MiB/s",
-                    higher_is_better: true,
-                }
+            ..Caps::base(Headline::Metric {
+                name: fsbench_model::metric::READ_MIB_S,
+                unit: "MiB/s",
+                higher_is_better: true,
             })
         }
     }

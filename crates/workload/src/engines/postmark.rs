@@ -268,20 +268,16 @@ impl Workload for Postmark {
     }
 
     fn caps(&self) -> Caps {
+        let avg = (u64::from(self.cfg.size_low) + u64::from(self.cfg.size_high)) / 2;
         Caps {
             writes: true,
-            space_needed: {
-                // The pool at its expected size; transactions keep it about there (creates ≈ deletes).
-                let avg = (u64::from(self.cfg.size_low) + u64::from(self.cfg.size_high)) / 2;
-                u64::from(self.cfg.number) * (avg + 4096)
-            },
-            inodes_needed: {
-                // The pool plus what transactions may create, plus the subdirectories.
-                u64::from(self.cfg.number)
-                    + u64::from(self.cfg.transactions)
-                    + u64::from(self.cfg.subdirectories)
-                    + 1
-            },
+            // The pool at its expected size; transactions keep it about there (creates ≈ deletes).
+            space_needed: u64::from(self.cfg.number) * (avg + 4096),
+            // The pool plus what transactions may create, plus the subdirectories.
+            inodes_needed: u64::from(self.cfg.number)
+                + u64::from(self.cfg.transactions)
+                + u64::from(self.cfg.subdirectories)
+                + 1,
             size_knob: "number",
             ..Caps::base(Headline::Wall)
         }

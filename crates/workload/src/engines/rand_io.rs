@@ -624,22 +624,17 @@ impl Workload for RandIo {
     fn caps(&self) -> Caps {
         Caps {
             writes: self.spec.write,
-            space_needed: {
-                match (&self.file, self.jobs.file_per_job) {
-                    (Some(_), _) => 0,
-                    (None, true) => self.size * u64::from(self.jobs.count),
-                    (None, false) => self.size,
-                }
+            space_needed: match (&self.file, self.jobs.file_per_job) {
+                (Some(_), _) => 0,
+                (None, true) => self.size * u64::from(self.jobs.count),
+                (None, false) => self.size,
             },
             supports_device: true,
-            flow: {
-                if self.spec.write {
-                    crate::Flow::Write {
-                        durable: self.spec.fsync != common::FsyncPolicy::None,
-                    }
-                } else {
-                    crate::Flow::Read
-                }
+            flow: match self.spec.write {
+                true => crate::Flow::Write {
+                    durable: self.spec.fsync != common::FsyncPolicy::None,
+                },
+                false => crate::Flow::Read,
             },
             ..Caps::base(Headline::Iops)
         }

@@ -236,13 +236,10 @@ impl Workload for SeqRead {
 
     fn caps(&self) -> Caps {
         Caps {
-            writes: false,
-            space_needed: {
-                match (&self.file, self.jobs.file_per_job) {
-                    (Some(_), _) => 0,
-                    (None, true) => self.size * u64::from(self.jobs.count),
-                    (None, false) => self.size,
-                }
+            space_needed: match (&self.file, self.jobs.file_per_job) {
+                (Some(_), _) => 0,
+                (None, true) => self.size * u64::from(self.jobs.count),
+                (None, false) => self.size,
             },
             supports_device: true,
             flow: crate::Flow::Read,

@@ -252,20 +252,15 @@ impl Workload for SeqWrite {
     fn caps(&self) -> Caps {
         Caps {
             writes: true,
-            space_needed: {
-                // Per rank; with --layout shared every rank checks room for its own segment (the
-                // ranks' segments together are the file).
-                if self.jobs.file_per_job {
-                    self.size * u64::from(self.jobs.count)
-                } else {
-                    self.size
-                }
+            // Per rank; with --layout shared every rank checks room for its own segment (the
+            // ranks' segments together are the file).
+            space_needed: match self.jobs.file_per_job {
+                true => self.size * u64::from(self.jobs.count),
+                false => self.size,
             },
             supports_device: true,
-            flow: {
-                crate::Flow::Write {
-                    durable: self.pass.fsync != common::FsyncPolicy::None,
-                }
+            flow: crate::Flow::Write {
+                durable: self.pass.fsync != common::FsyncPolicy::None,
             },
             ..Caps::base(Headline::Throughput)
         }

@@ -197,24 +197,17 @@ impl Workload for TreeCreate {
     }
 
     fn caps(&self) -> Caps {
+        let m = self.spec.manifest();
         Caps {
             writes: true,
-            space_needed: {
-                let m = self.spec.manifest();
-                m.bytes + (m.files + m.dirs) * 4096
-            },
-            inodes_needed: {
-                let m = self.spec.manifest();
-                m.files + m.dirs
-            },
+            space_needed: m.bytes + (m.files + m.dirs) * 4096,
+            inodes_needed: m.files + m.dirs,
             size_knob: "scale",
             cold_needs_global: true,
-            ..Caps::base({
-                Headline::Metric {
-                    name: "files_per_s",
-                    unit: "files/s",
-                    higher_is_better: true,
-                }
+            ..Caps::base(Headline::Metric {
+                name: fsbench_model::metric::FILES_PER_S,
+                unit: "files/s",
+                higher_is_better: true,
             })
         }
     }

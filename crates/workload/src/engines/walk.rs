@@ -176,16 +176,12 @@ impl Workload for Walk {
             size_knob: "scale",
             cold_needs_global: true,
             reads_tree: true,
-            counts_progress: {
-                // Threads share the counter; mode=procs walks in other processes (no series).
-                !self.procs
-            },
-            ..Caps::base({
-                Headline::Metric {
-                    name: "entries_per_s",
-                    unit: "entries/s",
-                    higher_is_better: true,
-                }
+            // Threads share the counter; mode=procs walks in other processes (no series).
+            counts_progress: !self.procs,
+            ..Caps::base(Headline::Metric {
+                name: fsbench_model::metric::ENTRIES_PER_S,
+                unit: "entries/s",
+                higher_is_better: true,
             })
         }
     }
