@@ -50,8 +50,3 @@ pub fn open_for_writing(arg: Option<&Path>) -> CliResult<Store> {
     let path = db_path(arg)?;
     Store::open(&path).map_err(|e| CliError::usage(e.to_string()))
 }
-
-/// The current time, RFC 3339 UTC to the second.
-pub fn now_rfc3339() -> String {
-    fsbench_runner::record::now_rfc3339()
-}

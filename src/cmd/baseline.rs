@@ -33,7 +33,7 @@ fn set(name: &str, run: &str, db: Option<&std::path::Path>) -> CliResult<i32> {
     drop(store);
     let mut store = fsbench_store::Store::open(&path).map_err(|e| CliError::run(e.to_string()))?;
     store
-        .set_baseline(name, &id, &crate::storage::now_rfc3339())
+        .set_baseline(name, &id, &fsbench_runner::record::now_rfc3339())
         .map_err(|e| CliError::run(e.to_string()))?;
     crate::outln!("baseline {name} = run {id}")?;
     Ok(0)

@@ -2,8 +2,7 @@
 //! measured, recovered once from its command line — by the store's migration to version 5 and
 //! when an older JSON file is imported — and never again afterwards (the record carries them).
 
-/// Name of the suite a plain `fsbench run` (no `--suite`, no `--workload`) measures.
-pub const DEFAULT_SUITE: &str = "quick";
+use crate::DEFAULT_SUITE;
 
 /// The value of `--flag VALUE` or `--flag=VALUE` in a command line.
 fn flag_value(argv: &[String], flag: &str) -> Option<String> {

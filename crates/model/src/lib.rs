@@ -29,5 +29,8 @@ pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,
 };
 
+/// Name of the suite a plain `fsbench run` (no `--suite`, no `--workload`) measures.
+pub const DEFAULT_SUITE: &str = "quick";
+
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
 pub const SCHEMA_VERSION: u32 = 3;

@@ -18,7 +18,7 @@ use fsbench_model::{EngineResult, Failure, LabEntry, LabKind};
 use std::collections::BTreeMap;
 
 /// The suite `fsbench run` runs without `--workload` or `--suite`.
-pub const DEFAULT_SUITE: &str = "quick";
+pub use fsbench_model::DEFAULT_SUITE;
 
 /// Reads and validates the suite named by `arg`: a built-in name, or a TOML file.
 pub fn load(arg: &str) -> EngineResult<Suite> {
