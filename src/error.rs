@@ -103,6 +103,22 @@ impl From<fsbench_output::Refused> for CliError {
     }
 }
 
+impl From<fsbench_store::StoreError> for CliError {
+    /// A full filesystem or an I/O error under the database fails the run (exit 3); a database
+    /// that is refused (not ours, damaged, newer, unreadable, locked too long) is an input
+    /// error (exit 2).
+    fn from(e: fsbench_store::StoreError) -> Self {
+        let kind = match e.is_io_failure() {
+            true => ExitKind::RunFailed,
+            false => ExitKind::Usage,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<fsbench_model::Failure> for CliError {
     fn from(f: fsbench_model::Failure) -> Self {
         use fsbench_model::FailureKind;

@@ -62,7 +62,16 @@ pub fn install(cancel: CancelToken) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Releases everything and exits 130, once: a second caller (the grace timer and a second signal
+/// at the same moment) waits for the first to end the process, since two threads in `exit` at
+/// once race on its handlers.
 fn force_exit() -> ! {
+    static EXITING: AtomicBool = AtomicBool::new(false);
+    if EXITING.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
     release_all();
     crate::errln!("fsbench: error: interrupted — scratch removed");
     std::process::exit(130);

@@ -41,12 +41,12 @@ pub fn open_existing(arg: Option<&Path>) -> CliResult<Store> {
             "no results database at {} yet — 'fsbench run' creates it (or pass --db FILE)",
             path.display()
         ))),
-        Err(e) => Err(CliError::usage(e.to_string())),
+        Err(e) => Err(e.into()),
     }
 }
 
 /// Opens (or creates) the database for a write that is not a run (a device ceiling).
 pub fn open_for_writing(arg: Option<&Path>) -> CliResult<Store> {
     let path = db_path(arg)?;
-    Store::open(&path).map_err(|e| CliError::usage(e.to_string()))
+    Store::open(&path).map_err(CliError::from)
 }

@@ -38,10 +38,10 @@ pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
     fsbench_model::legacy::upgrade(&mut record);
     let path = crate::storage::db_path(db)?;
     let mut store =
-        fsbench_store::Store::open(&path).map_err(|e| CliError::usage(e.to_string()))?;
+        fsbench_store::Store::open(&path).map_err(CliError::from)?;
     store
         .import(&record)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(CliError::from)?;
     crate::outln!(
         "imported run {} into {}",
         crate::escape_controls(&record.run.id),

@@ -38,6 +38,19 @@ impl Sink for ExportSink {
 }
 
 impl ExportSink {
+    /// Ends the JSON of a run that stopped on `e` before it finished: its status is
+    /// `interrupted` or `failed`, with the samples it has. Returns `e`.
+    fn fail(&mut self, e: CliError) -> CliError {
+        let interrupted =
+            e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
+        self.record.run.status = match interrupted {
+            true => fsbench_model::RunStatus::Interrupted,
+            false => fsbench_model::RunStatus::Failed,
+        };
+        self.save(false);
+        e
+    }
+
     /// Writes the exports due now and refreshes what a forced exit would write.
     fn save(&mut self, last: bool) {
         let seed = self.record.run.report;
@@ -103,10 +116,18 @@ struct Inputs {
     baseline: Option<RunRecord>,
     cancel: CancelToken,
     lab: crate::lab::Lab,
+    /// The run's record before anything is measured.
+    record: RunRecord,
+    /// Until the run's own exports take over: what a forced exit writes (the JSON, interrupted).
+    early_words: Option<fsbench_sys::cleanup::Registration>,
 }
 
 /// Checks the inputs and builds the lab: everything before the ranks first talk.
 fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
+    // First of all: a signal from here on stops the run with its JSON written, never kills it.
+    let cancel = CancelToken::new();
+    crate::signals::install(cancel.clone())
+        .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(
@@ -125,12 +146,21 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
     let exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
     let baseline = load_baseline(args)?;
-    let cancel = CancelToken::new();
-    crate::signals::install(cancel.clone())
-        .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
+    let record = runner::record::provisional(invocation(&spec, suite.as_ref()));
+    let early_words = exports.last_words(&record).map(|words| {
+        let stage = fsbench_sys::cleanup::Stage::Outputs;
+        crate::signals::cleanup().register(stage, move || {
+            words();
+            Vec::new()
+        })
+    });
     // Built after every input check; torn down when `lab` drops, on every path out of here.
-    let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
-    precondition(&spec, &lab, &mut plan)?;
+    let built = build_lab(lab, suite.as_ref(), &mut plan)
+        .and_then(|lab| precondition(&spec, &lab, &mut plan).map(|()| lab));
+    let lab = match built {
+        Ok(lab) => lab,
+        Err(e) => return Err(end_before_start(&exports, record, e)),
+    };
     Ok(Inputs {
         spec,
         suite,
@@ -140,7 +170,23 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
         baseline,
         cancel,
         lab,
+        record,
+        early_words,
     })
+}
+
+/// The JSON of a run that ended before it began measuring (its lab could not be built, or a
+/// signal came first): the provisional record, `interrupted` or `failed`. Returns `e`.
+fn end_before_start(exports: &Exports, mut record: RunRecord, e: CliError) -> CliError {
+    let interrupted = e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
+    record.run.status = match interrupted {
+        true => fsbench_model::RunStatus::Interrupted,
+        false => fsbench_model::RunStatus::Failed,
+    };
+    if let Some(words) = exports.last_words(&record) {
+        words();
+    }
+    e
 }
 
 /// Under MPI, every rank's verdict on its inputs, so that all go on or all stop: a check can
@@ -170,14 +216,16 @@ fn in_step(team: &runner::Team, mine: CliResult<Inputs>) -> CliResult<Inputs> {
 fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let checked = inputs(&args, team);
     let mut inputs = in_step(team, checked)?;
-    let mut record = runner::record::begin(&inputs.plan, invocation(&inputs), team.root());
+    let provisional = inputs.record.clone();
+    let mut record = runner::record::complete(provisional, &inputs.plan, team.root());
     // Every rank names its scratch after rank 0's run id.
     record.run.id = team.dist.broadcast(&record.run.id);
     inputs.lab.annotate(&mut record.environment.targets);
     let suite = inputs.suite.as_ref();
-    let estimate = match crate::estimate::before_run(&args, team, &inputs.plan, &record, suite)? {
-        crate::estimate::Next::Stop => return Ok(0),
-        crate::estimate::Next::Run(e) => e,
+    let estimate = match crate::estimate::before_run(&args, team, &inputs.plan, &record, suite) {
+        Ok(crate::estimate::Next::Stop) => return Ok(0),
+        Ok(crate::estimate::Next::Run(e)) => e,
+        Err(e) => return Err(end_before_start(&inputs.exports, record, e)),
     };
     let started = std::time::Instant::now();
     let measured = measure(&args, team, &mut inputs, record)?;
@@ -186,7 +234,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
 }
 
 /// What the record says of how this run was started.
-fn invocation(inputs: &Inputs) -> Invocation {
+fn invocation(spec: &RunSpec, suite: Option<&fsbench_spec::suite::file::Suite>) -> Invocation {
     Invocation {
         // Recorded for people to read: an argument that is not UTF-8 is shown lossily.
         argv: std::env::args_os()
@@ -194,12 +242,12 @@ fn invocation(inputs: &Inputs) -> Invocation {
             .collect(),
         version: env!("CARGO_PKG_VERSION").into(),
         // A built-in by its name, a suite file by its path as given.
-        suite: inputs.suite.as_ref().map(|s| {
+        suite: suite.map(|s| {
             let name = s.file.strip_prefix("builtin:").unwrap_or(&s.file);
             name.to_string()
         }),
-        scale: inputs.spec.scale,
-        report: inputs.suite.as_ref().and_then(|s| s.report),
+        scale: spec.scale,
+        report: suite.and_then(|s| s.report),
     }
 }
 
@@ -218,37 +266,54 @@ fn measure(
     inputs: &mut Inputs,
     record: RunRecord,
 ) -> CliResult<Measured> {
+    let plan = &inputs.plan;
+    let mut out = ExportSink {
+        record,
+        exports: std::mem::take(&mut inputs.exports),
+        db: None,
+        last_words: None,
+    };
+    // The JSON exists from here on, and every way out of this function leaves it with a final
+    // status (a forced exit's last words, or `fail` below).
+    out.save(false);
+    inputs.early_words = None;
+    if let Some(e) = out.exports.error.take() {
+        return Err(CliError::usage(e));
+    }
     let mut store = match args.no_store {
         true => None,
         false => {
             let path = crate::storage::db_path(args.db.db.as_deref())?;
             let note = args.note.as_deref();
-            Some(
-                StoreSink::begin(&path, &record, note)
-                    .map_err(|e| CliError::usage(e.to_string()))?,
-            )
+            let mut waiting = || {
+                crate::errln!(
+                    "fsbench: waiting for another program to release {} (up to 30 s)",
+                    path.display()
+                )
+            };
+            match StoreSink::begin(&path, &out.record, note, &mut waiting) {
+                Ok(s) => Some(s),
+                Err(e) => return Err(out.fail(e.into())),
+            }
         }
     };
-    let plan = &inputs.plan;
-    let mut progress = Progress::new(args.quiet, plan.planned_samples(), team.live.clone());
-    let mut out = ExportSink {
-        record,
-        exports: std::mem::take(&mut inputs.exports),
-        db: store.as_ref().map(StoreSink::path),
-        last_words: None,
-    };
-    out.save(false);
-    if let Some(e) = out.exports.error.take() {
-        return Err(CliError::usage(e));
+    if let Some(s) = &store {
+        out.db = Some(s.path());
+        out.save(false);
     }
+    let mut progress = Progress::new(args.quiet, plan.planned_samples(), team.live.clone());
     let id = out.record.run.id.clone();
-    let mut outcome = {
+    let executed = {
         let mut sinks: Vec<&mut dyn Sink> = vec![&mut progress];
         if let Some(s) = store.as_mut() {
             sinks.push(s);
         }
         sinks.push(&mut out);
-        runner::execute(plan, &id, &inputs.cancel, &mut runner::Fanout(sinks), team)?
+        runner::execute(plan, &id, &inputs.cancel, &mut runner::Fanout(sinks), team)
+    };
+    let mut outcome = match executed {
+        Ok(o) => o,
+        Err(e) => return Err(out.fail(e.into())),
     };
     progress.finish();
     let ceilings = store

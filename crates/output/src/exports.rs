@@ -11,6 +11,18 @@ use fsbench_report::export::{Csv, Markdown, SeriesCsv};
 use fsbench_report::json::Json;
 use fsbench_report::{Format, Renderer};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Held while export files are written, by the run and by a forced exit's last words; `true`
+/// once the last words are written, after which nothing overwrites them. Without it a forced
+/// exit could write "interrupted" a moment before the run's own rewrite of the same file
+/// replaced it with "running".
+static WRITING: Mutex<bool> = Mutex::new(false);
+
+/// The export lock (a panic elsewhere while it was held leaves a usable value).
+fn writing() -> MutexGuard<'static, bool> {
+    WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The export files asked for (`--export-json`, `--export-csv`, `--export-markdown`,
 /// `--export-csv-series`), not yet checked.
@@ -115,6 +127,10 @@ impl Exports {
         seed: Option<SeedLayout>,
         stdout: &mut dyn FnMut(&str) -> Result<(), String>,
     ) {
+        let sealed = writing();
+        if *sealed {
+            return;
+        }
         for (format, dest, flag) in &self.outputs {
             let due = last
                 || (*format == Format::Json && matches!(dest, Dest::File(_, OutputKind::Replace)));
@@ -156,9 +172,11 @@ impl Exports {
         words.run.status = fsbench_model::RunStatus::Interrupted;
         Some(Box::new(move || {
             let text = Json.text(&words);
+            let mut sealed = writing();
             for f in files {
                 let _ = crate::file::write(&f, text.as_bytes());
             }
+            *sealed = true;
         }))
     }
 }

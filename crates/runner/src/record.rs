@@ -29,16 +29,17 @@ pub struct Invocation {
 /// fsbench's own overhead when `measure_overhead` (false on MPI ranks other than 0, whose
 /// record is never shown, so that rank 0 measures without the others competing).
 pub fn begin(plan: &Plan, invocation: Invocation, measure_overhead: bool) -> RunRecord {
+    complete(provisional(invocation), plan, measure_overhead)
+}
+
+/// The record as it is before anything is measured: its id, start and what was asked, with no
+/// environment yet. Cheap, so that an interrupted run has a record to write from its first
+/// moment; [`complete`] adds the rest.
+pub fn provisional(invocation: Invocation) -> RunRecord {
     let stamp = now_rfc3339();
     let compact: String = stamp
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    let mut environment = fsbench_envinfo::host();
-    environment.targets = plan
-        .targets
-        .iter()
-        .map(|t| fsbench_envinfo::target(&t.label, &t.path))
         .collect();
     RunRecord {
         schema_version: SCHEMA_VERSION,
@@ -52,16 +53,27 @@ pub fn begin(plan: &Plan, invocation: Invocation, measure_overhead: bool) -> Run
             scale: invocation.scale.filter(|&s| s != 1.0),
             report: invocation.report,
         },
-        environment,
-        overhead: if measure_overhead {
-            crate::overhead::measure()
-        } else {
-            Default::default()
-        },
+        environment: Default::default(),
+        overhead: Default::default(),
         results: Vec::new(),
         comparisons: Vec::new(),
         scaling: Vec::new(),
     }
+}
+
+/// `record` (from [`provisional`]) with the host, `plan`'s targets and, when
+/// `measure_overhead`, fsbench's own overhead.
+pub fn complete(mut record: RunRecord, plan: &Plan, measure_overhead: bool) -> RunRecord {
+    record.environment = fsbench_envinfo::host();
+    record.environment.targets = plan
+        .targets
+        .iter()
+        .map(|t| fsbench_envinfo::target(&t.label, &t.path))
+        .collect();
+    if measure_overhead {
+        record.overhead = crate::overhead::measure();
+    }
+    record
 }
 
 /// The status a run ended with: failed when a scratch could not be removed or a cell failed,

@@ -27,8 +27,14 @@ pub struct StoreSink {
 impl StoreSink {
     /// Opens the database at `path` and records the run's start (and the user's `note`) with
     /// this process as its owner; a database that cannot be used is an error before any work.
-    pub fn begin(path: &Path, record: &RunRecord, note: Option<&str>) -> Result<Self, StoreError> {
-        let mut store = Store::open(path)?;
+    /// Another program's lock on it is waited for, `waiting` told when the wait lasts.
+    pub fn begin(
+        path: &Path,
+        record: &RunRecord,
+        note: Option<&str>,
+        waiting: &mut dyn FnMut(),
+    ) -> Result<Self, StoreError> {
+        let mut store = Store::open_waiting(path, waiting)?;
         let pid = std::process::id();
         let ticks = fsbench_scratch::process_start_ticks(pid).unwrap_or(0);
         let cursor = store.begin_run(record, pid, ticks)?;

@@ -57,7 +57,7 @@ pub enum StoreError {
         supported: i64,
     },
     /// The database is fine but cannot be used as asked: its directory is read-only or not
-    /// ours, the filesystem is full, or another program holds a lock. Never called damaged.
+    /// ours, or the filesystem is full. Never called damaged.
     #[error("database {path}: {why} — {fix}")]
     Unusable {
         /// The database file.
@@ -66,6 +66,15 @@ pub enum StoreError {
         why: String,
         /// What to do.
         fix: &'static str,
+    },
+    /// Another program held a lock on the database for longer than the store waits
+    /// (30 s).
+    #[error(
+        "database {path}: another program has held a lock on it for 30 s — wait for it to finish, or give another --db"
+    )]
+    Busy {
+        /// The database file.
+        path: PathBuf,
     },
     /// SQLite reported an error.
     #[error("database {path}: {source} — check the file and its filesystem")]
@@ -115,4 +124,26 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl StoreError {
+    /// True when the failure is the machine's, met while writing (a full filesystem, an I/O
+    /// error), rather than a refusal of the file given: a run that meets it failed (exit 3), a
+    /// refused `--db` is an input error (exit 2).
+    pub fn is_io_failure(&self) -> bool {
+        match self {
+            Self::Unusable { why, .. } => why.contains("full"),
+            Self::Io { source, .. } => !matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied
+                    | std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::ReadOnlyFilesystem
+            ),
+            Self::Sql { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+            ),
+            _ => false,
+        }
+    }
 }

@@ -43,6 +43,15 @@ impl Store {
         })
     }
 
+    /// [`open`](Self::open), calling `waiting` once if another program's lock has kept it
+    /// waiting for a second (so the terminal can say why nothing happens).
+    pub fn open_waiting(path: &Path, waiting: &mut dyn FnMut()) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: open::open_waiting(path, waiting)?,
+            path: path.to_path_buf(),
+        })
+    }
+
     /// Opens an existing database for reading; `None` when the file does not exist yet.
     pub fn open_existing(path: &Path) -> Result<Option<Self>, StoreError> {
         Ok(open::open_read_only(path)?.map(|conn| Self {

@@ -11,7 +11,10 @@ use std::path::Path;
 use std::time::Duration;
 
 /// How long a writer waits for another fsbench holding the database (two runs at once).
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a wait on another program's lock lasts before it is said on the terminal.
+pub const SAY_WAITING_AFTER: Duration = Duration::from_secs(1);
 
 /// What identifies a database as fsbench's, and its schema version.
 struct Header {
@@ -100,10 +103,9 @@ fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
             "its filesystem is full",
             "free space there, or give --db on another filesystem",
         ),
-        Some(DatabaseBusy | DatabaseLocked) => unusable(
-            "another program holds a lock on it",
-            "wait for it to finish, or give another --db",
-        ),
+        Some(DatabaseBusy | DatabaseLocked) => StoreError::Busy {
+            path: path.to_path_buf(),
+        },
         _ => StoreError::Sql {
             path: path.to_path_buf(),
             source: e,
@@ -116,7 +118,10 @@ fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
 /// `history`, `show`, `compare` and `report` read a database on a read-only filesystem.
 fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // The busy timeout is set before the first query: another run switching the file to WAL or
+    // migrating it holds a lock for a moment, which is waited for, not reported.
     let plain = Connection::open_with_flags(path, flags).and_then(|c| {
+        c.busy_timeout(BUSY_TIMEOUT)?;
         c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
             r.get::<_, i64>(0)
         })
@@ -214,10 +219,45 @@ fn check_pages(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// Runs `attempt` again while another program holds a lock that SQLite does not wait for by
+/// itself (some lock changes fail at once rather than call the busy handler), until
+/// [`BUSY_TIMEOUT`]; `waiting` is called once when the wait has lasted [`SAY_WAITING_AFTER`], so
+/// the terminal can say why nothing happens.
+fn while_busy<T>(
+    waiting: &mut dyn FnMut(),
+    mut attempt: impl FnMut() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let started = std::time::Instant::now();
+    let mut said = false;
+    loop {
+        match attempt() {
+            Err(StoreError::Busy { .. }) if started.elapsed() < BUSY_TIMEOUT => {
+                if !said && started.elapsed() >= SAY_WAITING_AFTER {
+                    waiting();
+                    said = true;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Opens (creating if needed) the database at `path` for reading and writing, migrated to
 /// [`VERSION`]. An existing file is checked read-only first (ours, not newer, every page
-/// sound), so a refused file stays byte-identical.
+/// sound), so a refused file stays byte-identical. Another program's lock is waited for (see
+/// [`while_busy`]), `waiting` told when the wait is long.
+pub fn open_waiting(path: &Path, waiting: &mut dyn FnMut()) -> Result<Connection, StoreError> {
+    while_busy(waiting, || open_once(path))
+}
+
+/// [`open_waiting`] without a word while it waits.
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    open_waiting(path, &mut || {})
+}
+
+/// One attempt at [`open_waiting`].
+fn open_once(path: &Path) -> Result<Connection, StoreError> {
     if exists_as_sqlite(path)? {
         check_existing(path)?;
         check_pages(path)?;
@@ -241,6 +281,11 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
 
 /// Opens an existing database read-only (history, show, compare); `None` when there is none yet.
 pub fn open_read_only(path: &Path) -> Result<Option<Connection>, StoreError> {
+    while_busy(&mut || {}, || open_read_only_once(path))
+}
+
+/// One attempt at [`open_read_only`].
+fn open_read_only_once(path: &Path) -> Result<Option<Connection>, StoreError> {
     if !exists_as_sqlite(path)? {
         return Ok(None);
     }

@@ -6,6 +6,7 @@
 
 use crate::{Store, StoreError, sql_err};
 use fsbench_model::{ResultEntry, RunRecord, Sample};
+use rusqlite::TransactionBehavior::Immediate;
 use rusqlite::{OptionalExtension, params};
 
 /// Where each result entry of a run lives: its cell row and how many samples are stored.
@@ -52,7 +53,7 @@ impl Store {
         owner_start_ticks: u64,
     ) -> Result<RunCursor, StoreError> {
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
         tx.execute(
             "INSERT INTO runs (id, started_at, status, fsbench_version, record_schema, argv,
                 owner_pid, owner_start_ticks, environment, overhead, suite, scale, report)
@@ -100,7 +101,7 @@ impl Store {
             return Ok(());
         }
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
         for (i, e) in results.iter().enumerate() {
             if i >= cur.cells.len() {
                 let id = insert_cell(&tx, &cur.run_id, i, e).map_err(|e| sql_err(&path, e))?;
@@ -125,7 +126,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let path = self.path.clone();
         self.sync(cur, &r.results)?;
-        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
         for (i, e) in r.results.iter().enumerate() {
             let cell_id = cur.cells[i].0;
             tx.execute(

@@ -31,9 +31,33 @@ pub fn remove_all_io(root: &Path) -> std::io::Result<()> {
     if id.is_mount_root || is_listed_mount_point(root) {
         return Err(mount_error(root));
     }
-    empty_dir(&dir, &id, root)?;
-    drop(dir);
+    // Another thread of this process may still be writing in the tree (a signal's forced exit
+    // removes a scratch while the main thread fills it): entries that vanish are skipped, and a
+    // directory that gained entries meanwhile is emptied again.
+    for _ in 0..REFILLS {
+        match empty_dir(&dir, &id, root) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
+            other => other?,
+        }
+        match std::fs::remove_dir(root) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            other => return other.map_err(|e| busy_is_mount(e, root)),
+        }
+    }
     std::fs::remove_dir(root).map_err(|e| busy_is_mount(e, root))
+}
+
+/// How many times a tree that keeps gaining entries during its removal is emptied again.
+const REFILLS: usize = 100;
+
+/// `Ok(None)` for an entry that vanished before it was reached (removed by another thread).
+fn unless_gone<T>(r: rustix::io::Result<T>) -> rustix::io::Result<Option<T>> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(rustix::io::Errno::NOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 fn open_dir_nofollow<Fd: AsFd, P: rustix::path::Arg>(
@@ -103,13 +127,16 @@ fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path) -> std::io::Result<()>
         let is_dir = match kind {
             FileType::Directory => true,
             FileType::Unknown => {
-                let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+                let st = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW);
+                let Some(st) = unless_gone(st)? else { continue };
                 FileType::from_raw_mode(st.st_mode) == FileType::Directory
             }
             _ => false,
         };
         if is_dir {
-            let sub = open_dir_nofollow(dir, name.as_c_str())?;
+            let Some(sub) = unless_gone(open_dir_nofollow(dir, name.as_c_str()))? else {
+                continue;
+            };
             let sub_id = MountId::of(&sub)?;
             if mount.crossed_by(&sub_id)
                 || (mount.mnt_id.is_none() && is_listed_mount_point(&child()))
@@ -118,10 +145,10 @@ fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path) -> std::io::Result<()>
             }
             empty_dir(&sub, mount, &child())?;
             drop(sub);
-            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR)
+            unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR))
                 .map_err(|e| busy_is_mount(e.into(), &child()))?;
         } else {
-            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty())
+            unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty()))
                 .map_err(|e| busy_is_mount(e.into(), &child()))?;
         }
     }
@@ -199,6 +226,30 @@ mod tests {
         assert!(!root.exists());
         assert!(outside.path().join("keep").exists());
         remove_all_io(&root).unwrap();
+    }
+
+    #[test]
+    fn a_tree_still_being_written_by_another_thread_is_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("r");
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        for i in 0..2000 {
+            std::fs::write(root.join("d").join(i.to_string()), b"x").unwrap();
+        }
+        let writer_root = root.clone();
+        let writer = std::thread::spawn(move || {
+            // Creates and removes files until the tree is gone, as a workload would.
+            for i in 0.. {
+                let f = writer_root.join("d").join(format!("w{i}"));
+                if std::fs::write(&f, b"x").is_err() {
+                    return;
+                }
+                let _ = std::fs::remove_file(writer_root.join("d").join((i % 2000).to_string()));
+            }
+        });
+        remove_all_io(&root).unwrap();
+        writer.join().unwrap();
+        assert!(!root.exists());
     }
 
     #[test]
