@@ -1,32 +1,44 @@
 //! `fsbench clean DIR`: remove scratch directories left in DIR by runs whose process is gone
-//! (killed with SIGKILL, a crash, a power cut). Scratches of live runs are left alone.
+//! (killed with SIGKILL, a crash, a power cut). Every `.fsbench-*` directory left is named with
+//! the reason; one that looks stale and is left (a mount inside, no marker for a long time) makes
+//! the exit non-zero.
 
 use crate::error::{CliError, CliResult};
-use crate::scratch;
+use crate::scratch::{self, Found};
 use std::path::Path;
+use std::time::Duration;
 
-/// Lists and removes stale scratches in `dir`, reporting each.
+/// A directory without a marker that has not changed for this long is no scratch being made.
+const UNMARKED_STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// Lists and removes stale scratches in `dir`, reporting each; exit 3 when one that looks stale
+/// is left.
 pub fn run(dir: &Path) -> CliResult<i32> {
     scratch::check_target_dir(dir).map_err(|e| CliError::usage(e.message))?;
     let found = scratch::find_scratches(dir).map_err(|e| CliError::usage(e.message))?;
     let mut removed = 0;
+    let mut left_stale = 0;
     for f in &found {
-        let owner = f
-            .pid
-            .map(|p| format!("pid {p}"))
-            .unwrap_or_else(|| "unknown owner".into());
-        if f.stale {
-            for line in crate::lab::teardown_dead(&f.path)? {
-                crate::outln!("{line}")?;
+        match judge(f) {
+            Verdict::Remove => match remove(f) {
+                Ok(lines) => {
+                    for line in lines {
+                        crate::outln!("{line}")?;
+                    }
+                    let owner = f.pid.map_or("its owner".into(), |p| format!("pid {p}"));
+                    crate::outln!("removed {} ({owner} is gone)", f.path.display())?;
+                    removed += 1;
+                }
+                Err(why) => {
+                    crate::errln!("fsbench: left {}: {why}", f.path.display());
+                    left_stale += 1;
+                }
+            },
+            Verdict::Keep(why) => crate::outln!("left {} ({why})", f.path.display())?,
+            Verdict::LooksStale(why) => {
+                crate::errln!("fsbench: left {}: {why}", f.path.display());
+                left_stale += 1;
             }
-            scratch::remove_tree(&f.path).map_err(|e| CliError::run(e.message))?;
-            crate::outln!("removed {} ({owner} is gone)", f.path.display())?;
-            removed += 1;
-        } else {
-            crate::outln!(
-                "kept {} ({owner} is still running, or it has no fsbench marker)",
-                f.path.display()
-            )?;
         }
     }
     crate::outln!(
@@ -34,5 +46,55 @@ pub fn run(dir: &Path) -> CliResult<i32> {
         if removed == 1 { "y" } else { "ies" },
         dir.display()
     )?;
+    if left_stale > 0 {
+        return Err(CliError::run(format!(
+            "{left_stale} scratch director{} in {} could not be cleaned (named above) — fix what each line says and run 'fsbench clean' again",
+            if left_stale == 1 { "y" } else { "ies" },
+            dir.display()
+        )));
+    }
     Ok(0)
+}
+
+/// What `clean` does with one `.fsbench-*` directory.
+enum Verdict {
+    /// Its owner is gone: undo its lab and remove it.
+    Remove,
+    /// Not ours to judge or still in use: left, with the reason.
+    Keep(String),
+    /// Left although it looks stale: the reason and what to do.
+    LooksStale(String),
+}
+
+fn judge(f: &Found) -> Verdict {
+    if let Some(host) = &f.elsewhere {
+        return Verdict::Keep(format!(
+            "made by a run on host {} — run 'fsbench clean' there",
+            crate::escape_controls(host)
+        ));
+    }
+    if !f.marked {
+        let why = "it has no fsbench marker, so it may not be fsbench's";
+        return match f.age >= UNMARKED_STALE_AFTER {
+            true => Verdict::LooksStale(format!(
+                "{why}, and nothing changed in it for {} s — remove it by hand if no run of yours uses it",
+                f.age.as_secs()
+            )),
+            false => Verdict::Keep(format!("{why}; a run may be making it this moment")),
+        };
+    }
+    match (f.stale, f.pid) {
+        (true, _) => Verdict::Remove,
+        (false, Some(pid)) => Verdict::Keep(format!("its run, pid {pid}, is still running")),
+        (false, None) => Verdict::LooksStale(
+            "its marker names no owner — remove it by hand if no run of yours uses it".into(),
+        ),
+    }
+}
+
+/// Undoes a dead run's lab in `f` and removes it; the lab's lines, or why it is left.
+fn remove(f: &Found) -> Result<Vec<String>, String> {
+    let lines = crate::lab::teardown_dead(&f.path).map_err(|e| e.message)?;
+    scratch::remove_tree(&f.path).map_err(|e| e.message)?;
+    Ok(lines)
 }

@@ -215,10 +215,12 @@ pub fn explain(e: &std::io::Error, target: &Path, what: &str) -> ScratchError {
     }
 }
 
-/// Removes the tree at `root` without following symlinks and without crossing into another
-/// filesystem (see `fsbench_sys::remove`).
+/// Removes the scratch at `root` without following symlinks and without crossing into another
+/// filesystem (see `fsbench_sys::remove`). Its marker goes last: a removal stopped half-way (a
+/// mount inside) leaves a scratch that still names its owner, so `fsbench clean` can judge it
+/// once the mount is gone.
 pub fn remove_tree(root: &Path) -> Result<(), ScratchError> {
-    fsbench_sys::remove::remove_all_io(root).map_err(|e| ScratchError {
+    fsbench_sys::remove::remove_all_but_last(root, MARKER).map_err(|e| ScratchError {
         message: format!(
             "cannot remove scratch {}: {e} — remove it by hand",
             root.display()
@@ -236,6 +238,13 @@ pub struct Found {
     pub pid: Option<u32>,
     /// True when the owner process no longer exists (pid gone or reused).
     pub stale: bool,
+    /// Whether it holds a readable fsbench marker (without one it may not be ours).
+    pub marked: bool,
+    /// The host its marker names, when that is not this host (its owner cannot be judged here).
+    pub elsewhere: Option<String>,
+    /// How long since it was last modified (a directory without a marker that has not changed
+    /// for a while is no run's scratch in the making).
+    pub age: std::time::Duration,
 }
 
 /// Lists the scratch directories directly inside `target` and whether each one's owner is gone.
@@ -256,12 +265,25 @@ pub fn find_scratches(target: &Path) -> Result<Vec<Found>, ScratchError> {
         let elsewhere = marker
             .as_deref()
             .and_then(|m| m.lines().find_map(|l| l.strip_prefix("host=")))
-            .is_some_and(|h| h != host_name());
+            .filter(|h| *h != host_name())
+            .map(str::to_string);
         let stale = match (marker.is_some(), pid) {
-            (true, Some(pid)) => !elsewhere && !owner_alive(pid, ticks),
+            (true, Some(pid)) => elsewhere.is_none() && !owner_alive(pid, ticks),
             _ => false,
         };
-        found.push(Found { path, pid, stale });
+        let age = std::fs::symlink_metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .unwrap_or_default();
+        found.push(Found {
+            path,
+            pid,
+            stale,
+            marked: marker.is_some(),
+            elsewhere,
+            age,
+        });
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)

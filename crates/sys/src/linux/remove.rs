@@ -18,6 +18,13 @@ use std::path::{Path, PathBuf};
 /// Removes `root` and everything under it; a missing `root` is not an error. A mount point at or
 /// inside the tree stops the removal with an error naming it (its contents are left alone).
 pub fn remove_all_io(root: &Path) -> std::io::Result<()> {
+    remove_all_but_last(root, "")
+}
+
+/// [`remove_all_io`], keeping the entry `last` directly in `root` until everything else is gone
+/// (a scratch's marker: a removal stopped by a mount leaves the directory still naming its
+/// owner). An empty `last` keeps nothing back.
+pub fn remove_all_but_last(root: &Path, last: &str) -> std::io::Result<()> {
     let meta = match std::fs::symlink_metadata(root) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
@@ -35,9 +42,12 @@ pub fn remove_all_io(root: &Path) -> std::io::Result<()> {
     // removes a scratch while the main thread fills it): entries that vanish are skipped, and a
     // directory that gained entries meanwhile is emptied again.
     for _ in 0..REFILLS {
-        match empty_dir(&dir, &id, root) {
+        match empty_dir(&dir, &id, root, last.as_bytes()) {
             Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
             other => other?,
+        }
+        if !last.is_empty() {
+            unless_gone(rustix::fs::unlinkat(&dir, last, AtFlags::empty()))?;
         }
         match std::fs::remove_dir(root) {
             Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
@@ -108,16 +118,17 @@ impl MountId {
     }
 }
 
-/// Empties the directory `dir` (at `path`, on mount `mount`), depth first. The entry type from
-/// getdents decides; only directories (and file systems that do not report types) cost an extra
-/// call, as `rm -rf` does.
-fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path) -> std::io::Result<()> {
+/// Empties the directory `dir` (at `path`, on mount `mount`), depth first, but for the entry
+/// named `keep` (none when empty). The entry type from getdents decides; only directories (and
+/// file systems that do not report types) cost an extra call, as `rm -rf` does.
+fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path, keep: &[u8]) -> std::io::Result<()> {
     use rustix::fs::FileType;
     let mut entries = Vec::new();
     for entry in rustix::fs::Dir::read_from(dir)? {
         let entry = entry?;
         let name = entry.file_name();
-        if name.to_bytes() != b"." && name.to_bytes() != b".." {
+        let n = name.to_bytes();
+        if n != b"." && n != b".." && (keep.is_empty() || n != keep) {
             entries.push((name.to_owned(), entry.file_type()));
         }
     }
@@ -143,7 +154,7 @@ fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path) -> std::io::Result<()>
             {
                 return Err(mount_error(&child()));
             }
-            empty_dir(&sub, mount, &child())?;
+            empty_dir(&sub, mount, &child(), b"")?;
             drop(sub);
             unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR))
                 .map_err(|e| busy_is_mount(e.into(), &child()))?;
