@@ -41,9 +41,7 @@ pub fn before_run(
     }
     let db = crate::storage::db_path(args.db.db.as_deref());
     let history = match (db, args.no_store) {
-        (Ok(p), false) => {
-            fsbench_store::Store::open_existing(&p).map_err(CliError::from)?
-        }
+        (Ok(p), false) => fsbench_store::Store::open_existing(&p).map_err(CliError::from)?,
         (Ok(p), true) => fsbench_store::Store::open_existing(&p).ok().flatten(),
         (Err(e), false) => return Err(e),
         (Err(_), true) => None,

@@ -18,6 +18,32 @@ const GRACE: Duration = Duration::from_secs(10);
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// True while a run checks its inputs, before it has registered what a forced exit writes.
+static SETTLING: AtomicBool = AtomicBool::new(false);
+
+/// How long a forced exit waits for a run still checking its inputs to register its last words
+/// (a few milliseconds of parsing; bounded in case it is stuck).
+const SETTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// Held from the handlers' installation until the run's last words are registered: a second
+/// signal meanwhile waits for them, so that the JSON asked for is still written. Dropping it (or
+/// an early error return) ends the wait.
+pub struct Settling(());
+
+impl Settling {
+    /// Starts the stretch.
+    pub fn begin() -> Self {
+        SETTLING.store(true, Ordering::SeqCst);
+        Self(())
+    }
+}
+
+impl Drop for Settling {
+    fn drop(&mut self) {
+        SETTLING.store(false, Ordering::SeqCst);
+    }
+}
+
 /// The process's one cleanup registry. The engine gets clones of it; it is process-wide only
 /// because the signal watcher and the panic hook, which release it, have no other way to it.
 pub fn cleanup() -> &'static Cleanup {
@@ -71,6 +97,10 @@ fn force_exit() -> ! {
         loop {
             std::thread::park();
         }
+    }
+    let deadline = std::time::Instant::now() + SETTLE_WAIT;
+    while SETTLING.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
     }
     release_all();
     crate::errln!("fsbench: error: interrupted — scratch removed");

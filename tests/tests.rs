@@ -18,6 +18,7 @@ mod load;
 mod ministat;
 mod mpi;
 mod postmark;
+mod races;
 mod report;
 mod run;
 mod safety;

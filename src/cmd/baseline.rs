@@ -27,9 +27,7 @@ fn set(name: &str, run: &str, db: Option<&std::path::Path>) -> CliResult<i32> {
     }
     let path = crate::storage::db_path(db)?;
     let store = crate::storage::open_existing(db)?;
-    let id = store
-        .resolve(run)
-        .map_err(CliError::from)?;
+    let id = store.resolve(run).map_err(CliError::from)?;
     drop(store);
     let mut store = fsbench_store::Store::open(&path).map_err(|e| CliError::run(e.to_string()))?;
     store

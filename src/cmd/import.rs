@@ -37,11 +37,8 @@ pub fn run(file: &Path, db: Option<&Path>) -> CliResult<i32> {
     // A record older than schema 3 names its suite only in its command line.
     fsbench_model::legacy::upgrade(&mut record);
     let path = crate::storage::db_path(db)?;
-    let mut store =
-        fsbench_store::Store::open(&path).map_err(CliError::from)?;
-    store
-        .import(&record)
-        .map_err(CliError::from)?;
+    let mut store = fsbench_store::Store::open(&path).map_err(CliError::from)?;
+    store.import(&record).map_err(CliError::from)?;
     crate::outln!(
         "imported run {} into {}",
         crate::escape_controls(&record.run.id),

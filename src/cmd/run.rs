@@ -128,6 +128,7 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
+    let settling = crate::signals::Settling::begin();
     let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(
@@ -154,6 +155,7 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
             Vec::new()
         })
     });
+    drop(settling);
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let built = build_lab(lab, suite.as_ref(), &mut plan)
         .and_then(|lab| precondition(&spec, &lab, &mut plan).map(|()| lab));
@@ -178,7 +180,8 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
 /// The JSON of a run that ended before it began measuring (its lab could not be built, or a
 /// signal came first): the provisional record, `interrupted` or `failed`. Returns `e`.
 fn end_before_start(exports: &Exports, mut record: RunRecord, e: CliError) -> CliError {
-    let interrupted = e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
+    let interrupted =
+        e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
     record.run.status = match interrupted {
         true => fsbench_model::RunStatus::Interrupted,
         false => fsbench_model::RunStatus::Failed,

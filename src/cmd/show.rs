@@ -14,9 +14,7 @@ use std::io::IsTerminal;
 /// Loads `spec` from the database, filling in what an unfinished run lacks.
 pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
     let store = crate::storage::open_existing(db)?;
-    let id = store
-        .resolve(spec)
-        .map_err(CliError::from)?;
+    let id = store.resolve(spec).map_err(CliError::from)?;
     let mut r = store.load(&id).map_err(|e| CliError::run(e.to_string()))?;
     let owner = store
         .history(&fsbench_store::HistoryFilter::default())

@@ -175,19 +175,31 @@ fn check_external(file: &DataFile, bs: u64) -> Result<(), String> {
     if len == 0 {
         return Ok(());
     }
-    let _ = rustix::fs::fadvise(
-        &plain,
-        0,
-        std::num::NonZeroU64::new(len),
-        rustix::fs::Advice::DontNeed,
-    );
-    if residency::pages(&plain, 0, len).is_some_and(|(r, _)| r > 0) {
-        return Err("cannot verify direct I/O: the file's cached pages cannot be evicted".into());
-    }
+    evict(&plain, len)?;
     let mut buf = AlignedBuf::new(len as usize);
     f.read_exact_at(buf.as_mut_slice(), 0)
         .map_err(|e| format!("an O_DIRECT read failed: {e}"))?;
     stayed_uncached(&plain, len, "reads")
+}
+
+/// Drops the cached pages of a user's file so that the first `len` bytes are not resident, as
+/// the check needs (the file's content is unchanged: only clean pages leave the cache). The
+/// whole file is advised, not just the range: the page cache keeps large folios (ext4 here), and
+/// a folio is dropped whole or not at all, so a 16 KiB range inside a 2 MiB folio stays. Pages
+/// still dirty are written back first (`fdatasync`, which writes what is there, never changes
+/// it).
+fn evict(plain: &std::fs::File, len: u64) -> Result<(), String> {
+    let drop_all = || rustix::fs::fadvise(plain, 0, None, rustix::fs::Advice::DontNeed);
+    let resident = || residency::pages(plain, 0, len).is_some_and(|(r, _)| r > 0);
+    let _ = drop_all();
+    if resident() {
+        let _ = plain.sync_data();
+        let _ = drop_all();
+    }
+    match resident() {
+        true => Err("cannot verify direct I/O: the file's cached pages cannot be evicted (another process keeps them mapped or locked)".into()),
+        false => Ok(()),
+    }
 }
 
 #[cfg(test)]

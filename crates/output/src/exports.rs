@@ -21,7 +21,9 @@ static WRITING: Mutex<bool> = Mutex::new(false);
 
 /// The export lock (a panic elsewhere while it was held leaves a usable value).
 fn writing() -> MutexGuard<'static, bool> {
-    WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    WRITING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The export files asked for (`--export-json`, `--export-csv`, `--export-markdown`,

@@ -53,7 +53,10 @@ impl Store {
         owner_start_ticks: u64,
     ) -> Result<RunCursor, StoreError> {
         let path = self.path.clone();
-        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(Immediate)
+            .map_err(|e| sql_err(&path, e))?;
         tx.execute(
             "INSERT INTO runs (id, started_at, status, fsbench_version, record_schema, argv,
                 owner_pid, owner_start_ticks, environment, overhead, suite, scale, report)
@@ -101,7 +104,10 @@ impl Store {
             return Ok(());
         }
         let path = self.path.clone();
-        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(Immediate)
+            .map_err(|e| sql_err(&path, e))?;
         for (i, e) in results.iter().enumerate() {
             if i >= cur.cells.len() {
                 let id = insert_cell(&tx, &cur.run_id, i, e).map_err(|e| sql_err(&path, e))?;
@@ -126,7 +132,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let path = self.path.clone();
         self.sync(cur, &r.results)?;
-        let tx = self.conn.transaction_with_behavior(Immediate).map_err(|e| sql_err(&path, e))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(Immediate)
+            .map_err(|e| sql_err(&path, e))?;
         for (i, e) in r.results.iter().enumerate() {
             let cell_id = cur.cells[i].0;
             tx.execute(

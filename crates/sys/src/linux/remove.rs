@@ -156,8 +156,12 @@ fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path, keep: &[u8]) -> std::i
             }
             empty_dir(&sub, mount, &child(), b"")?;
             drop(sub);
-            unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR))
-                .map_err(|e| busy_is_mount(e.into(), &child()))?;
+            unless_gone(rustix::fs::unlinkat(
+                dir,
+                name.as_c_str(),
+                AtFlags::REMOVEDIR,
+            ))
+            .map_err(|e| busy_is_mount(e.into(), &child()))?;
         } else {
             unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty()))
                 .map_err(|e| busy_is_mount(e.into(), &child()))?;
