@@ -34,13 +34,14 @@ fn signal(child: &Child, sig: rustix::process::Signal) {
     }
 }
 
-/// Waits for `child` (at most a minute); its exit code, 128 + signal when a signal ended it.
+/// Waits for `child` (at most a minute); its exit code, or -signal when a signal ended it
+/// (before fsbench had installed its handlers).
 fn wait_code(child: &mut Child) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if let Some(st) = child.try_wait().expect("wait") {
-            return st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0));
+            return st.code().unwrap_or_else(|| -st.signal().unwrap_or(0));
         }
         if Instant::now() > deadline {
             let _ = child.kill();
@@ -88,6 +89,15 @@ fn interrupted_round(
     let mut err = String::new();
     let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
     let what = format!("{first:?} at {a} ms, {second:?} {b} ms later: exit {code} ({err:?})");
+    if code < 0 {
+        // Killed before fsbench's main installed its handlers (a loaded machine can take that
+        // long to start a process): it began nothing, so it must have left nothing.
+        let left = entries(target.path());
+        return match json.exists() || !left.is_empty() {
+            true => Some(format!("{what}: killed before start-up, yet left {left:?}")),
+            false => None,
+        };
+    }
     let doc: serde_json::Value = match std::fs::read(&json) {
         Ok(bytes) => match serde_json::from_slice(&bytes) {
             Ok(v) => v,
@@ -369,10 +379,8 @@ fn clean_removes_or_names_a_scratch_whose_guard_a_mount_stopped() {
         // The guard tries, and stops at the mount: what it leaves must still be judged.
         let deadline = Instant::now() + Duration::from_secs(20);
         let scratch = workdir.parent().unwrap().to_path_buf();
-        while crate::util::processes_mentioning(&format!("__scratch-guard\0{}", child.id()))
-            .first()
-            .is_some()
-        {
+        let guard = format!("__scratch-guard\0{}", child.id());
+        while !crate::util::processes_mentioning(&guard).is_empty() {
             assert!(Instant::now() < deadline, "the guard did not end");
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -9,6 +9,7 @@ mod cluster;
 mod cpu;
 mod defaults;
 mod env;
+mod escaping;
 mod estimate;
 mod explain;
 mod hardening;

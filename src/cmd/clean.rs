@@ -4,12 +4,9 @@
 //! the exit non-zero.
 
 use crate::error::{CliError, CliResult};
+use crate::scratch::judge::{Verdict, judge};
 use crate::scratch::{self, Found};
 use std::path::Path;
-use std::time::Duration;
-
-/// A directory without a marker that has not changed for this long is no scratch being made.
-const UNMARKED_STALE_AFTER: Duration = Duration::from_secs(60);
 
 /// Lists and removes stale scratches in `dir`, reporting each; exit 3 when one that looks stale
 /// is left.
@@ -54,42 +51,6 @@ pub fn run(dir: &Path) -> CliResult<i32> {
         )));
     }
     Ok(0)
-}
-
-/// What `clean` does with one `.fsbench-*` directory.
-enum Verdict {
-    /// Its owner is gone: undo its lab and remove it.
-    Remove,
-    /// Not ours to judge or still in use: left, with the reason.
-    Keep(String),
-    /// Left although it looks stale: the reason and what to do.
-    LooksStale(String),
-}
-
-fn judge(f: &Found) -> Verdict {
-    if let Some(host) = &f.elsewhere {
-        return Verdict::Keep(format!(
-            "made by a run on host {} — run 'fsbench clean' there",
-            crate::escape_controls(host)
-        ));
-    }
-    if !f.marked {
-        let why = "it has no fsbench marker, so it may not be fsbench's";
-        return match f.age >= UNMARKED_STALE_AFTER {
-            true => Verdict::LooksStale(format!(
-                "{why}, and nothing changed in it for {} s — remove it by hand if no run of yours uses it",
-                f.age.as_secs()
-            )),
-            false => Verdict::Keep(format!("{why}; a run may be making it this moment")),
-        };
-    }
-    match (f.stale, f.pid) {
-        (true, _) => Verdict::Remove,
-        (false, Some(pid)) => Verdict::Keep(format!("its run, pid {pid}, is still running")),
-        (false, None) => Verdict::LooksStale(
-            "its marker names no owner — remove it by hand if no run of yours uses it".into(),
-        ),
-    }
 }
 
 /// Undoes a dead run's lab in `f` and removes it; the lab's lines, or why it is left.

@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use fsbench_model::RunRecord;
 use fsbench_output::exports::{ExportPaths, Exports};
+use fsbench_output::run_sink::RunSink;
 use fsbench_runner::record::Invocation;
 use fsbench_runner::store_sink::StoreSink;
 use fsbench_spec::RunSpec;
@@ -14,70 +15,19 @@ use fsbench_spec::checks::Spread;
 use fsbench_spec::plan::{Plan, PlanTarget, TargetKind};
 use fsbench_workload::CancelToken;
 
-/// The exports rewritten during the run, and what a forced exit writes (the exports so far,
-/// the store's mark): the run's sink of output files.
-struct ExportSink {
-    record: RunRecord,
-    exports: Exports,
-    /// The results database, marked interrupted by a forced exit.
-    db: Option<std::path::PathBuf>,
-    last_words: Option<fsbench_sys::cleanup::Registration>,
-}
+/// The run's exports as one of its sinks.
+struct Exporting<'a>(&'a mut RunSink);
 
-impl Sink for ExportSink {
+impl Sink for Exporting<'_> {
     fn event(&mut self, e: Event<'_>) {
-        // Copying every result after every sample costs O(samples) each time: only for exports
-        // that are rewritten during the run.
         if let Event::Results(results) = e {
-            if self.exports.rewritten_during_run() {
-                self.record.results = results.to_vec();
-                self.save(false);
-            }
+            self.0.results(results);
         }
-    }
-}
-
-impl ExportSink {
-    /// Ends the JSON of a run that stopped on `e` before it finished: its status is
-    /// `interrupted` or `failed`, with the samples it has. Returns `e`.
-    fn fail(&mut self, e: CliError) -> CliError {
-        let interrupted =
-            e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
-        self.record.run.status = match interrupted {
-            true => fsbench_model::RunStatus::Interrupted,
-            false => fsbench_model::RunStatus::Failed,
-        };
-        self.save(false);
-        e
-    }
-
-    /// Writes the exports due now and refreshes what a forced exit would write.
-    fn save(&mut self, last: bool) {
-        let seed = self.record.run.report;
-        self.exports
-            .write(&self.record, last, seed, &mut crate::out::stdout_text);
-        if last {
-            return;
-        }
-        let files = self.exports.last_words(&self.record);
-        let db = self.db.clone();
-        let id = self.record.run.id.clone();
-        let stage = fsbench_sys::cleanup::Stage::Outputs;
-        // The new words replace the old: the previous registration is dropped (forgotten).
-        self.last_words = Some(crate::signals::cleanup().register(stage, move || {
-            if let Some(f) = files {
-                f();
-            }
-            if let Some(path) = db {
-                runner::store_sink::mark_interrupted(&path, &id);
-            }
-            Vec::new()
-        }));
     }
 }
 
 /// The first export or store failure, as the run's error.
-fn output_error(exports: &mut ExportSink, store: Option<&mut StoreSink>) -> Option<String> {
+fn output_error(exports: &mut RunSink, store: Option<&mut StoreSink>) -> Option<String> {
     let store = store.and_then(|s| {
         s.error.take().map(|e| {
             format!("results database: {e} (the run's samples are in --export-json if given)")
@@ -145,23 +95,18 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     fsbench_spec::checks::team(spread, &spec, &plan)?;
     let confidence = spec.confidence();
     fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
-    let exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
+    let mut exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
     let baseline = load_baseline(args)?;
     let record = runner::record::provisional(invocation(&spec, suite.as_ref()));
-    let early_words = exports.last_words(&record).map(|words| {
-        let stage = fsbench_sys::cleanup::Stage::Outputs;
-        crate::signals::cleanup().register(stage, move || {
-            words();
-            Vec::new()
-        })
-    });
+    let cleanup = crate::signals::cleanup();
+    let early_words = fsbench_output::run_sink::early_words(&exports, &record, cleanup);
     drop(settling);
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let built = build_lab(lab, suite.as_ref(), &mut plan)
         .and_then(|lab| precondition(&spec, &lab, &mut plan).map(|()| lab));
     let lab = match built {
         Ok(lab) => lab,
-        Err(e) => return Err(end_before_start(&exports, record, e)),
+        Err(e) => return Err(end_before_start(&mut exports, record, e)),
     };
     Ok(Inputs {
         spec,
@@ -179,17 +124,20 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
 
 /// The JSON of a run that ended before it began measuring (its lab could not be built, or a
 /// signal came first): the provisional record, `interrupted` or `failed`. Returns `e`.
-fn end_before_start(exports: &Exports, mut record: RunRecord, e: CliError) -> CliError {
-    let interrupted =
-        e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted();
-    record.run.status = match interrupted {
-        true => fsbench_model::RunStatus::Interrupted,
-        false => fsbench_model::RunStatus::Failed,
-    };
-    if let Some(words) = exports.last_words(&record) {
-        words();
-    }
+fn end_before_start(exports: &mut Exports, record: RunRecord, e: CliError) -> CliError {
+    fsbench_output::run_sink::end_before_start(exports, record, interrupted_by(&e));
     e
+}
+
+/// Ends the JSON of a run that stopped on `e` before it finished. Returns `e`.
+fn fail(out: &mut RunSink, e: CliError) -> CliError {
+    out.fail(interrupted_by(&e));
+    e
+}
+
+/// Whether a signal stopped the run that ended on `e`.
+fn interrupted_by(e: &CliError) -> bool {
+    e.kind == crate::error::ExitKind::Interrupted || crate::signals::interrupted()
 }
 
 /// Under MPI, every rank's verdict on its inputs, so that all go on or all stop: a check can
@@ -228,7 +176,7 @@ fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
     let estimate = match crate::estimate::before_run(&args, team, &inputs.plan, &record, suite) {
         Ok(crate::estimate::Next::Stop) => return Ok(0),
         Ok(crate::estimate::Next::Run(e)) => e,
-        Err(e) => return Err(end_before_start(&inputs.exports, record, e)),
+        Err(e) => return Err(end_before_start(&mut inputs.exports, record, e)),
     };
     let started = std::time::Instant::now();
     let measured = measure(&args, team, &mut inputs, record)?;
@@ -256,7 +204,7 @@ fn invocation(spec: &RunSpec, suite: Option<&fsbench_spec::suite::file::Suite>) 
 
 /// A measured run: its finished record (in the export sink), the store and the runner's outcome.
 struct Measured {
-    out: ExportSink,
+    out: RunSink,
     store: Option<StoreSink>,
     outcome: runner::Outcome,
 }
@@ -270,12 +218,16 @@ fn measure(
     record: RunRecord,
 ) -> CliResult<Measured> {
     let plan = &inputs.plan;
-    let mut out = ExportSink {
+    let exports = std::mem::take(&mut inputs.exports);
+    let mark = runner::store_sink::mark_interrupted;
+    let sink = RunSink::new(
         record,
-        exports: std::mem::take(&mut inputs.exports),
-        db: None,
-        last_words: None,
-    };
+        exports,
+        crate::signals::cleanup(),
+        crate::out::stdout_text,
+        mark,
+    );
+    let mut out = sink;
     // The JSON exists from here on, and every way out of this function leaves it with a final
     // status (a forced exit's last words, or `fail` below).
     out.save(false);
@@ -296,7 +248,7 @@ fn measure(
             };
             match StoreSink::begin(&path, &out.record, note, &mut waiting) {
                 Ok(s) => Some(s),
-                Err(e) => return Err(out.fail(e.into())),
+                Err(e) => return Err(fail(&mut out, e.into())),
             }
         }
     };
@@ -311,12 +263,13 @@ fn measure(
         if let Some(s) = store.as_mut() {
             sinks.push(s);
         }
-        sinks.push(&mut out);
+        let mut exporting = Exporting(&mut out);
+        sinks.push(&mut exporting);
         runner::execute(plan, &id, &inputs.cancel, &mut runner::Fanout(sinks), team)
     };
     let mut outcome = match executed {
         Ok(o) => o,
-        Err(e) => return Err(out.fail(e.into())),
+        Err(e) => return Err(fail(&mut out, e.into())),
     };
     progress.finish();
     let ceilings = store

@@ -8,6 +8,7 @@
 pub mod exports;
 pub mod file;
 pub mod protect;
+pub mod run_sink;
 
 /// Why an output path was refused: one line saying what, where and what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

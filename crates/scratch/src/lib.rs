@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod guard;
+pub mod judge;
 
 use fsbench_sys::cleanup::{Cleanup, Registration, Stage};
 pub use fsbench_sys::process::{host_name, owner_alive, process_start_ticks};

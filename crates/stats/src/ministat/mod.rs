@@ -4,6 +4,7 @@
 
 pub mod args;
 mod data;
+pub mod input;
 mod plot;
 mod table;
 mod ttable;
