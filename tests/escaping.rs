@@ -6,8 +6,17 @@ use crate::util::{fsbench, temp_dir};
 use proptest::prelude::*;
 use std::path::Path;
 
-/// A result the printers have something to show for: two cells of a real run.
-fn real_result(dir: &Path) -> serde_json::Value {
+/// A result the printers have something to show for: two cells of a real run (made once).
+fn real_result() -> serde_json::Value {
+    static SEED: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    SEED.get_or_init(|| {
+        let t = temp_dir();
+        run_once(t.path())
+    })
+    .clone()
+}
+
+fn run_once(dir: &Path) -> serde_json::Value {
     let json = dir.join("seed.json");
     let out = fsbench()
         .args([
@@ -64,7 +73,7 @@ fn raw_controls(text: &str) -> Vec<char> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 5, max_shrink_iters: 8, ..ProptestConfig::default() })]
 
     #[test]
     fn no_printer_passes_a_control_character_from_an_imported_result(
@@ -72,7 +81,7 @@ proptest! {
     ) {
         let t = temp_dir();
         let db = t.path().join("r.db");
-        let mut v = real_result(t.path());
+        let mut v = real_result();
         poison(&mut v, &evil);
         let json = t.path().join("evil.json");
         std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
@@ -85,10 +94,13 @@ proptest! {
             v["run"]["id"] = format!("{}2", v["run"]["id"].as_str().unwrap()).into();
             std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
         }
-        let printers: [&[&str]; 6] = [
+        let printers: [&[&str]; 9] = [
             &["show", "last"],
             &["show", "last", "--plot"],
             &["show", "last", "--export-markdown", "-"],
+            &["show", "last", "--export-csv", "-"],
+            &["show", "last", "--export-csv-series", "-"],
+            &["show", "last", "--export-json", "-"],
             &["history"],
             &["history", "--target", "x"],
             &["compare", "last~1", "last"],

@@ -80,20 +80,8 @@ pub fn metric_number(name: &str, v: f64) -> String {
     }
 }
 
-/// Text for a terminal: every control character but the newline made visible (`\u{1b}`), so
-/// that text from a result file or the environment (a hostname, a label, a note) cannot move
-/// the cursor, set the title or rewrite the screen. Tables and reports pass through this last.
-pub fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' => out.push(c),
-            c if c.is_control() => out.extend(c.escape_unicode()),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Text for a terminal (the one escaping helper, in `fsbench_model::text`).
+pub use fsbench_model::text::terminal_safe;
 
 #[cfg(test)]
 mod tests {

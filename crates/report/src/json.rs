@@ -13,7 +13,8 @@ impl Renderer for Json {
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer_pretty(&mut *out, record).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
+        out.write_all(fsbench_model::text::json_safe(text).as_bytes())?;
         out.write_all(b"\n")
     }
 }

@@ -47,7 +47,8 @@ impl Renderer for Csv {
             .flat_map(|r| r.samples.iter().flat_map(|s| s.metrics.keys()))
             .filter(|m| !KEYS.contains(&m.as_str()))
             .collect();
-        let mut w = ::csv::Writer::from_writer(out);
+        let mut buf = Vec::new();
+        let mut w = ::csv::Writer::from_writer(&mut buf);
         // The cell's bound, last, when the run was explained (records before it have none).
         let bounds = record.results.iter().any(|r| r.bound.is_some());
         let header = KEYS
@@ -101,6 +102,9 @@ impl Renderer for Csv {
                 w.write_record(&row)?;
             }
         }
-        w.flush()
+        w.flush()?;
+        drop(w);
+        // Labels and paths are data, but never raw control characters (CSV goes to `-` too).
+        out.write_all(crate::format::terminal_safe(&String::from_utf8_lossy(&buf)).as_bytes())
     }
 }

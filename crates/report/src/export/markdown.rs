@@ -20,7 +20,9 @@ impl Renderer for Markdown {
     }
 
     fn render(&self, r: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(markdown(r, self.seed).as_bytes())
+        // Pasted into an issue, printed with `-`: never a raw control character from a label.
+        let text = crate::format::terminal_safe(&markdown(r, self.seed));
+        out.write_all(text.as_bytes())
     }
 }
 

@@ -40,7 +40,8 @@ impl Renderer for SeriesCsv {
     }
 
     fn render(&self, record: &RunRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut w = ::csv::Writer::from_writer(out);
+        let mut buf = Vec::new();
+        let mut w = ::csv::Writer::from_writer(&mut buf);
         w.write_record(HEADER)?;
         for r in &record.results {
             let keys = [
@@ -72,7 +73,10 @@ impl Renderer for SeriesCsv {
                 }
             }
         }
-        w.flush()
+        w.flush()?;
+        drop(w);
+        // Labels and paths are data, but never raw control characters (CSV goes to `-` too).
+        out.write_all(crate::format::terminal_safe(&String::from_utf8_lossy(&buf)).as_bytes())
     }
 }
 
