@@ -8,6 +8,7 @@ use std::path::PathBuf;
 /// repeated until a difference is proven or ruled out.
 #[derive(Debug, Parser)]
 #[command(name = "fsbench", version, about, long_about = None, propagate_version = true)]
+#[command(after_help = fsbench_model::EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -19,6 +20,7 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)] // parsed once per process: boxing `RunArgs` would buy nothing
 pub enum Command {
     /// Run a plan: targets × workloads × cache states.
+    #[command(after_help = fsbench_model::EXIT_CODES)]
     Run(RunArgs),
     /// Compare sets of numbers exactly as ministat does (drop-in).
     #[command(disable_help_flag = true)]

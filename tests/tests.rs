@@ -11,6 +11,7 @@ mod defaults;
 mod env;
 mod escaping;
 mod estimate;
+mod exit_codes;
 mod explain;
 mod hardening;
 mod lab;

@@ -95,10 +95,32 @@ fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
             detail: source.to_string(),
         };
     }
+    if let Some(full) = full_filesystem(path, &source) {
+        return full;
+    }
     StoreError::Sql {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// A write that failed because the database's filesystem is full: SQLite reports a full disk
+/// as `SQLITE_FULL` on some paths and as a plain I/O error on others (an `ENOSPC` from
+/// `write`), so an I/O error is checked against the filesystem's free space.
+pub(crate) fn full_filesystem(path: &Path, source: &rusqlite::Error) -> Option<StoreError> {
+    use rusqlite::ErrorCode::{DiskFull, SystemIoFailure};
+    let code = source.sqlite_error_code();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let no_room = || rustix::fs::statvfs(dir).is_ok_and(|v| v.f_bavail == 0);
+    let full = code == Some(DiskFull) || (code == Some(SystemIoFailure) && no_room());
+    full.then(|| StoreError::Unusable {
+        path: path.to_path_buf(),
+        why: "its filesystem is full".into(),
+        fix: "free space there, or give --db on another filesystem",
+    })
 }
 
 #[cfg(test)]

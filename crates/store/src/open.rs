@@ -83,6 +83,9 @@ fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
             }
         })
         .is_some_and(|d| rustix::fs::access(d, rustix::fs::Access::WRITE_OK).is_ok());
+    if let Some(full) = crate::full_filesystem(path, &e) {
+        return full;
+    }
     match e.sqlite_error_code() {
         Some(NotADatabase) => StoreError::NotSqlite {
             path: path.to_path_buf(),
@@ -98,10 +101,6 @@ fn opening_error(path: &Path, e: rusqlite::Error) -> StoreError {
         Some(PermissionDenied | ReadOnly) => unusable(
             "permission denied",
             "run as a user who may read and write the file",
-        ),
-        Some(DiskFull) => unusable(
-            "its filesystem is full",
-            "free space there, or give --db on another filesystem",
         ),
         Some(DatabaseBusy | DatabaseLocked) => StoreError::Busy {
             path: path.to_path_buf(),

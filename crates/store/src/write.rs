@@ -44,6 +44,17 @@ fn entry_json(e: &ResultEntry) -> String {
 }
 
 impl Store {
+    /// Stops SQLite from checkpointing its write-ahead log into the database file on commits
+    /// made through this connection: a run's commits then only append to the log, and the log is
+    /// copied (with its fsyncs) once, when the connection closes after the run. Checkpoints mid-run
+    /// blocked the measuring thread on the disk (an fsync, and reads of the log's pages being
+    /// overwritten) between samples.
+    pub fn defer_checkpoints(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(|e| self.sql(e))
+    }
+
     /// Records a new run (and its targets) with its owner process, so that a run whose process
     /// is gone can be told from one still running.
     pub fn begin_run(
