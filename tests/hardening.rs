@@ -1130,3 +1130,50 @@ fn small_bad_inputs_are_refused_with_their_place() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4, fsbench_tool_mount)),
+    ignore = "needs root (drop_caches), mkfs.ext4 and mount (a loop ext4 that accepts direct I/O)"
+)]
+fn direct_io_on_a_file_just_written_and_synced_runs_cold_and_warm() {
+    let disk = crate::util::LoopExt4::new(128 << 20);
+    let file = disk.path().join("data.bin");
+    // Written and synced: every page clean and cached, in large folios, as `dd conv=fsync` leaves it.
+    let mut f = std::fs::File::create(&file).unwrap();
+    let block = vec![0x5au8; 1 << 20];
+    for _ in 0..16 {
+        std::io::Write::write_all(&mut f, &block).unwrap();
+    }
+    f.sync_all().unwrap();
+    drop(f);
+    let out_dir = temp_dir();
+    for (workload, cache) in [
+        ("latency", "cold"),
+        ("latency", "warm"),
+        ("rand-read", "cold"),
+        ("seek-rate", "warm"),
+    ] {
+        let json = out_dir.path().join(format!("{workload}-{cache}.json"));
+        let spec = format!("{workload}:file={},direct=true", file.display());
+        let out = fsbench()
+            .args(["run", "-q", "--no-store", "--runs", "2", "--cache", cache, "-w"])
+            .arg(&spec)
+            .arg("-t")
+            .arg(disk.path())
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{spec} {cache}: {err}");
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let cell = &v["results"][0];
+        assert_eq!(cell["params"]["direct"], "true", "{spec} {cache}: {cell}");
+        assert_eq!(cell["samples"].as_array().unwrap().len(), 2, "{spec} {cache}");
+    }
+    // The file is the user's: never changed.
+    let back = std::fs::read(&file).unwrap();
+    assert!(back.len() == 16 << 20 && back.iter().all(|&b| b == 0x5a));
+}
