@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// (measured by `bench/store.sh`): for samples of about 100 µs, one commit per sample made the
 /// store a third of the run. A run killed with SIGKILL loses at most this much of its samples;
 /// every other way out (the end, an error, Ctrl-C) commits them all.
-pub const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+pub const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A run being stored.
 pub struct StoreSink {
