@@ -1157,7 +1157,16 @@ fn direct_io_on_a_file_just_written_and_synced_runs_cold_and_warm() {
         let json = out_dir.path().join(format!("{workload}-{cache}.json"));
         let spec = format!("{workload}:file={},direct=true", file.display());
         let out = fsbench()
-            .args(["run", "-q", "--no-store", "--runs", "2", "--cache", cache, "-w"])
+            .args([
+                "run",
+                "-q",
+                "--no-store",
+                "--runs",
+                "2",
+                "--cache",
+                cache,
+                "-w",
+            ])
             .arg(&spec)
             .arg("-t")
             .arg(disk.path())
@@ -1167,11 +1176,14 @@ fn direct_io_on_a_file_just_written_and_synced_runs_cold_and_warm() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{spec} {cache}: {err}");
-        let v: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
         let cell = &v["results"][0];
         assert_eq!(cell["params"]["direct"], "true", "{spec} {cache}: {cell}");
-        assert_eq!(cell["samples"].as_array().unwrap().len(), 2, "{spec} {cache}");
+        assert_eq!(
+            cell["samples"].as_array().unwrap().len(),
+            2,
+            "{spec} {cache}"
+        );
     }
     // The file is the user's: never changed.
     let back = std::fs::read(&file).unwrap();

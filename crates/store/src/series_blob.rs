@@ -190,7 +190,8 @@ mod tests {
                 put(&mut raw, v.unwrap_or(0));
             }
         }
-        let mut z = flate2::write::DeflateEncoder::new(vec![VERSION], flate2::Compression::default());
+        let mut z =
+            flate2::write::DeflateEncoder::new(vec![VERSION], flate2::Compression::default());
         z.write_all(&raw).unwrap();
         assert_eq!(decode(&z.finish().unwrap()), Some((s, Some(7))));
     }
