@@ -219,6 +219,7 @@ mod tests {
             aging: None,
             label: "zfs".into(),
             text: "zfs".into(),
+            net: None,
         };
         let e = request(vec![zfs], None, None, true).unwrap_err();
         assert_eq!(e.kind, fsbench_model::FailureKind::Input);

@@ -88,6 +88,58 @@ pub const TOOLS: &[Tool] = &[
         name: "fusermount3",
         package: "fuse3",
     },
+    Tool {
+        name: "unshare",
+        package: "util-linux",
+    },
+    Tool {
+        name: "nsenter",
+        package: "util-linux",
+    },
+    Tool {
+        name: "setsid",
+        package: "util-linux",
+    },
+    Tool {
+        name: "ip",
+        package: "iproute2",
+    },
+    Tool {
+        name: "tc",
+        package: "iproute2",
+    },
+    Tool {
+        name: "ping",
+        package: "iputils-ping",
+    },
+    Tool {
+        name: "glusterd",
+        package: "glusterfs-server",
+    },
+    Tool {
+        name: "gluster",
+        package: "glusterfs-server",
+    },
+    Tool {
+        name: "glusterfs",
+        package: "glusterfs-client",
+    },
+    Tool {
+        name: "sshd",
+        package: "openssh-server",
+    },
+    Tool {
+        name: "ssh",
+        package: "openssh-client",
+    },
+    Tool {
+        name: "ssh-keygen",
+        package: "openssh-client",
+    },
+    Tool {
+        name: "sshfs",
+        package: "sshfs",
+    },
 ];
 
 /// The Debian package of command `name` (the command itself when unknown).
