@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The marker argument of a host's init (`bash -c REAPER MARKER DIR NAME`).
-pub(crate) const MARKER: &str = "fsbench-lab-host";
+pub(crate) const MARKER: &str = fsbench_model::HOST_MARKER;
 /// The client host's name.
 pub(crate) const CLIENT: &str = "client";
 /// The simulated network, /24.

@@ -25,7 +25,7 @@ pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};
-pub use netlab::{NetLabInfo, NetSpec, ServerHost, ServerSample};
+pub use netlab::{HOST_MARKER, NetLabInfo, NetSpec, ServerHost, ServerSample};
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,

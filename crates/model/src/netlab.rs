@@ -5,6 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The marker argument of a simulated host's init (`bash -c REAPER fsbench-lab-host DIR
+/// NAME`), by which the lab, `fsbench clean` and the measurement find the hosts of a target's
+/// lab directory `DIR`.
+pub const HOST_MARKER: &str = "fsbench-lab-host";
+
 /// Options of a lab entry served from simulated hosts (`glusterfs:replica=2,rtt=2ms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NetSpec {
