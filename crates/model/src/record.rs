@@ -602,6 +602,8 @@ pub enum BoundBy {
     Latency,
     /// The network under a network filesystem.
     Network,
+    /// A server host of a network filesystem: its daemons' CPU (`--lab glusterfs`, `sshfs`).
+    Server,
     /// fsbench's own measured overhead is a large share.
     Harness,
     /// Not enough was measured to say.
@@ -621,6 +623,7 @@ impl BoundBy {
             BoundBy::Lock => "lock",
             BoundBy::Latency => "latency",
             BoundBy::Network => "network",
+            BoundBy::Server => "server",
             BoundBy::Harness => "harness",
             BoundBy::Unknown => "unknown",
         }
