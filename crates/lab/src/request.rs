@@ -67,7 +67,14 @@ fn check(
     }
     refuse(
         &entries,
-        |(_, r)| probe::kernel_problems(r),
+        |(e, r)| {
+            let mut all = probe::kernel_problems(r);
+            let delayed = e.net.is_some_and(|n| n.rtt_us.is_some());
+            if delayed && !probe::has_netem() {
+                all.push(Problem::NoNetem);
+            }
+            all
+        },
         "use a kernel that has it, or drop",
     )?;
     let recipes: Vec<&'static Recipe> = entries.iter().map(|(_, r)| *r).collect();
