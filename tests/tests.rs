@@ -17,6 +17,7 @@ mod lab_layers;
 mod load;
 mod ministat;
 mod mpi;
+mod netfs;
 mod postmark;
 mod report;
 mod run;

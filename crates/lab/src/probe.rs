@@ -202,7 +202,9 @@ pub fn has_netem() -> bool {
             use std::io::Read;
             let f = std::fs::File::open("/proc/config.gz").ok()?;
             let mut text = String::new();
-            flate2::read::GzDecoder::new(f).read_to_string(&mut text).ok()?;
+            flate2::read::GzDecoder::new(f)
+                .read_to_string(&mut text)
+                .ok()?;
             Some(text)
         })
         .unwrap_or_default();
@@ -241,7 +243,10 @@ mod tests {
         assert!(!config_has(config, "CONFIG_NET_SCH_NETEM"));
         assert!(config_has(config, "CONFIG_VETH"));
         assert!(config_has("CONFIG_NET_SCH_NETEM=m", "CONFIG_NET_SCH_NETEM"));
-        assert!(!config_has("CONFIG_NET_SCH_NETEMX=y", "CONFIG_NET_SCH_NETEM"));
+        assert!(!config_has(
+            "CONFIG_NET_SCH_NETEMX=y",
+            "CONFIG_NET_SCH_NETEM"
+        ));
     }
 
     #[test]

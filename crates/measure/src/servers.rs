@@ -8,7 +8,7 @@
 
 use super::diskstats::{self, DiskStat};
 use fsbench_model::{CpuPair, HOST_MARKER, ServerSample};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One server host to read around each sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,7 +182,7 @@ fn loop_of(image: &Path) -> Option<String> {
         .filter(|n| n.starts_with("loop"))
         .find(|n| {
             std::fs::read_to_string(format!("/sys/block/{n}/loop/backing_file"))
-                .is_ok_and(|b| PathBuf::from(b.trim_end()) == image)
+                .is_ok_and(|b| Path::new(b.trim_end()) == image)
         })
 }
 
