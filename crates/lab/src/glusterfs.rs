@@ -22,7 +22,7 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let mut versions = vec![served::version(b, "glusterfs", "--version")];
     versions.dedup();
     for (host, _) in &served.servers {
-        host.run(b, "glusterd", &["-p", "/run/gluster/glusterd.pid"])?;
+        host.daemon(b, "glusterd", &["-p", "/run/gluster/glusterd.pid"])?;
         host.run_until_ok(b, "gluster", &["--mode=script", "pool", "list"], |_| true)?;
     }
     let (first, _) = &served.servers[0];

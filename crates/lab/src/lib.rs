@@ -1,7 +1,7 @@
 //! Lab targets: throwaway filesystems fsbench builds itself for `fsbench run --lab KIND,...`
 //! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, ext4 on
 //! dm-crypt, loopback NFS, gocryptfs, bindfs, overlay, and GlusterFS and sshfs served from
-//! simulated hosts: [`simhost`]), records how each was made (`TargetInfo::lab`), and tears down on every exit
+//! simulated hosts: `simhost`), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
 //! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
 //! measured (`--lab ext4:aged`): filled and churned, its fragmentation recorded.

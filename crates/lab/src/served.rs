@@ -69,7 +69,7 @@ pub(crate) fn hosts(
 
 /// Mounts the client's FUSE filesystem at `KIND/fuse`: runs `program args MOUNTPOINT` in the
 /// client host in a session of its own (its helpers, such as sshfs's ssh, must outlive the
-/// command), then waits until the mount is there.
+/// command) until it succeeds, then waits until the mount is there.
 pub(crate) fn mount_client(
     b: &mut Building,
     client: &Host,
@@ -81,14 +81,12 @@ pub(crate) fn mount_client(
         point: mnt.clone(),
         fuse: true,
     });
-    let path = super::tool::find(program).ok_or_else(|| Error::NotInstalled {
-        program: program.to_string(),
-        package: super::tool::package_of(program).to_string(),
-    })?;
-    let mut all = vec![text(&path)];
-    all.extend_from_slice(args);
+    let mut all = args.to_vec();
     all.push(text(&mnt));
-    client.run(b, "setsid", &all)?;
+    // Retried: a daemon that just started may still reset the first connection.
+    let all = with_path(program, &all)?;
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    client.run_until_ok(b, "setsid", &all, |_| true)?;
     let deadline = Instant::now() + Duration::from_secs(30);
     let mounted = || {
         fsbench_envinfo::mounts()
@@ -106,6 +104,17 @@ pub(crate) fn mount_client(
         std::thread::sleep(Duration::from_millis(50));
     }
     Ok(mnt)
+}
+
+/// `PATH-OF-PROGRAM args`.
+fn with_path(program: &str, args: &[&str]) -> Result<Vec<String>, Error> {
+    let path = super::tool::find(program).ok_or_else(|| Error::NotInstalled {
+        program: program.to_string(),
+        package: super::tool::package_of(program).to_string(),
+    })?;
+    let mut all = vec![text(&path).to_string()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    Ok(all)
 }
 
 /// Records the served target in `b.info.net`: the hosts, what is exported with which options,

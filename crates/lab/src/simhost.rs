@@ -68,6 +68,20 @@ impl Host {
         b.run("nsenter", &all)
     }
 
+    /// Starts daemon `program args` inside the host (recorded), in a session of its own from
+    /// the start (`setsid`): the tool runner kills what is left of the command's process group
+    /// when the command ends, which a daemon still between its fork and its own `setsid` would
+    /// otherwise be.
+    pub fn daemon(&self, b: &mut Building, program: &str, args: &[&str]) -> Result<String, Error> {
+        let path = tool::find(program).ok_or_else(|| Error::NotInstalled {
+            program: program.to_string(),
+            package: tool::package_of(program).to_string(),
+        })?;
+        let mut all = vec![text(&path)];
+        all.extend_from_slice(args);
+        self.run(b, "setsid", &all)
+    }
+
     /// Runs `program args` inside the host until it succeeds (at most [`READY`]); only the
     /// attempt that succeeded is recorded.
     pub fn run_until_ok(

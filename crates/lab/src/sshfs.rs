@@ -37,7 +37,7 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let (first, server) = &served.servers[0];
     write_config(&config, &server.address, &host_key, &authorized, &sftp)?;
     let log = ssh.join("sshd.log");
-    first.run(b, "sshd", &["-f", text(&config), "-E", text(&log)])?;
+    first.daemon(b, "sshd", &["-f", text(&config), "-E", text(&log)])?;
     let versions = vec![
         served::version(b, "ssh", "-V"),
         served::version(b, "sshfs", "--version"),
@@ -45,7 +45,18 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let remote = format!("root@{}:{}", server.address, server.brick);
     let options = format!("IdentityFile={},{SSHFS_OPTIONS}", text(&id));
     let args = [remote.as_str(), "-o", options.as_str()];
-    let mnt = served::mount_client(b, &served.client, "sshfs", &args)?;
+    let mnt = served::mount_client(b, &served.client, "sshfs", &args).map_err(|e| {
+        // What sshd said is the useful half of a refused connection.
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        match super::tool::last_line(&said) {
+            "" => e,
+            line => Error::ToolOutput {
+                program: "sshfs".into(),
+                missing: "no mount",
+                output: format!("{e}; sshd: {line}"),
+            },
+        }
+    })?;
     let mut served = served;
     served.servers[0].1.daemons = vec!["sshd".into(), "sftp-server".into()];
     let options = vec![
