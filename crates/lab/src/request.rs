@@ -80,7 +80,13 @@ fn check(
     let recipes: Vec<&'static Recipe> = entries.iter().map(|(_, r)| *r).collect();
     let size = self::size(size, &recipes)?;
     let dir = lab_dir(dir, &recipes)?;
-    check_space(&recipes, size, &dir)?;
+    // A served kind makes one image per server host.
+    let images = entries
+        .iter()
+        .filter(|(_, r)| r.image)
+        .map(|(e, _)| e.net.map_or(1, |n| u64::from(n.replica.max(1))))
+        .sum();
+    check_space(images, size, &dir)?;
     Ok(LabRequest {
         entries,
         size,
@@ -186,8 +192,7 @@ fn lab_dir(given: Option<&Path>, recipes: &[&'static Recipe]) -> Result<PathBuf,
     Ok(dir)
 }
 
-fn check_space(recipes: &[&'static Recipe], size: u64, dir: &Path) -> Result<(), Error> {
-    let images = recipes.iter().filter(|r| r.image).count() as u64;
+fn check_space(images: u64, size: u64, dir: &Path) -> Result<(), Error> {
     let need = images.saturating_mul(size);
     let Some((free, _)) = fsbench_envinfo::space(dir) else {
         return Ok(());
