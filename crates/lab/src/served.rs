@@ -142,10 +142,34 @@ pub(crate) fn record(
     });
 }
 
-/// The first line of `program VERSION_ARG`'s output (its version), run on this machine; empty
-/// when it prints none.
+/// The version `program VERSION_ARG` prints, run on this machine: the line naming the program
+/// (sshfs also prints its FUSE library's and fusermount3's, in no fixed order), else the first;
+/// empty when it prints none.
 pub(crate) fn version(b: &mut Building, program: &str, arg: &str) -> String {
     b.run(program, &[arg])
-        .map(|out| out.lines().next().unwrap_or("").trim().to_string())
+        .map(|out| version_line(&out, program).to_string())
         .unwrap_or_default()
+}
+
+/// The line of `out` that names `program` (any case), else its first line, trimmed.
+fn version_line<'a>(out: &'a str, program: &str) -> &'a str {
+    let lower = program.to_lowercase();
+    out.lines()
+        .find(|l| l.to_lowercase().starts_with(&lower))
+        .or_else(|| out.lines().next())
+        .unwrap_or("")
+        .trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_line_names_the_program() {
+        let sshfs = "fusermount3 version: 3.14.0\nSSHFS version 3.7.3\nFUSE library version 3.14.0";
+        assert_eq!(version_line(sshfs, "sshfs"), "SSHFS version 3.7.3");
+        assert_eq!(version_line("OpenSSH_9.2p1 Debian", "ssh"), "OpenSSH_9.2p1 Debian");
+        assert_eq!(version_line("", "x"), "");
+    }
 }
