@@ -108,10 +108,7 @@ pub(crate) fn mount_client(
 
 /// `PATH-OF-PROGRAM args`.
 fn with_path(program: &str, args: &[&str]) -> Result<Vec<String>, Error> {
-    let path = super::tool::find(program).ok_or_else(|| Error::NotInstalled {
-        program: program.to_string(),
-        package: super::tool::package_of(program).to_string(),
-    })?;
+    let path = super::tool::require(program)?;
     let mut all = vec![text(&path).to_string()];
     all.extend(args.iter().map(|a| a.to_string()));
     Ok(all)

@@ -73,10 +73,7 @@ impl Host {
     /// when the command ends, which a daemon still between its fork and its own `setsid` would
     /// otherwise be.
     pub fn daemon(&self, b: &mut Building, program: &str, args: &[&str]) -> Result<String, Error> {
-        let path = tool::find(program).ok_or_else(|| Error::NotInstalled {
-            program: program.to_string(),
-            package: tool::package_of(program).to_string(),
-        })?;
+        let path = tool::require(program)?;
         let mut all = vec![text(&path)];
         all.extend_from_slice(args);
         self.run(b, "setsid", &all)
@@ -98,7 +95,8 @@ impl Host {
             let r = tool::run("nsenter", &all, READY, &b.cleanup);
             match r {
                 Ok(out) if ok(&out) => {
-                    b.info.commands.push(tool::display("nsenter", &all));
+                    let nsenter = tool::require("nsenter")?;
+                    b.info.commands.push(tool::display(text(&nsenter), &all));
                     return Ok(out);
                 }
                 Err(Error::NotInstalled { .. }) => return r,
@@ -120,10 +118,7 @@ impl Host {
     /// `nsenter -t INIT -n [-m -u] -p -- PROGRAM ARGS` (the program by its full path: sshd
     /// insists on one).
     fn nsenter(&self, program: &str, args: &[&str]) -> Result<Vec<String>, Error> {
-        let path = tool::find(program).ok_or_else(|| Error::NotInstalled {
-            program: program.to_string(),
-            package: tool::package_of(program).to_string(),
-        })?;
+        let path = tool::require(program)?;
         let mut all = vec!["-t".to_string(), self.init.to_string(), "-n".into()];
         if self.server {
             all.extend(["-m".into(), "-u".into()]);
@@ -208,10 +203,7 @@ fn start(b: &mut Building, name: &str, server: bool) -> Result<Host, Error> {
     }
     let dir = text(&b.dir).to_string();
     args.extend(["--", "bash", "-c", REAPER, MARKER, &dir, name]);
-    let program = tool::find("unshare").ok_or_else(|| Error::NotInstalled {
-        program: "unshare".into(),
-        package: tool::package_of("unshare").into(),
-    })?;
+    let program = tool::require("unshare")?;
     b.info
         .commands
         .push(tool::display(text(&program), &args) + " &");

@@ -155,6 +155,14 @@ pub fn find(name: &str) -> Option<PathBuf> {
     fsbench_sys::process::find_program(name)
 }
 
+/// The executable `name` on `$PATH`, or the error naming its package.
+pub fn require(name: &str) -> Result<PathBuf, Error> {
+    find(name).ok_or_else(|| Error::NotInstalled {
+        program: name.to_string(),
+        package: package_of(name).to_string(),
+    })
+}
+
 /// The command line as run, for the record (arguments with spaces are quoted).
 pub fn display(program: &str, args: &[&str]) -> String {
     let quote = |a: &str| {
