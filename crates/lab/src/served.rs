@@ -166,7 +166,10 @@ mod tests {
     fn the_version_line_names_the_program() {
         let sshfs = "fusermount3 version: 3.14.0\nSSHFS version 3.7.3\nFUSE library version 3.14.0";
         assert_eq!(version_line(sshfs, "sshfs"), "SSHFS version 3.7.3");
-        assert_eq!(version_line("OpenSSH_9.2p1 Debian", "ssh"), "OpenSSH_9.2p1 Debian");
+        assert_eq!(
+            version_line("OpenSSH_9.2p1 Debian", "ssh"),
+            "OpenSSH_9.2p1 Debian"
+        );
         assert_eq!(version_line("", "x"), "");
     }
 }
