@@ -31,6 +31,17 @@ const REAPER: &str = r#"trap "exit 0" TERM; while :; do sleep 3600 & wait $! || 
 /// How long a host, a daemon or a mount may take to come up.
 const READY: Duration = Duration::from_secs(30);
 
+/// Where other programs' mounts live (temporary directories, removable media, users' runtime
+/// directories): a server host's copies of those are detached (see [`drop_foreign_mounts`]).
+const FOREIGN_ROOTS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/dev/shm",
+    "/mnt",
+    "/media",
+    "/run/user",
+];
+
 /// The holders of this process's hosts (lab directory, name, holder), ended by [`end`].
 static HOLDERS: Mutex<Vec<(PathBuf, String, GroupChild)>> = Mutex::new(Vec::new());
 
@@ -146,6 +157,7 @@ pub(crate) fn start_all(
     for i in 1..=servers {
         let name = server_name(i);
         let host = start(b, &name, true)?;
+        drop_foreign_mounts(b, &host)?;
         let port = format!("s{i}");
         let (c, s) = (client.init.to_string(), host.init.to_string());
         let veth = [
@@ -167,6 +179,54 @@ pub(crate) fn start_all(
         out.push(host);
     }
     Ok((client, out))
+}
+
+/// Detaches, inside server host `host`, its copies of other programs' mounts under
+/// [`FOREIGN_ROOTS`] and the lab directory (another run's lab, a test's loop mount): a new mount
+/// namespace copies every mount, and a copy would keep such a filesystem (and its loop device)
+/// busy after its owner unmounted it, for as long as the host lives. The mounts on the way to
+/// this lab's own directory stay; the detach does not propagate (the namespace is private).
+fn drop_foreign_mounts(b: &mut Building, host: &Host) -> Result<(), Error> {
+    let text = std::fs::read_to_string(format!("/proc/{}/mountinfo", host.init))
+        .map_err(|e| Error::io("read", format!("/proc/{}/mountinfo", host.init), e))?;
+    let points: Vec<PathBuf> = text
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(|p| PathBuf::from(super::undo::unescape(p)))
+        .collect();
+    let lab_dir = b.dir.parent().and_then(Path::parent).map(Path::to_path_buf);
+    let mut roots: Vec<PathBuf> = FOREIGN_ROOTS.iter().map(PathBuf::from).collect();
+    roots.extend(lab_dir.filter(|d| d.parent().is_some()));
+    let foreign = foreign(&points, &b.dir, &roots);
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec!["-l"];
+    args.extend(foreign.iter().map(|p| text_of(p)));
+    host.run(b, "umount", &args).map(drop)
+}
+
+/// The mount points of `points` strictly under one of `roots` that are not on the way to `ours`
+/// (an ancestor of it, or it), outermost only (detaching one detaches what is under it).
+fn foreign(points: &[PathBuf], ours: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
+    let candidates: Vec<&PathBuf> = points
+        .iter()
+        .filter(|p| roots.iter().any(|r| p.starts_with(r) && *p != r))
+        .filter(|p| !ours.starts_with(p))
+        .collect();
+    let mut out: Vec<PathBuf> = candidates
+        .iter()
+        .filter(|p| !candidates.iter().any(|q| q != *p && p.starts_with(q)))
+        .map(|p| (*p).clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A mount point as text (mountinfo's are UTF-8 after unescaping, lossily).
+fn text_of(p: &Path) -> &str {
+    p.to_str().unwrap_or_default()
 }
 
 /// The target's label (its directory's name).
@@ -355,6 +415,32 @@ mod tests {
         assert_eq!(
             host_of(&args(&["bash", "-c", "x", "other", "/l", "x"])),
             None
+        );
+    }
+
+    #[test]
+    fn only_other_programs_mounts_are_detached_outermost_first() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        let points = p(&[
+            "/",
+            "/tmp",
+            "/tmp/other-test/mnt",
+            "/tmp/other-test/mnt/inner",
+            "/tmp/lab",
+            "/var/tmp/x/.fsbench-lab-2-9/ext4/mnt",
+            "/var/tmp/x/.fsbench-lab-1-5/glusterfs/fuse",
+            "/proc",
+            "/usr",
+        ]);
+        let ours = Path::new("/tmp/lab/.fsbench-lab-1-5/glusterfs");
+        let roots = p(&["/tmp", "/var/tmp"]);
+        assert_eq!(
+            foreign(&points, ours, &roots),
+            p(&[
+                "/tmp/other-test/mnt",
+                "/var/tmp/x/.fsbench-lab-1-5/glusterfs/fuse",
+                "/var/tmp/x/.fsbench-lab-2-9/ext4/mnt"
+            ])
         );
     }
 

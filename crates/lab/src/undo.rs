@@ -293,7 +293,7 @@ fn is_exported(client: &str, path: &Path) -> bool {
 }
 
 /// Undoes `\ooo` octal escapes (how nfs-utils writes a space or a tab in a path).
-fn unescape(text: &str) -> String {
+pub(crate) fn unescape(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
