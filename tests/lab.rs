@@ -106,7 +106,11 @@ pub(crate) fn clean_lab(dir: &Path) -> String {
 /// Runs `fsbench run --lab KINDS` with `args` in a new lab directory and returns the JSON
 /// record, after checking that everything was torn down.
 pub(crate) fn lab_run(kinds: &str, args: &[&str]) -> Value {
-    let lab = LabDir::new();
+    lab_run_at(&LabDir::new(), kinds, args)
+}
+
+/// [`lab_run`] in the lab directory `lab`.
+pub(crate) fn lab_run_at(lab: &LabDir, kinds: &str, args: &[&str]) -> Value {
     let json = temp_dir();
     let json = json.path().join("out.json");
     let out = fsbench()

@@ -19,6 +19,7 @@ mod lab_layers;
 mod load;
 mod ministat;
 mod mpi;
+mod netfs;
 mod postmark;
 mod races;
 mod report;

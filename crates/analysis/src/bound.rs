@@ -112,6 +112,7 @@ type Rule = fn(&Seen<'_>) -> Option<Bound>;
 /// The rules in order: the first that holds is the verdict.
 const RULES: &[Rule] = &[
     schedule,
+    served,
     daemon_cpu,
     sweep_verdict,
     memory,
@@ -193,6 +194,11 @@ fn schedule(s: &Seen<'_>) -> Option<Bound> {
             lat(k::SERVICE_P99_NS)
         ),
     )
+}
+
+/// A target served from simulated hosts: `server` or `network` ([`crate::bound_server`]).
+fn served(s: &Seen<'_>) -> Option<Bound> {
+    crate::bound_server::judge(s.f.entry, s.own_cpu, s.daemon)
 }
 
 fn daemon_cpu(s: &Seen<'_>) -> Option<Bound> {

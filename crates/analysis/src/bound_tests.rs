@@ -301,7 +301,8 @@ fn the_readdir_seeds_walks_are_lock_bound() {
 
 #[test]
 fn the_csail_afs_study_is_network_bound_although_the_cpu_loafs() {
-    // The seed: AFS with encryption tenfold slower, server CPU 70% vs 80% idle.
+    // The seed: AFS with encryption tenfold slower, yet the server 70% idle (80% without
+    // encryption) and the clients loafing.
     let e = cell(&[("cpu_pct", 12.0), ("machine_idle_pct", 70.0)], None, &[]);
     let (by, why) = judge(&e, Some(&target("afs")), None);
     assert_eq!(by, BoundBy::Network);

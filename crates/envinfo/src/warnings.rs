@@ -29,6 +29,14 @@ pub enum StackWarning {
         /// Filesystem type (`nfs4`, `fuse.sshfs`).
         fs_type: String,
     },
+    /// A lab target served from simulated hosts on this kernel (`--lab glusterfs`, `sshfs`):
+    /// drop_caches reaches the server's page cache too, but not the daemons' own caches.
+    Served {
+        /// Mount point.
+        mount_point: String,
+        /// Filesystem type (`fuse.glusterfs`).
+        fs_type: String,
+    },
     /// tmpfs or ramfs: the data lives in memory.
     InMemory {
         /// Mount point.
@@ -66,6 +74,15 @@ impl fmt::Display for StackWarning {
                  client's cache, not the server's; give a --cold-cmd that also drops the server's \
                  cache"
             ),
+            Self::Served {
+                mount_point,
+                fs_type,
+            } => write!(
+                f,
+                "{mount_point} is {fs_type} served from a simulated host on this kernel: \
+                 drop_caches empties the server's page cache too, but not the daemons' own caches \
+                 (the client's FUSE daemon, a GlusterFS client's io-cache)"
+            ),
             Self::InMemory {
                 mount_point,
                 fs_type,
@@ -93,6 +110,11 @@ fn collect(t: &TargetInfo, depth: usize, out: &mut Vec<StackWarning>) {
     let fs_type = t.fs_type.clone();
     if matches!(t.fs_type.as_str(), "tmpfs" | "ramfs") {
         out.push(StackWarning::InMemory {
+            mount_point,
+            fs_type,
+        });
+    } else if t.lab.as_ref().is_some_and(|l| l.net.is_some()) {
+        out.push(StackWarning::Served {
             mount_point,
             fs_type,
         });
@@ -168,6 +190,14 @@ mod tests {
         assert!(matches!(bind[..], [StackWarning::Fuse { .. }]));
         assert!(bind[0].to_string().contains("drop_caches may not reach"));
         assert_eq!(stack_warnings(&on("nfs4")).len(), 1);
+        let mut served = on("fuse.glusterfs");
+        served.lab = Some(fsbench_model::LabInfo {
+            net: Some(fsbench_model::NetLabInfo::default()),
+            ..fsbench_model::LabInfo::default()
+        });
+        let w = stack_warnings(&served);
+        assert!(matches!(w[..], [StackWarning::Served { .. }]), "{w:?}");
+        assert!(w[0].to_string().contains("server's page cache too"));
     }
 
     #[test]

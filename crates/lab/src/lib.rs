@@ -1,6 +1,7 @@
 //! Lab targets: throwaway filesystems fsbench builds itself for `fsbench run --lab KIND,...`
 //! (tmpfs, ext4/xfs/btrfs on sparse loop images with direct I/O, ext4 with fscrypt, ext4 on
-//! dm-crypt, loopback NFS, gocryptfs, bindfs, overlay), records how each was made (`TargetInfo::lab`), and tears down on every exit
+//! dm-crypt, loopback NFS, gocryptfs, bindfs, overlay, and GlusterFS and sshfs served from
+//! simulated hosts: `simhost`), records how each was made (`TargetInfo::lab`), and tears down on every exit
 //! path. Everything lives in one scratch directory (`.fsbench-lab-*`, with the usual marker) on
 //! the current directory's filesystem or `--lab-dir`. An image kind can be aged before it is
 //! measured (`--lab ext4:aged`): filled and churned, its fragmentation recorded.
@@ -24,6 +25,7 @@ mod error;
 mod frag;
 mod fscrypt;
 mod fuse;
+mod glusterfs;
 mod loopfs;
 mod nfs;
 mod overlay;
@@ -31,6 +33,9 @@ mod prepare;
 pub mod probe;
 mod request;
 mod secret;
+mod served;
+mod simhost;
+mod sshfs;
 mod teardown;
 mod tmpfs;
 pub mod tool;
@@ -187,6 +192,51 @@ pub const RECIPES: &[Recipe] = &[
         needs: &[],
         build: overlay::build,
     },
+    Recipe {
+        kind: LabKind::Glusterfs,
+        about: "GlusterFS from simulated server hosts (namespaces, veth): glusterd and one brick on an ext4 loop image per server, a distributed volume (replica=N: replicated over N servers; rtt=2ms: netem delay), mounted by the glusterfs FUSE client",
+        fs: "fuse",
+        tools: &[
+            "glusterd",
+            "gluster",
+            "glusterfs",
+            "unshare",
+            "nsenter",
+            "setsid",
+            "ip",
+            "tc",
+            "mkfs.ext4",
+            "losetup",
+            "mount",
+            "umount",
+        ],
+        image: true,
+        needs: &[],
+        build: glusterfs::build,
+    },
+    Recipe {
+        kind: LabKind::Sshfs,
+        about: "sshfs from a simulated server host (namespaces, veth): sshd with throwaway keys serving a directory of an ext4 loop image (rtt=2ms: netem delay)",
+        fs: "fuse",
+        tools: &[
+            "sshd",
+            "ssh",
+            "ssh-keygen",
+            "sshfs",
+            "unshare",
+            "nsenter",
+            "setsid",
+            "ip",
+            "tc",
+            "mkfs.ext4",
+            "losetup",
+            "mount",
+            "umount",
+        ],
+        image: true,
+        needs: &[],
+        build: sshfs::build,
+    },
 ];
 
 /// The recipe of `kind` (`None` for a kind this fsbench does not know).
@@ -214,6 +264,8 @@ pub(crate) struct Building {
     pub size: u64,
     /// The record being filled (commands, loop device, options).
     pub info: LabInfo,
+    /// Options of a kind served from simulated hosts (`replica=`, `rtt=`).
+    pub net: Option<fsbench_model::NetSpec>,
     /// The block device the filesystem was made on (the loop device, or a dm-crypt mapping over
     /// it), for tools that read the filesystem's own device (`e2freefrag`).
     pub fs_device: Option<String>,
@@ -474,6 +526,7 @@ impl Lab {
                 scratch: text(root).to_string(),
                 ..LabInfo::default()
             },
+            net: entry.net,
             fs_device: None,
         };
         std::fs::create_dir(&b.dir).map_err(|e| Error::io("create", b.dir.clone(), e))?;

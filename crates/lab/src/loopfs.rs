@@ -38,7 +38,13 @@ pub(super) fn image_fs(b: &mut Building, mkfs: &str, opts: &[&str]) -> Result<Pa
 /// Makes the sparse image `KIND/disk.img` of `--lab-size` and attaches it with direct I/O;
 /// returns the loop device.
 pub(super) fn image_device(b: &mut Building) -> Result<String, Error> {
-    let image = b.dir.join("disk.img");
+    image_named(b, "disk.img").map(|(_, dev)| dev)
+}
+
+/// Makes the sparse image `KIND/FILE` of `--lab-size` and attaches it with direct I/O; returns
+/// the image and its loop device.
+pub(super) fn image_named(b: &mut Building, file: &str) -> Result<(PathBuf, String), Error> {
+    let image = b.dir.join(file);
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -47,7 +53,8 @@ pub(super) fn image_device(b: &mut Building) -> Result<String, Error> {
         .and_then(|f| f.set_len(b.size))
         .map_err(|e| Error::io("make the image", image.clone(), e))?;
     b.info.image_bytes = Some(b.size);
-    attach(b, &image)
+    let dev = attach(b, &image)?;
+    Ok((image, dev))
 }
 
 /// Runs `mkfs OPTS DEVICE` and mounts `dev` at `KIND/mnt`; returns the mount point.

@@ -31,6 +31,8 @@ pub enum Problem {
     NoNfsServer,
     /// The kernel has an NFS server, but it is not running.
     NfsServerStopped,
+    /// The kernel has no `netem` queueing discipline (`rtt=` needs it).
+    NoNetem,
 }
 
 /// What a lab kind needs of the kernel beyond its filesystem type.
@@ -69,6 +71,9 @@ impl std::fmt::Display for Problem {
             ),
             Self::NoNfsServer => f.write_str(
                 "this kernel has no NFS server (no nfsd in /proc/filesystems, no nfsd module)",
+            ),
+            Self::NoNetem => f.write_str(
+                "this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM: no module, not in its config), which rtt= needs to delay the simulated link",
             ),
             Self::NfsServerStopped => f.write_str(
                 "the NFS server is not running (no threads in /proc/fs/nfsd/threads) — start it (systemctl start nfs-server; apt-get install nfs-kernel-server)",
@@ -181,6 +186,40 @@ fn in_proc_filesystems(text: &str, fs: &str) -> bool {
         .any(|l| l.split_whitespace().last() == Some(fs))
 }
 
+/// True when the kernel can delay packets with `tc netem`: `sch_netem` is a module or built
+/// in, or the kernel's configuration (`/boot/config-RELEASE`, `/proc/config.gz`) says so.
+pub fn has_netem() -> bool {
+    if module_exists("sch_netem") {
+        return true;
+    }
+    let release = rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned();
+    let config = std::fs::read_to_string(format!("/boot/config-{release}"))
+        .ok()
+        .or_else(|| {
+            use std::io::Read;
+            let f = std::fs::File::open("/proc/config.gz").ok()?;
+            let mut text = String::new();
+            flate2::read::GzDecoder::new(f)
+                .read_to_string(&mut text)
+                .ok()?;
+            Some(text)
+        })
+        .unwrap_or_default();
+    config_has(&config, "CONFIG_NET_SCH_NETEM")
+}
+
+/// True when a kernel configuration text sets `option` to `y` or `m`.
+fn config_has(config: &str, option: &str) -> bool {
+    config.lines().any(|l| {
+        l.strip_prefix(option)
+            .and_then(|r| r.strip_prefix('='))
+            .is_some_and(|v| v == "y" || v == "m")
+    })
+}
+
 /// True when `/lib/modules/RELEASE` has `fs` as a module or built in.
 fn module_exists(fs: &str) -> bool {
     let release = rustix::system::uname()
@@ -197,6 +236,18 @@ fn module_exists(fs: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_config_option_is_read_as_set_or_not() {
+        let config = "CONFIG_NET_SCH_TBF=y\n# CONFIG_NET_SCH_NETEM is not set\nCONFIG_VETH=m\n";
+        assert!(!config_has(config, "CONFIG_NET_SCH_NETEM"));
+        assert!(config_has(config, "CONFIG_VETH"));
+        assert!(config_has("CONFIG_NET_SCH_NETEM=m", "CONFIG_NET_SCH_NETEM"));
+        assert!(!config_has(
+            "CONFIG_NET_SCH_NETEMX=y",
+            "CONFIG_NET_SCH_NETEM"
+        ));
+    }
 
     #[test]
     fn proc_filesystems_is_matched_by_whole_name() {

@@ -67,13 +67,26 @@ fn check(
     }
     refuse(
         &entries,
-        |(_, r)| probe::kernel_problems(r),
+        |(e, r)| {
+            let mut all = probe::kernel_problems(r);
+            let delayed = e.net.is_some_and(|n| n.rtt_us.is_some());
+            if delayed && !probe::has_netem() {
+                all.push(Problem::NoNetem);
+            }
+            all
+        },
         "use a kernel that has it, or drop",
     )?;
     let recipes: Vec<&'static Recipe> = entries.iter().map(|(_, r)| *r).collect();
     let size = self::size(size, &recipes)?;
     let dir = lab_dir(dir, &recipes)?;
-    check_space(&recipes, size, &dir)?;
+    // A served kind makes one image per server host.
+    let images = entries
+        .iter()
+        .filter(|(_, r)| r.image)
+        .map(|(e, _)| e.net.map_or(1, |n| u64::from(n.replica.max(1))))
+        .sum();
+    check_space(images, size, &dir)?;
     Ok(LabRequest {
         entries,
         size,
@@ -179,8 +192,7 @@ fn lab_dir(given: Option<&Path>, recipes: &[&'static Recipe]) -> Result<PathBuf,
     Ok(dir)
 }
 
-fn check_space(recipes: &[&'static Recipe], size: u64, dir: &Path) -> Result<(), Error> {
-    let images = recipes.iter().filter(|r| r.image).count() as u64;
+fn check_space(images: u64, size: u64, dir: &Path) -> Result<(), Error> {
     let need = images.saturating_mul(size);
     let Some((free, _)) = fsbench_envinfo::space(dir) else {
         return Ok(());
@@ -219,6 +231,7 @@ mod tests {
             aging: None,
             label: "zfs".into(),
             text: "zfs".into(),
+            net: None,
         };
         let e = request(vec![zfs], None, None, true).unwrap_err();
         assert_eq!(e.kind, fsbench_model::FailureKind::Input);

@@ -9,6 +9,7 @@
 
 use super::LiveLab;
 use super::error::Error;
+use super::simhost;
 use super::undo::{self, SYS_BLOCK};
 use fsbench_envinfo::mounts;
 use fsbench_model::LabKind;
@@ -98,6 +99,18 @@ pub fn sweep(dir: &Path) -> Sweep {
             format!("unmounted {}", p.display()),
         );
     }
+    // The simulated hosts of the served kinds (their daemons, links and brick mounts).
+    for (_, host_dir, name) in simhost::inits_in(dir) {
+        if !host_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_target_dir)
+        {
+            continue;
+        }
+        let done = format!("ended simulated host {name} of {}", host_dir.display());
+        record(simhost::end(&host_dir, &name), done);
+    }
     let etab = std::fs::read_to_string(undo::ETAB).unwrap_or_default();
     let exports = undo::exports_in(&etab, |p| {
         p.file_name().is_some_and(|n| n == "export")
@@ -156,16 +169,40 @@ fn loops_backed_in(dir: &Path) -> Vec<(String, PathBuf)> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("loop"))
         .filter_map(|n| undo::backing_file(&n).map(|b| (format!("/dev/{n}"), b)))
-        .filter(|(_, b)| is_lab_path(dir, b, "disk.img"))
+        .filter(|(_, b)| is_lab_path(dir, b, "disk.img") || is_server_image(dir, b))
         .collect();
     out.sort();
     out
+}
+
+/// True when `path` is a served kind's server image (`dir/LABEL/serverN.img`).
+fn is_server_image(dir: &Path, path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let numbered = name
+        .strip_prefix("server")
+        .and_then(|n| n.strip_suffix(".img"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+    numbered && is_lab_path(dir, path, name)
 }
 
 /// True when `name` is the directory of a lab target in a lab scratch: a kind's name, or the
 /// label of an aged one (`ext4-aged`, `ext4-aged-fill80-churn3`).
 fn is_target_dir(name: &str) -> bool {
     if LabKind::parse(name).is_some() {
+        return true;
+    }
+    // A served kind with options: `glusterfs-replica2-rtt2ms`.
+    let served = LabKind::ALL.iter().filter(|k| k.served()).any(|k| {
+        name.strip_prefix(k.name())
+            .and_then(|r| r.strip_prefix('-'))
+            .is_some_and(|r| {
+                !r.is_empty()
+                    && r.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+                    && !r.contains("..")
+            })
+    });
+    if served {
         return true;
     }
     name.split_once("-aged").is_some_and(|(kind, rest)| {
@@ -223,6 +260,7 @@ mod tests {
             "ext4-aged",
             "ext4-fscrypt-aged",
             "xfs-aged-fill80-churn3",
+            "glusterfs-replica2-rtt0.5ms",
         ] {
             assert!(is_target_dir(ok), "{ok}");
         }
@@ -232,6 +270,8 @@ mod tests {
             "ext4-agedx",
             "ext4-aged-a/b",
             "ext4-aged-..",
+            "sshfs-",
+            "sshfs-a/b",
         ] {
             assert!(!is_target_dir(no), "{no}");
         }

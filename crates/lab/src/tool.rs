@@ -88,6 +88,58 @@ pub const TOOLS: &[Tool] = &[
         name: "fusermount3",
         package: "fuse3",
     },
+    Tool {
+        name: "unshare",
+        package: "util-linux",
+    },
+    Tool {
+        name: "nsenter",
+        package: "util-linux",
+    },
+    Tool {
+        name: "setsid",
+        package: "util-linux",
+    },
+    Tool {
+        name: "ip",
+        package: "iproute2",
+    },
+    Tool {
+        name: "tc",
+        package: "iproute2",
+    },
+    Tool {
+        name: "ping",
+        package: "iputils-ping",
+    },
+    Tool {
+        name: "glusterd",
+        package: "glusterfs-server",
+    },
+    Tool {
+        name: "gluster",
+        package: "glusterfs-server",
+    },
+    Tool {
+        name: "glusterfs",
+        package: "glusterfs-client",
+    },
+    Tool {
+        name: "sshd",
+        package: "openssh-server",
+    },
+    Tool {
+        name: "ssh",
+        package: "openssh-client",
+    },
+    Tool {
+        name: "ssh-keygen",
+        package: "openssh-client",
+    },
+    Tool {
+        name: "sshfs",
+        package: "sshfs",
+    },
 ];
 
 /// The Debian package of command `name` (the command itself when unknown).
@@ -101,6 +153,14 @@ pub fn package_of(name: &str) -> &str {
 /// The executable `name` in a directory of `$PATH`, if any.
 pub fn find(name: &str) -> Option<PathBuf> {
     fsbench_sys::process::find_program(name)
+}
+
+/// The executable `name` on `$PATH`, or the error naming its package.
+pub fn require(name: &str) -> Result<PathBuf, Error> {
+    find(name).ok_or_else(|| Error::NotInstalled {
+        program: name.to_string(),
+        package: package_of(name).to_string(),
+    })
 }
 
 /// The command line as run, for the record (arguments with spaces are quoted).

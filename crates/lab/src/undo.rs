@@ -58,6 +58,13 @@ pub enum Undo {
         /// The exported directory.
         path: PathBuf,
     },
+    /// End simulated host `name` of lab directory `dir` (every process, link and mount of it).
+    EndHost {
+        /// The target's directory in the lab scratch.
+        dir: PathBuf,
+        /// The host's name (`client`, `server1`).
+        name: String,
+    },
     /// Remove the fscrypt key `identifier` from the filesystem mounted at `root`.
     RemoveKey {
         /// Mount root of the filesystem.
@@ -74,6 +81,7 @@ pub(crate) fn apply(step: &Undo) -> Result<Option<String>, Error> {
         Undo::Detach { device, image } => detach(device, image),
         Undo::CloseMapping { name, device } => close_mapping(name, device),
         Undo::Unexport { client, path } => unexport(client, path),
+        Undo::EndHost { dir, name } => super::simhost::end(dir, name),
         Undo::RemoveKey { root, identifier } => {
             if !is_mounted(root) {
                 return Ok(None); // the key went with the filesystem
@@ -285,7 +293,7 @@ fn is_exported(client: &str, path: &Path) -> bool {
 }
 
 /// Undoes `\ooo` octal escapes (how nfs-utils writes a space or a tab in a path).
-fn unescape(text: &str) -> String {
+pub(crate) fn unescape(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

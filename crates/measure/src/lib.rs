@@ -13,6 +13,7 @@ pub mod netstats;
 mod overhead;
 mod recorder;
 pub mod series;
+pub mod servers;
 pub mod ticker;
 
 pub use clock::{Clock, FakeClock, MonotonicClock};

@@ -108,6 +108,10 @@ word_enum! {
         Bindfs = "bindfs",
         /// overlayfs in the lab scratch.
         Overlay = "overlay",
+        /// GlusterFS served from simulated server hosts (a brick on an ext4 loop image each).
+        Glusterfs = "glusterfs",
+        /// sshfs of a directory of an ext4 loop image served by sshd on a simulated host.
+        Sshfs = "sshfs",
     }
 }
 
@@ -119,7 +123,13 @@ impl LabKind {
     pub fn min_bytes(&self) -> u64 {
         match self {
             Self::Tmpfs => MIB,
-            Self::Ext4 | Self::Ext4Fscrypt | Self::Nfs | Self::Gocryptfs | Self::Bindfs => 16 * MIB,
+            Self::Ext4
+            | Self::Ext4Fscrypt
+            | Self::Nfs
+            | Self::Gocryptfs
+            | Self::Bindfs
+            | Self::Glusterfs
+            | Self::Sshfs => 16 * MIB,
             Self::Xfs => 300 * MIB,
             Self::Btrfs => 128 * MIB,
             Self::DmCrypt => 32 * MIB,
@@ -141,9 +151,18 @@ impl LabKind {
             Self::Overlay => Some(
                 "its files live on the lab directory's own filesystem, which fsbench did not build",
             ),
+            Self::Glusterfs | Self::Sshfs => Some(
+                "it is served from a simulated host's ext4 image; aging through the network would fragment that image, which --lab ext4:aged measures directly",
+            ),
             Self::Other(_) => Some("this fsbench does not know the kind"),
             Self::Ext4 | Self::Xfs | Self::Btrfs | Self::Ext4Fscrypt | Self::DmCrypt => None,
         }
+    }
+
+    /// True for a kind served from simulated hosts over a network (`glusterfs`, `sshfs`): it
+    /// takes [`crate::NetSpec`] options (`rtt=`, and `replica=` for GlusterFS).
+    pub fn served(&self) -> bool {
+        matches!(self, Self::Glusterfs | Self::Sshfs)
     }
 
     /// True when the kind can be aged (see [`Self::why_not_aged`]).
@@ -303,6 +322,9 @@ pub struct LabEntry {
     pub label: String,
     /// The entry as given (`ext4:aged:fill=80`), for messages.
     pub text: String,
+    /// Options of a kind served from simulated hosts (`glusterfs:replica=2,rtt=2ms`); `None`
+    /// for the other kinds.
+    pub net: Option<crate::NetSpec>,
 }
 
 #[cfg(test)]
@@ -334,6 +356,8 @@ mod tests {
             "gocryptfs",
             "bindfs",
             "overlay",
+            "glusterfs",
+            "sshfs",
         ];
         assert_eq!(LabKind::ALL.len(), words.len());
         for (k, w) in LabKind::ALL.iter().zip(words) {

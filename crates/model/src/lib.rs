@@ -11,6 +11,7 @@ mod kinds;
 pub mod legacy;
 pub mod metric;
 pub mod names;
+mod netlab;
 pub mod param;
 mod record;
 pub mod report_input;
@@ -24,6 +25,7 @@ pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};
+pub use netlab::{HOST_MARKER, NetLabInfo, NetSpec, ServerHost, ServerSample};
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,

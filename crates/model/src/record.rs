@@ -196,6 +196,10 @@ pub struct LabInfo {
     /// filesystem image of their own (tmpfs, FUSE, overlay).
     #[serde(default)]
     pub fragmentation: Option<crate::Fragmentation>,
+    /// The simulated hosts, network and software of a kind served from other hosts
+    /// (`glusterfs`, `sshfs`); absent for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<crate::NetLabInfo>,
 }
 
 /// What is under a target, from the mount down to the disk. Each part is present only when that
@@ -598,6 +602,8 @@ pub enum BoundBy {
     Latency,
     /// The network under a network filesystem.
     Network,
+    /// A server host of a network filesystem: its daemons' CPU (`--lab glusterfs`, `sshfs`).
+    Server,
     /// fsbench's own measured overhead is a large share.
     Harness,
     /// Not enough was measured to say.
@@ -617,6 +623,7 @@ impl BoundBy {
             BoundBy::Lock => "lock",
             BoundBy::Latency => "latency",
             BoundBy::Network => "network",
+            BoundBy::Server => "server",
             BoundBy::Harness => "harness",
             BoundBy::Unknown => "unknown",
         }
@@ -794,6 +801,11 @@ pub struct Sample {
     /// (empty alone, and in records written before it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostShare>,
+    /// A lab target served from simulated hosts (`--lab glusterfs`, `--lab sshfs`): what each
+    /// server host did during the sample (empty for every other target, and in records written
+    /// before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<crate::ServerSample>,
 }
 
 /// One host's part of an MPI sample: its ranks' work over its slowest rank's time, the spread

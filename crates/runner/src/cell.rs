@@ -29,6 +29,9 @@ pub struct Prepared {
     pub devices: fsbench_measure::diskstats::Devices,
     /// Where the wire bytes of a network filesystem target are read.
     pub wire: Option<fsbench_measure::netstats::WireSource>,
+    /// The simulated server hosts of a served lab target, read around each sample (their
+    /// links then give the wire bytes).
+    pub servers: Vec<fsbench_measure::servers::ServerWatch>,
     /// The time series' interval (`--interval`), ns; `None` for the recorder's default.
     pub interval_ns: Option<u64>,
     /// Where closed intervals are published for the progress display.
@@ -132,6 +135,8 @@ pub struct Measured {
     pub devices: Vec<fsbench_model::DeviceIo>,
     /// Bytes received and sent on the wire during the sample (network filesystems).
     pub wire: Option<(u64, u64)>,
+    /// What each simulated server host did during the sample (served lab targets).
+    pub servers: Vec<fsbench_model::ServerSample>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -145,6 +150,7 @@ pub fn take_sample(
     sample.latency_hdr = m.latency_hdr;
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     metrics::add_wire(&mut sample, m.wire);
+    metrics::add_servers(&mut sample, m.servers);
     Ok(sample)
 }
 
@@ -206,14 +212,21 @@ struct Counters {
     devices: Vec<(String, fsbench_measure::diskstats::DiskStat)>,
     wire: Option<(u64, u64)>,
     cpu: CpuSnapshot,
+    servers: Vec<fsbench_measure::servers::ServerReading>,
 }
 
 impl Counters {
     fn read(p: &Prepared) -> Self {
+        let servers = fsbench_measure::servers::read(&p.servers);
+        let wire = match servers.is_empty() {
+            true => p.wire.as_ref().and_then(|w| w.read()),
+            false => Some(fsbench_measure::servers::client_wire(&servers)),
+        };
         Self {
             devices: p.devices.read(),
-            wire: p.wire.as_ref().and_then(|w| w.read()),
+            wire,
             cpu: CpuSnapshot::take(&p.daemon_pids),
+            servers,
         }
     }
 
@@ -288,6 +301,12 @@ fn timed_run<C: Clock>(
         data.series = s;
     }
     let (cpu, devices, wire) = before.delta(&after);
+    let servers = fsbench_measure::servers::delta(
+        &p.servers,
+        &before.servers,
+        &after.servers,
+        clock_ticks_per_s(),
+    );
     Ok(Measured {
         data,
         latency_hdr: fsbench_measure::histo::encode(rec.histogram()),
@@ -295,6 +314,7 @@ fn timed_run<C: Clock>(
         cpu,
         devices,
         wire,
+        servers,
     })
 }
 

@@ -97,9 +97,24 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         series,
         series_interval_ns,
         hosts: Vec::new(),
+        servers: Vec::new(),
     };
     crate::gauge::add(&mut s);
     s
+}
+
+/// Adds what the simulated server hosts of a served lab target did (`servers`), and the
+/// busiest host's CPU as `server_cpu_pct`.
+pub fn add_servers(s: &mut Sample, servers: Vec<fsbench_model::ServerSample>) {
+    let busiest = servers
+        .iter()
+        .map(|h| h.cpu_pct(s.wall_ns))
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+    if let Some(pct) = busiest.filter(|_| s.wall_ns > 0) {
+        s.metrics
+            .insert(fsbench_model::metric::SERVER_CPU_PCT.into(), pct);
+    }
+    s.servers = servers;
 }
 
 /// Adds the bytes received and sent on the wire during the sample (network filesystems).

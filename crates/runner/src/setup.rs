@@ -132,6 +132,7 @@ pub fn prepare_all(
                 &info,
             )),
             wire: wire_source(&info),
+            servers: fsbench_measure::servers::find(std::path::Path::new(&info.mount_point)),
             interval_ns: plan.interval_ns,
             live: team.live.clone(),
             background: None,

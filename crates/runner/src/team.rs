@@ -155,6 +155,7 @@ pub fn take_sample(
     if let Ok(m) = measured {
         crate::metrics::add_devices(&mut sample, m.devices, flow);
         crate::metrics::add_wire(&mut sample, m.wire);
+        crate::metrics::add_servers(&mut sample, m.servers);
     }
     Ok(sample)
 }

@@ -13,7 +13,7 @@
 //! before it (a kind name never has `=`).
 
 use fsbench_model::text::escape_controls;
-use fsbench_model::{AgingSpec, EngineResult, Failure, LabEntry, LabKind};
+use fsbench_model::{AgingSpec, EngineResult, Failure, LabEntry, LabKind, NetSpec};
 use std::path::PathBuf;
 
 /// What the user asked of the lab (`--lab`, `--lab-size`, `--lab-dir`, or a suite's `lab`),
@@ -107,6 +107,16 @@ pub enum EntryError {
         /// What it accepts.
         range: String,
     },
+    /// An option a kind served from simulated hosts does not take.
+    #[error("unknown option '{}' in '{}' — {}", escape_controls(.item), escape_controls(.entry), net_help(.kind))]
+    UnknownNetOption {
+        /// The option given.
+        item: String,
+        /// The entry as given.
+        entry: String,
+        /// Its kind.
+        kind: LabKind,
+    },
     /// Two entries with one label.
     #[error("lab target '{0}' is given twice — give each kind (and each aging of it) once")]
     LabelTwice(String),
@@ -127,6 +137,18 @@ fn keys_help() -> String {
         AgingSpec::DEFAULT_CHURN,
         AgingSpec::DEFAULT_SEED
     )
+}
+
+/// What options kind `kind` (served from simulated hosts) takes.
+fn net_help(kind: &LabKind) -> String {
+    let replica = match kind {
+        LabKind::Glusterfs => format!(
+            "replica=N (server hosts, 1-{}, default 1) and ",
+            NetSpec::MAX_REPLICA
+        ),
+        _ => String::new(),
+    };
+    format!("{kind} takes {replica}rtt=TIME (a round-trip time put on the link, as in rtt=2ms)")
 }
 
 /// Items of `--lab` (or a suite's `lab`) as entries: `KEY=VALUE` items split off by the comma
@@ -155,12 +177,23 @@ pub fn parse(text: &str) -> Result<LabEntry, EntryError> {
         true => EntryError::Orphan(text.to_string()),
         false => EntryError::UnknownKind(name.to_string()),
     })?;
+    if kind.served() {
+        let (net, suffix) = net_of(&kind, rest.unwrap_or(""), text)?;
+        return Ok(LabEntry {
+            label: format!("{}{suffix}", kind.name()),
+            kind,
+            aging: None,
+            text: text.to_string(),
+            net: Some(net),
+        });
+    }
     let Some(rest) = rest else {
         return Ok(LabEntry {
             label: kind.name().to_string(),
             kind,
             aging: None,
             text: text.to_string(),
+            net: None,
         });
     };
     let (modifier, keys) = rest.split_once(':').unwrap_or((rest, ""));
@@ -180,7 +213,61 @@ pub fn parse(text: &str) -> Result<LabEntry, EntryError> {
         kind,
         aging: Some(aging),
         text: text.to_string(),
+        net: None,
     })
+}
+
+/// The options (`replica=2,rtt=2ms`) of entry `entry` of served kind `kind`, and the label
+/// suffix they give (`-replica2-rtt2ms`).
+fn net_of(kind: &LabKind, keys: &str, entry: &str) -> Result<(NetSpec, String), EntryError> {
+    let mut net = NetSpec::default();
+    let mut suffix = String::new();
+    for item in keys.split([',', ':']).filter(|p| !p.is_empty()) {
+        let unknown = || EntryError::UnknownNetOption {
+            item: item.to_string(),
+            entry: entry.to_string(),
+            kind: kind.clone(),
+        };
+        let (key, value) = item.split_once('=').ok_or_else(unknown)?;
+        let bad = |range: String| EntryError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            entry: entry.to_string(),
+            range,
+        };
+        match key {
+            "replica" if *kind == LabKind::Glusterfs => {
+                net.replica = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=NetSpec::MAX_REPLICA).contains(n))
+                    .ok_or_else(|| bad(format!("1..{} (server hosts)", NetSpec::MAX_REPLICA)))?;
+                suffix.push_str(&format!("-replica{}", net.replica));
+            }
+            "rtt" => {
+                net.rtt_us = Some(
+                    rtt_us(value)
+                        .filter(|us| *us > 0 && *us <= NetSpec::MAX_RTT_US)
+                        .ok_or_else(|| bad("a time from 1us to 1s, as in 2ms or 500us".into()))?,
+                );
+                suffix.push_str(&format!("-rtt{value}"));
+            }
+            _ => return Err(unknown()),
+        }
+    }
+    Ok((net, suffix))
+}
+
+/// A round-trip time (`2ms`, `500us`, `0.5ms`, `1s`) in µs.
+fn rtt_us(text: &str) -> Option<u64> {
+    let (number, scale) = [("us", 1.0), ("ms", 1e3), ("s", 1e6)]
+        .iter()
+        .find_map(|(unit, scale)| text.strip_suffix(unit).map(|n| (n, *scale)))?;
+    let v: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    Some((v * scale).round() as u64)
 }
 
 /// Parses every entry of `items` (after [`join`]); refuses a label given twice.
@@ -381,5 +468,38 @@ mod tests {
         assert!(!e.contains('\u{1b}'), "{e}");
         let e = parse("ext4:aged:fill=\u{7}").unwrap_err().to_string();
         assert!(!e.contains('\u{7}'), "{e}");
+    }
+
+    #[test]
+    fn served_kinds_take_replica_and_rtt_and_name_them_in_the_label() {
+        let all = parse_all(&items(&[
+            "glusterfs:replica=2",
+            "rtt=2ms",
+            "sshfs",
+            "glusterfs",
+        ]))
+        .unwrap();
+        let labels: Vec<&str> = all.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["glusterfs-replica2-rtt2ms", "sshfs", "glusterfs"]);
+        assert_eq!(
+            all[0].net,
+            Some(NetSpec {
+                replica: 2,
+                rtt_us: Some(2000)
+            })
+        );
+        assert_eq!(all[1].net, Some(NetSpec::default()));
+        assert_eq!(rtt_us("500us"), Some(500));
+        assert_eq!(rtt_us("0.5ms"), Some(500));
+        assert_eq!(rtt_us("2"), None);
+        let err = |t: &str| parse(t).unwrap_err().to_string();
+        let e = err("sshfs:replica=2");
+        assert!(
+            e.contains("unknown option 'replica=2'") && e.contains("rtt=TIME"),
+            "{e}"
+        );
+        assert!(err("glusterfs:replica=9").contains("1..4"));
+        assert!(err("glusterfs:rtt=5").contains("2ms"));
+        assert!(err("glusterfs:aged").contains("unknown option 'aged'"));
     }
 }

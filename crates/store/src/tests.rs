@@ -25,6 +25,7 @@ fn sample(v: f64) -> Sample {
         series: Vec::new(),
         series_interval_ns: None,
         hosts: Vec::new(),
+        servers: Vec::new(),
     }
 }
 

@@ -12,7 +12,9 @@
 //! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`);
 //! - `fsbench_device_mapper`: the kernel has the device-mapper (`device-mapper` in `/proc/misc`;
 //!   not `/dev/mapper/control`, which installing `dmsetup` creates on any kernel);
-//! - `fsbench_nfs_server`: an NFS server runs here (`/proc/fs/nfsd/threads` above 0).
+//! - `fsbench_nfs_server`: an NFS server runs here (`/proc/fs/nfsd/threads` above 0);
+//! - `fsbench_netem`: the kernel delays packets with `tc netem` (tried on the loopback of a
+//!   throwaway network namespace: `unshare --net tc qdisc add dev lo root netem delay 1ms`).
 //!
 //! A kernel feature is no package: a test that needs one the kernel lacks says `kernel lacks …`
 //! in its reason, and CI (root, every package installed) lets only such tests be ignored.
@@ -35,6 +37,9 @@ pub const TOOLS: &[&str] = &[
     "filefrag",
     "fio",
     "fusermount3",
+    "gluster",
+    "glusterd",
+    "glusterfs",
     "gocryptfs",
     "ioping",
     "ip",
@@ -50,6 +55,10 @@ pub const TOOLS: &[&str] = &[
     "nsenter",
     "postmark",
     "setsid",
+    "ssh-keygen",
+    "sshd",
+    "sshfs",
+    "tc",
     "tmux",
     "unshare",
     "xfs_spaceman",
@@ -109,6 +118,19 @@ pub fn nfs_server_runs() -> bool {
         .is_some_and(|n| n > 0)
 }
 
+/// True when the kernel delays packets with `tc netem`: tried on the loopback of a network
+/// namespace that lives only as long as the command (root, `unshare` and `tc` needed).
+pub fn netem_works() -> bool {
+    std::process::Command::new("unshare")
+        .args([
+            "--net", "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Prints the cargo instructions of every flag (for a build script's `main`).
 pub fn emit() {
     let mut cfgs = vec![
@@ -132,6 +154,7 @@ pub fn emit() {
         ),
         ("fsbench_device_mapper".to_string(), device_mapper_runs()),
         ("fsbench_nfs_server".to_string(), nfs_server_runs()),
+        ("fsbench_netem".to_string(), is_root() && netem_works()),
     ];
     cfgs.extend(TOOLS.iter().map(|t| (tool_cfg(t), on_path(t))));
     for (name, present) in cfgs {

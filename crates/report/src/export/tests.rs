@@ -32,6 +32,7 @@ fn sample(v: f64, wall: u64) -> Sample {
         series: Vec::new(),
         series_interval_ns: None,
         hosts: Vec::new(),
+        servers: Vec::new(),
     }
 }
 

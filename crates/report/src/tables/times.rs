@@ -44,7 +44,7 @@ fn duration_or_dash(ns: Option<f64>) -> String {
     ns.map_or_else(|| "-".into(), duration_ns)
 }
 
-fn columns(daemon: bool, device: bool) -> Vec<Column> {
+fn columns(daemon: bool, served: bool, device: bool) -> Vec<Column> {
     let mut c = vec![
         Column::text("target"),
         Column::text("workload"),
@@ -57,6 +57,9 @@ fn columns(daemon: bool, device: bool) -> Vec<Column> {
     ];
     if daemon {
         c.push(Column::number("daemon CPU"));
+    }
+    if served {
+        c.extend([Column::number("server CPU"), Column::number("wire")]);
     }
     if device {
         c.extend([
@@ -78,7 +81,9 @@ fn columns(daemon: bool, device: bool) -> Vec<Column> {
 pub fn table(record: &RunRecord, names: &CellNames) -> Table {
     let any = |name: &str| record.results.iter().any(|r| r.summary.contains_key(name));
     let (daemon, device) = (any(m::DAEMON_CPU_PCT), any(m::DEVICE_BUSY_PCT));
-    let mut t = Table::new("Times and CPU (means)", columns(daemon, device));
+    let served = any(m::SERVER_CPU_PCT);
+    let columns = columns(daemon, served, device);
+    let mut t = Table::new("Times and CPU (means)", columns);
     for (i, r) in record.results.iter().enumerate() {
         if r.samples.is_empty() {
             continue;
@@ -101,6 +106,16 @@ pub fn table(record: &RunRecord, names: &CellNames) -> Table {
         ];
         if daemon {
             row.push(pct_or_dash(mean_of(r, m::DAEMON_CPU_PCT)).into());
+        }
+        if served {
+            row.push(pct_or_dash(mean_of(r, m::SERVER_CPU_PCT)).into());
+            let wire = mean_of(r, m::NETWORK_RX_BYTES)
+                .zip(mean_of(r, m::NETWORK_TX_BYTES))
+                .map_or_else(
+                    || "-".into(),
+                    |(rx, tx)| crate::format::bytes((rx + tx) as u64),
+                );
+            row.push(wire.into());
         }
         if device {
             let bytes = |name: &str| {

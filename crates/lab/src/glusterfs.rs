@@ -1,0 +1,109 @@
+//! GlusterFS served from simulated hosts (`--lab glusterfs`, `glusterfs:replica=N`): each server
+//! host runs `glusterd` with its state in tmpfs inside the host (never the machine's
+//! `/var/lib/glusterd`) and one brick on its own ext4 loop image; server1 makes the others its
+//! peers, creates volume `fsbench` (distributed with one brick, replicated over N) and starts
+//! it, and the client mounts it with the `glusterfs` FUSE client over the simulated network.
+//! Bricks are given by address: glusterd refuses loopback addresses.
+
+use super::error::Error;
+use super::served::{self, Served};
+use super::simhost;
+use super::{Building, text};
+use std::path::PathBuf;
+
+/// The volume's name.
+const VOLUME: &str = "fsbench";
+/// Where glusterd, the bricks and the CLI keep state, logs and sockets inside a server host.
+const STATE: &[&str] = &["/var/lib/glusterd", "/var/log/glusterfs", "/run"];
+
+/// Builds the servers, the volume and the client mount; returns the mount point.
+pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
+    let served = served::hosts(b, STATE, &["/run/gluster"], "brick")?;
+    let mut versions = vec![served::version(b, "glusterfs", "--version")];
+    versions.dedup();
+    for (host, _) in &served.servers {
+        host.daemon(b, "glusterd", &["-p", "/run/gluster/glusterd.pid"])?;
+        host.run_until_ok(b, "gluster", &["--mode=script", "pool", "list"], |_| true)?;
+    }
+    let (first, _) = &served.servers[0];
+    for (_, s) in &served.servers[1..] {
+        first.run(
+            b,
+            "gluster",
+            &["--mode=script", "peer", "probe", &s.address],
+        )?;
+    }
+    let peers = served.servers.len();
+    first.run_until_ok(b, "gluster", &["--mode=script", "pool", "list"], |out| {
+        out.lines().filter(|l| l.contains("Connected")).count() == peers
+    })?;
+    let mut create = vec!["--mode=script", "volume", "create", VOLUME];
+    let replica = peers.to_string();
+    if peers > 1 {
+        create.extend(["replica", &replica]);
+    }
+    let bricks: Vec<String> = served
+        .servers
+        .iter()
+        .map(|(_, s)| format!("{}:{}", s.address, s.brick))
+        .collect();
+    create.extend(bricks.iter().map(String::as_str));
+    create.push("force");
+    first.run(b, "gluster", &create)?;
+    first.run(b, "gluster", &["--mode=script", "volume", "start", VOLUME])?;
+    let info = first.run(b, "gluster", &["--mode=script", "volume", "info", VOLUME])?;
+    let log = b.dir.join("client.log");
+    let server = simhost::server_address(1);
+    let args = [
+        &format!("--volfile-server={server}"),
+        &format!("--volfile-id={VOLUME}"),
+        &format!("--log-file={}", text(&log)),
+    ];
+    let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+    let mnt = served::mount_client(b, &served.client, "glusterfs", &args)?;
+    let mut served: Served = served;
+    for (_, s) in &mut served.servers {
+        s.daemons = vec!["glusterd".into(), "glusterfsd".into()];
+    }
+    let mut options = volume_options(&info);
+    options.extend(args.iter().map(|a| a.to_string()));
+    served::record(b, &served, format!("{server}:/{VOLUME}"), options, versions);
+    Ok(mnt)
+}
+
+/// The volume's type, transport and reconfigured options from `gluster volume info`
+/// (`Type: Replicate`, `Transport-type: tcp`, `performance.client-io-threads: off`).
+fn volume_options(info: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut options = false;
+    for line in info.lines().map(str::trim) {
+        if line.starts_with("Options Reconfigured") {
+            options = true;
+            continue;
+        }
+        let wanted = line.starts_with("Type:") || line.starts_with("Transport-type:");
+        if (wanted || options) && line.contains(':') {
+            out.push(line.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_volume_info_gives_type_transport_and_options() {
+        let info = "Volume Name: fsbench\nType: Replicate\nVolume ID: 1-2\nStatus: Created\nNumber of Bricks: 1 x 2 = 2\nTransport-type: tcp\nBricks:\nBrick1: 10.79.0.11:/x/brick\nOptions Reconfigured:\ncluster.granular-entry-heal: on\nperformance.client-io-threads: off";
+        assert_eq!(
+            volume_options(info),
+            [
+                "Type: Replicate",
+                "Transport-type: tcp",
+                "cluster.granular-entry-heal: on",
+                "performance.client-io-threads: off"
+            ]
+        );
+    }
+}
