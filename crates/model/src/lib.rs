@@ -12,6 +12,7 @@ pub mod legacy;
 pub mod metric;
 pub mod names;
 pub mod param;
+pub mod profile;
 mod record;
 pub mod report_input;
 pub mod series;
@@ -24,6 +25,7 @@ pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};
+pub use profile::Profile;
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,
@@ -33,4 +35,4 @@ pub use vocabulary::{
 pub const DEFAULT_SUITE: &str = "quick";
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;

@@ -252,6 +252,7 @@ fn empty_entry(
         warnings: Vec::new(),
         error: None,
         bound: None,
+        profile: None,
     }
 }
 

@@ -25,6 +25,7 @@ fn sample(v: f64) -> Sample {
         series: Vec::new(),
         series_interval_ns: None,
         hosts: Vec::new(),
+        off_cpu: BTreeMap::new(),
     }
 }
 
@@ -48,6 +49,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
         bound: None,
+        profile: None,
     }
 }
 

@@ -38,6 +38,8 @@ fn entry_json(e: &ResultEntry) -> String {
         warnings: e.warnings.clone(),
         error: e.error.clone(),
         bound: e.bound.clone(),
+        // Stored compressed in its own column.
+        profile: None,
     };
     json(&head)
 }

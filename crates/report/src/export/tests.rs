@@ -32,6 +32,7 @@ fn sample(v: f64, wall: u64) -> Sample {
         series: Vec::new(),
         series_interval_ns: None,
         hosts: Vec::new(),
+        off_cpu: BTreeMap::new(),
     }
 }
 
@@ -73,6 +74,7 @@ pub(crate) fn record() -> RunRecord {
         warnings: Vec::new(),
         error: None,
         bound: None,
+        profile: None,
     };
     RunRecord {
         schema_version: SCHEMA_VERSION,
