@@ -109,6 +109,10 @@ struct Inputs {
 fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
+    if spec.profile {
+        let said = fsbench_profile::prepare().map_err(|e| CliError::usage(e.to_string()))?;
+        said.iter().for_each(|line| crate::errln!("{line}"));
+    }
     let lab = crate::lab::request(
         spec.lab.entries()?,
         spec.lab.size.as_deref(),

@@ -256,14 +256,24 @@ impl Drained {
         }
         let comm = std::fs::read_to_string(format!("/proc/{tid}/comm")).unwrap_or_default();
         let comm = comm.trim();
-        let kthread = std::fs::metadata(format!("/proc/{pid}/exe")).is_err()
-            && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.is_empty());
-        let comm = match kthread {
+        let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).unwrap_or_default();
+        let comm = match is_kthread(&stat) {
             true => format!("[{comm}]"),
             false => comm.to_string(),
         };
         self.comms.insert(tid, comm);
     }
+}
+
+/// True when a `/proc/TID/stat` line has `PF_KTHREAD` in its flags (the ninth field).
+fn is_kthread(stat: &str) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let after_comm = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let flags = after_comm
+        .split_whitespace()
+        .nth(6)
+        .and_then(|f| f.parse::<u64>().ok());
+    flags.is_some_and(|f| f & PF_KTHREAD != 0)
 }
 
 fn field(p: Option<&Point>, raw: &[u8], name: &str) -> u64 {
@@ -302,5 +312,19 @@ impl Running {
             events: d.events,
             notes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_threads_are_told_by_their_flags() {
+        assert!(is_kthread("2 (kthreadd) S 0 0 0 0 -1 2129984 0"));
+        assert!(!is_kthread(
+            "2535 (a) b) R 2452 2452 24498 0 -1 4194304 122"
+        ));
+        assert!(!is_kthread(""));
     }
 }

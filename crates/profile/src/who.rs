@@ -80,7 +80,7 @@ fn kernel_thread(comm: &str) -> Option<String> {
     // `jbd2/loop0-8`, `ksoftirqd/1`: the part before the slash; `loop3`: without its number.
     let base = match inner.split_once('/') {
         Some((base, _)) => base,
-        None => inner.trim_end_matches(|c: char| c.is_ascii_digit()),
+        None => inner.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'),
     };
     Some(format!("kthread {base}"))
 }

@@ -35,6 +35,10 @@ pub struct Prepared {
     pub live: fsbench_measure::LiveRate,
     /// `--background`: the workload run beside each sample on this target.
     pub background: Option<crate::background::Background>,
+    /// `--profile`: record the kernel's evidence for every sample.
+    pub profile: bool,
+    /// The last sample's profile, until the cell takes it.
+    pub last_profile: Option<fsbench_model::Profile>,
 }
 
 /// Sampling state of one cell.
@@ -132,6 +136,8 @@ pub struct Measured {
     pub devices: Vec<fsbench_model::DeviceIo>,
     /// Bytes received and sent on the wire during the sample (network filesystems).
     pub wire: Option<(u64, u64)>,
+    /// With `--profile`: the kernel's evidence of the sample.
+    pub profile: Option<fsbench_model::Profile>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -145,6 +151,7 @@ pub fn take_sample(
     sample.latency_hdr = m.latency_hdr;
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     metrics::add_wire(&mut sample, m.wire);
+    p.last_profile = m.profile;
     Ok(sample)
 }
 
@@ -260,10 +267,12 @@ fn timed_run<C: Clock>(
         None => None,
     };
     let before = Counters::read(p);
+    let profiler = crate::profiling::start(p);
     rec.start();
     let ran = p.workload.run(&p.ctx, &mut rec);
     let mut data = rec.finish();
     let after = Counters::read(p);
+    let profile = profiler.map(fsbench_profile::SampleProfiler::stop);
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
     let loaded = background.map(|running| {
         let bg = p.background.as_mut().expect("invariant: it was started");
@@ -295,6 +304,7 @@ fn timed_run<C: Clock>(
         cpu,
         devices,
         wire,
+        profile,
     })
 }
 
