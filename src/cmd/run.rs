@@ -134,7 +134,7 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
     // Built after every input check; torn down when `lab` drops, on every path out of here.
     let lab = build_lab(lab, suite.as_ref(), &mut plan)?;
-    precondition(&spec, &lab, &mut plan)?;
+    fsbench_spec::precondition::when_asked(&spec, &mut plan, &lab.labels())?;
     Ok(Inputs {
         spec,
         suite,
@@ -380,15 +380,6 @@ fn check_outputs(
         fsbench_output::file::check(p, "--html")?;
     }
     Ok(exports)
-}
-
-/// `--precondition`: the fill cell first, every workload until steady (after the lab is built:
-/// its targets are the ones it may fill).
-fn precondition(spec: &RunSpec, lab: &crate::lab::Lab, plan: &mut Plan) -> CliResult<()> {
-    if spec.precondition {
-        fsbench_spec::precondition::apply(plan, &lab.labels())?;
-    }
-    Ok(())
 }
 
 /// Builds the lab targets and adds them to the plan, then puts a suite's baseline first.
