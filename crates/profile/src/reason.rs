@@ -29,6 +29,18 @@ const RULES: &[(&str, &[&str])] = &[
             "btrfs_commit_transaction",
         ],
     ),
+    // Idle waits that name a FUSE or socket function: a daemon waiting for work.
+    (
+        p::REASON_OTHER,
+        &[
+            "fuse_dev_do_read",
+            "futex_",
+            "ep_poll",
+            "do_nanosleep",
+            "pipe_read",
+            "do_select",
+        ],
+    ),
     (
         p::REASON_FUSE,
         &["request_wait_answer", "fuse_*", "__fuse_*"],
@@ -86,7 +98,8 @@ pub fn reason<'a>(
     {
         return p::REASON_THROTTLE;
     }
-    frames
+    let innermost = frames
+        .clone()
         .into_iter()
         .find_map(|f| {
             RULES
@@ -94,7 +107,20 @@ pub fn reason<'a>(
                 .find(|(_, pats)| pats.iter().any(|pat| matches(f, pat)))
                 .map(|(r, _)| *r)
         })
-        .unwrap_or(p::REASON_OTHER)
+        .unwrap_or(p::REASON_OTHER);
+    // A page waited for on FUSE or a network filesystem comes from the daemon or the server.
+    if innermost == p::REASON_DEVICE {
+        let through = |pats: &[&str]| {
+            (frames.clone().into_iter()).any(|f| pats.iter().any(|pat| matches(f, pat)))
+        };
+        if through(&["fuse_*"]) {
+            return p::REASON_FUSE;
+        }
+        if through(&["nfs_*", "nfs4_*", "cifs_*", "smb2_*", "afs_*", "ceph_*"]) {
+            return p::REASON_NETWORK;
+        }
+    }
+    innermost
 }
 
 fn matches(frame: &str, pattern: &str) -> bool {
@@ -110,6 +136,16 @@ mod tests {
 
     #[test]
     fn the_innermost_wait_decides() {
+        let fuse_read = [
+            "io_schedule",
+            "folio_wait_bit_common",
+            "fuse_file_read_iter",
+        ];
+        assert_eq!(reason(fuse_read, false), p::REASON_FUSE);
+        let nfs_read = ["io_schedule", "folio_wait_bit_common", "nfs_file_read"];
+        assert_eq!(reason(nfs_read, false), p::REASON_NETWORK);
+        let idle_daemon = ["schedule", "fuse_dev_do_read", "fuse_dev_read", "vfs_read"];
+        assert_eq!(reason(idle_daemon, false), p::REASON_OTHER);
         let fuse = [
             "__schedule",
             "schedule",

@@ -64,7 +64,14 @@ impl Pass<'_> {
             Kind::Cpu { kernel, user } => self.on_cpu(pid, tid, kernel, user),
             Kind::Out { runnable, stack } => {
                 if let Some(side) = self.side(pid, tid) {
-                    let why = reason::reason(self.names(stack), *runnable);
+                    let mut why = reason::reason(self.names(stack), *runnable);
+                    // On a FUSE target fsbench's page waits are the daemon's round trips: the
+                    // read path's FUSE frames are tail calls, absent from the chain.
+                    let fuse = !self.scope.daemon_pids.is_empty();
+                    if fuse && side == Side::Fsbench && why == fsbench_model::profile::REASON_DEVICE
+                    {
+                        why = fsbench_model::profile::REASON_FUSE;
+                    }
                     self.switched_out.insert(tid, (t, why, side));
                 }
             }
