@@ -18,6 +18,7 @@ mod load;
 mod ministat;
 mod mpi;
 mod postmark;
+mod profile;
 mod report;
 mod run;
 mod safety;

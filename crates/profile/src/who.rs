@@ -67,12 +67,14 @@ pub fn name(side: Option<Side>, tid: u32, comms: &BTreeMap<u32, String>) -> Stri
     }
 }
 
-/// `[kworker/u8:2-fscrypt_read_queue]` → `kworker fscrypt_read_queue`; `[jbd2/loop0-8]` →
+/// `[kworker/u8:2-fscrypt_read_queue]` (or `+` while it works) → `kworker fscrypt_read_queue`;
+/// `[jbd2/loop0-8]` →
 /// `kthread jbd2`; `None` for a user thread.
 fn kernel_thread(comm: &str) -> Option<String> {
     let inner = comm.strip_prefix('[')?.strip_suffix(']')?;
     if let Some(rest) = inner.strip_prefix("kworker/") {
-        return Some(match rest.split_once('-') {
+        // `-WQ`: the last workqueue it served; `+WQ`: the one it serves now.
+        return Some(match rest.split_once(['-', '+']) {
             Some((_, wq)) if !wq.is_empty() => format!("kworker {wq}"),
             _ => "kworker".into(),
         });
@@ -94,11 +96,13 @@ mod tests {
         let mut comms = BTreeMap::new();
         comms.insert(7, "[kworker/u8:2-fscrypt_read_queue]".to_string());
         comms.insert(8, "[kworker/1:1H]".to_string());
+        comms.insert(12, "[kworker/u8:3+fscrypt_read_queue]".to_string());
         comms.insert(9, "[jbd2/loop0-8]".to_string());
         comms.insert(10, "bash".to_string());
         comms.insert(11, "gocryptfs".to_string());
         assert_eq!(name(None, 7, &comms), "kworker fscrypt_read_queue");
         assert_eq!(name(None, 8, &comms), "kworker");
+        assert_eq!(name(None, 12, &comms), "kworker fscrypt_read_queue");
         assert_eq!(name(None, 9, &comms), "kthread jbd2");
         assert_eq!(name(None, 10, &comms), "other");
         assert_eq!(name(Some(Side::Daemon), 11, &comms), "daemon gocryptfs");
