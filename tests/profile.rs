@@ -33,7 +33,7 @@ fn top_frames(p: &Value) -> Vec<(String, u64)> {
         *by.entry(leaf.to_string()).or_default() += n.as_u64().unwrap_or(0);
     }
     let mut v: Vec<_> = by.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|f| std::cmp::Reverse(f.1));
     v
 }
 
