@@ -165,3 +165,24 @@ fn profile_without_permission_says_what_is_missing_in_one_line_before_any_work()
     );
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn shared_directory_creates_wait_on_a_lock_taken_on_the_create_path() {
+    let _alone = crate::util::alone();
+    let w = "tree-create:profile=mdtest-easy,jobs=4,shared=true";
+    let v = lab_run("ext4", &["-w", w, "--cache", "warm", "--profile"]);
+    let p = profile(&v, "ext4", "tree-create");
+    let locks = p["locks"].as_array().expect("locks");
+    let on_create = locks.iter().any(|l| {
+        let caller = l["caller"].as_str().unwrap_or("");
+        l["wait_ns"].as_u64().unwrap_or(0) > 0
+            && ["openat", "open_last_lookups", "create", "mknod"]
+                .iter()
+                .any(|k| caller.contains(k))
+    });
+    assert!(on_create, "a lock wait on the create/open path: {locks:?}");
+}

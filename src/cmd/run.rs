@@ -109,10 +109,6 @@ struct Inputs {
 fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     let mut spec = crate::spec_args::run_spec(args)?;
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
-    if spec.profile {
-        let said = fsbench_profile::prepare().map_err(|e| CliError::usage(e.to_string()))?;
-        said.iter().for_each(|line| crate::errln!("{line}"));
-    }
     let lab = crate::lab::request(
         spec.lab.entries()?,
         spec.lab.size.as_deref(),
@@ -129,6 +125,10 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
     let exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
     let baseline = load_baseline(args)?;
+    if spec.profile {
+        let said = fsbench_profile::prepare().map_err(|e| CliError::usage(e.to_string()))?;
+        said.iter().for_each(|line| crate::errln!("{line}"));
+    }
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
