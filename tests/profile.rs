@@ -186,3 +186,33 @@ fn shared_directory_creates_wait_on_a_lock_taken_on_the_create_path() {
     });
     assert!(on_create, "a lock wait on the create/open path: {locks:?}");
 }
+
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn the_html_of_a_two_target_run_has_a_flame_graph_per_cell_and_a_differential_one() {
+    let _alone = crate::util::alone();
+    let dir = crate::util::temp_dir();
+    let html = dir.path().join("report.html");
+    let html_arg = html.to_str().expect("utf-8");
+    let args = [
+        "-w",
+        "rand-read:size=16m,ops=20000",
+        "--cache",
+        "warm",
+        "--profile",
+    ];
+    let v = lab_run("tmpfs,ext4", &[&args[..], &["--html", html_arg]].concat());
+    assert!(profile(&v, "tmpfs", "rand-read")["on_cpu"].is_object());
+    let page = std::fs::read_to_string(&html).expect("the report");
+    let graphs = page.matches("<figure class=\"chart flame\">").count();
+    assert_eq!(graphs, 3, "two cells and their differential graph");
+    assert!(page.contains("differential: A tmpfs rand-read warm → B ext4 rand-read warm"));
+    assert!(
+        page.contains(" samples, "),
+        "hover titles name the frame and its share"
+    );
+    assert!(page.contains("Where the time went: ext4 rand-read warm"));
+}
