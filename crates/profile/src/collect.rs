@@ -1,7 +1,11 @@
 //! Recording one sample: per CPU, a cpu-clock sampler with kernel and user call chains and the
-//! tracepoints (sched_switch, lock contention, block requests), enabled just before the timed
-//! region and drained every few milliseconds by a thread of their own (so that the ring buffers
-//! never fill on a long sample), then symbolized once the sample is over.
+//! block requests; per watched thread (the one that runs the sample, inherited by the workers and
+//! children it starts, and each FUSE daemon thread), `sched_switch` with its call chain and the
+//! kernel's context-switch records (when it is switched back in) and the lock contention
+//! tracepoints. Watching threads rather than CPUs keeps the cost proportional to the threads
+//! that matter, not to the machine's other work. Enabled just before the timed region, drained
+//! every few milliseconds by a thread of their own (so that the ring buffers never fill on a
+//! long sample), then symbolized once the sample is over.
 
 use crate::profiler::{Point, Profiler};
 use crate::recording::{Event, Kind, Recording};
@@ -51,12 +55,29 @@ pub fn now_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// `PERF_RECORD_SWITCH`, and its misc flag for a switch out.
+const RECORD_SWITCH: u32 = 14;
+const MISC_SWITCH_OUT: u16 = 0x2000;
+
 impl Profiler {
-    /// Opens and enables every event on every CPU and starts the drainer.
-    pub fn start(&self) -> std::io::Result<Running> {
+    /// Opens and enables every event (per CPU, and per thread of `watch`: the calling thread,
+    /// whose events its new threads and children inherit, then the daemons' threads) and starts
+    /// the drainer.
+    pub fn start(&self, watch: &[u32]) -> std::io::Result<Running> {
         let mut samplers = Vec::new();
         for &cpu in &self.cpus {
             samplers.extend(self.open_cpu(cpu)?);
+        }
+        let me = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+        for &tid in std::iter::once(&me).chain(watch) {
+            for &cpu in &self.cpus {
+                // A daemon thread that ended since it was listed is simply not watched.
+                match self.open_thread(tid, cpu) {
+                    Ok(s) => samplers.extend(s),
+                    Err(e) if tid == me => return Err(e),
+                    Err(_) => {}
+                }
+            }
         }
         let formats = Arc::new(self.clone());
         let stop = Arc::new(AtomicBool::new(false));
@@ -81,38 +102,65 @@ impl Profiler {
         })
     }
 
+    /// The system-wide events of one CPU: on-CPU samples and the block requests (completions
+    /// run in interrupts, on no thread of interest).
     fn open_cpu(&self, cpu: usize) -> std::io::Result<Vec<(Source, Sampler)>> {
         let mut out = Vec::new();
         let mut b = Builder::new(Software::CPU_CLOCK);
         b.sample_frequency(self.frequency_hz)
             .sample(SampleFlag::TID | SampleFlag::TIME | SampleFlag::CALLCHAIN)
             .task(true);
-        out.push((Source::Cpu, open(&mut b, cpu, 1 << 20)?));
-        out.push((Source::Switch, self.open_point(&self.switch, cpu, 1 << 20)?));
-        if let Some((begin, end)) = &self.locks {
-            out.push((Source::LockBegin, self.open_point(begin, cpu, 1 << 19)?));
-            out.push((Source::LockEnd, self.open_point(end, cpu, 1 << 18)?));
-        }
+        b.one_cpu(cpu).any_pid();
+        out.push((Source::Cpu, open(&mut b, 1 << 20)?));
         if let Some((issue, complete)) = &self.block {
-            out.push((Source::Issue, self.open_point(issue, cpu, 1 << 18)?));
-            out.push((Source::Complete, self.open_point(complete, cpu, 1 << 18)?));
+            for (src, p) in [(Source::Issue, issue), (Source::Complete, complete)] {
+                let mut b = point(p, false);
+                b.one_cpu(cpu).any_pid();
+                out.push((src, open(&mut b, 1 << 18)?));
+            }
         }
         Ok(out)
     }
 
-    fn open_point(&self, p: &Point, cpu: usize, bytes: usize) -> std::io::Result<Sampler> {
-        let mut b = Builder::new(Tracepoint::with_id(p.id));
-        b.sample_period(1)
-            .sample(SampleFlag::TID | SampleFlag::TIME | SampleFlag::RAW | SampleFlag::CALLCHAIN);
-        b.exclude_callchain_user(true);
-        open(&mut b, cpu, bytes)
+    /// The events of one thread (and the threads and processes it starts) on one CPU (the
+    /// kernel maps no ring buffer of an inherited event on every CPU): its switches out with
+    /// their call chain, its switches back in, its lock contention.
+    fn open_thread(&self, tid: u32, cpu: usize) -> std::io::Result<Vec<(Source, Sampler)>> {
+        let mut out = Vec::new();
+        let mut b = point(&self.switch, true);
+        b.context_switch(true).sample_id_all(true);
+        b.observe_pid(tid as i32).one_cpu(cpu).inherit(true);
+        out.push((Source::Switch, open(&mut b, 1 << 19)?));
+        if let Some((begin, end)) = &self.locks {
+            let parts = [
+                (Source::LockBegin, begin, true),
+                (Source::LockEnd, end, false),
+            ];
+            for (src, p, chain) in parts {
+                let mut b = point(p, chain);
+                b.observe_pid(tid as i32).one_cpu(cpu).inherit(true);
+                out.push((src, open(&mut b, 1 << 17)?));
+            }
+        }
+        Ok(out)
     }
 }
 
-fn open(b: &mut Builder, cpu: usize, bytes: usize) -> std::io::Result<Sampler> {
-    b.one_cpu(cpu)
-        .any_pid()
-        .include_kernel()
+/// A tracepoint sampled at every hit: thread, time, raw fields, and the kernel call chain when
+/// `chain`.
+fn point(p: &Point, chain: bool) -> Builder<'static> {
+    let mut b = Builder::new(Tracepoint::with_id(p.id));
+    let flags = SampleFlag::TID | SampleFlag::TIME | SampleFlag::RAW;
+    match chain {
+        true => b.sample(flags | SampleFlag::CALLCHAIN),
+        false => b.sample(flags),
+    };
+    b.sample_period(1).exclude_callchain_user(true);
+    b
+}
+
+fn open(b: &mut Builder, bytes: usize) -> std::io::Result<Sampler> {
+    b.include_kernel()
         .enabled(false)
         .clockid(Clock::MONOTONIC)
         .build()?
@@ -144,6 +192,10 @@ const CONTEXT_KERNEL: u64 = (-128i64) as u64;
 impl Drained {
     fn drain(&mut self, src: Source, s: &mut Sampler, p: &Profiler) {
         while let Some(r) = s.next_record() {
+            if r.ty() == RECORD_SWITCH {
+                self.switch_record(r.misc() & MISC_SWITCH_OUT != 0, &r.to_contiguous());
+                continue;
+            }
             match r.parse_record() {
                 Ok(Rec::Sample(sample)) => self.sample(src, &sample, p),
                 Ok(Rec::Lost(l)) => self.lost += l.lost,
@@ -196,11 +248,9 @@ impl Drained {
         self.events.push(Event { t, pid, tid, kind });
     }
 
-    /// A switch is two events: the previous thread out (with its stack), the next one in.
+    /// A watched thread switched out, with its stack (`sched_switch`, in its own context).
     fn switch(&mut self, t: u64, pid: u32, tid: u32, chain: &[u64], raw: &[u8], p: &Profiler) {
-        let f = &p.switch.format;
-        let state = f.read(raw, "prev_state").unwrap_or(0);
-        let next = f.read(raw, "next_pid").unwrap_or(0) as u32;
+        let state = p.switch.format.read(raw, "prev_state").unwrap_or(0);
         let stack = self.split(chain, pid).0;
         // TASK_RUNNING is 0: switched out while runnable (preempted).
         let runnable = state & 0xff == 0;
@@ -210,12 +260,29 @@ impl Drained {
             tid,
             kind: Kind::Out { runnable, stack },
         });
-        self.events.push(Event {
-            t,
-            pid,
-            tid,
-            kind: Kind::In { next },
-        });
+    }
+
+    /// The kernel's record of a watched thread switched in (`PERF_RECORD_SWITCH`, then its
+    /// sample id: pid, tid, time); its switches out come with their stacks from `sched_switch`.
+    fn switch_record(&mut self, out: bool, data: &[u8]) {
+        let word = |at: usize| {
+            data.get(at..at + 4)?
+                .try_into()
+                .ok()
+                .map(u32::from_ne_bytes)
+        };
+        let time = data
+            .get(8..16)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_ne_bytes);
+        if let (false, Some(pid), Some(tid), Some(t)) = (out, word(0), word(4), time) {
+            self.events.push(Event {
+                t,
+                pid,
+                tid,
+                kind: Kind::In { next: tid },
+            });
+        }
     }
 
     /// Kernel and user frames of a call chain, as indexes of unique addresses.

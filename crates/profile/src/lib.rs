@@ -47,6 +47,19 @@ pub fn prepared() -> Option<&'static Profiler> {
     PREPARED.get()
 }
 
+/// The threads of `processes` (`/proc/PID/task`).
+fn threads(processes: &[u32]) -> Vec<u32> {
+    let list = |pid: &u32| {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+    };
+    let names = processes.iter().flat_map(list).flatten();
+    names
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
 /// Records one sample: started just before its timed region, stopped just after.
 pub struct SampleProfiler {
     running: collect::Running,
@@ -57,7 +70,7 @@ impl SampleProfiler {
     /// Starts recording for `scope`; `None` when the profiler was not prepared or an event could
     /// not be opened (the sample is then taken without a profile).
     pub fn start(mut scope: Scope) -> Option<Self> {
-        let running = prepared()?.start().ok()?;
+        let running = prepared()?.start(&threads(&scope.daemon_pids)).ok()?;
         scope.ignored_tids.push(running.drainer_tid());
         Some(Self { running, scope })
     }
