@@ -84,3 +84,66 @@ pub fn across(a: &RunRecord, b: &RunRecord, out: &mut String) {
         figure(out, flame::draw_diff(pa, pb, &title));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fsbench_model::{CacheInfo, ResultEntry};
+
+    fn run(id: &str, stacks: &[(&str, u64)]) -> RunRecord {
+        let mut p = Profile::default();
+        for (s, n) in stacks {
+            p.on_cpu.insert(s.to_string(), *n);
+        }
+        let mut r = RunRecord {
+            schema_version: fsbench_model::SCHEMA_VERSION,
+            run: fsbench_model::RunInfo {
+                id: id.into(),
+                ..Default::default()
+            },
+            environment: Default::default(),
+            overhead: Default::default(),
+            results: Vec::new(),
+            comparisons: Vec::new(),
+            scaling: Vec::new(),
+        };
+        r.results.push(ResultEntry {
+            target: "ext4".into(),
+            workload: "walk".into(),
+            params: Default::default(),
+            sweep: Default::default(),
+            cache: CacheInfo {
+                state: fsbench_model::CacheState::Warm,
+                method: "none".into(),
+                resident_pct: None,
+            },
+            headline: "entries_per_s".into(),
+            also_shown: Vec::new(),
+            samples: Vec::new(),
+            summary: Default::default(),
+            precision_reached: None,
+            steady: None,
+            warnings: Vec::new(),
+            error: None,
+            bound: None,
+            profile: Some(p),
+        });
+        r
+    }
+
+    #[test]
+    fn two_runs_of_a_cell_get_a_differential_graph() {
+        let a = run("A1", &[("fsbench;iterate_dir", 9), ("fsbench;lookup", 1)]);
+        let b = run("B2", &[("fsbench;iterate_dir", 1), ("fsbench;lookup", 9)]);
+        let mut out = String::new();
+        across(&a, &b, &mut out);
+        assert!(
+            out.contains("differential: ext4 walk warm, A A1 → B B2"),
+            "{out}"
+        );
+        assert!(out.contains("lookup — 9 samples, 90.0% (A 10.0% → B 90.0%, +80.0 points)"));
+        let mut one = String::new();
+        section(&a, &CellNames::new(&a.results), &mut one);
+        assert_eq!(one.matches("<figure class=\"chart flame\">").count(), 1);
+    }
+}
