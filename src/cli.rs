@@ -340,6 +340,10 @@ pub struct RunArgs {
     /// every workload until steady. The fill passes are kept as a cell with their time series.
     #[arg(long)]
     pub precondition: bool,
+    /// Record the kernel's evidence for every sample (root): on-CPU stacks, off-CPU reasons,
+    /// lock waits, the device's latency.
+    #[arg(long)]
+    pub profile: bool,
     /// Run this workload continuously on the same target while each measured sample runs
     /// (e.g. `-w latency --background seq-write:bs=1m`: latency while the disk writes); what it
     /// did is recorded with each sample.

@@ -50,6 +50,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         }),
         confidence: args.confidence,
         plot: args.plot,
+        profile: args.profile,
         fix_comparable: args.fix_comparable,
         lab: fsbench_spec::lab::LabSpec {
             kinds: args.lab.clone(),

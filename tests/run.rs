@@ -37,7 +37,7 @@ fn json_follows_the_documented_contract() {
         "--runs",
         "3",
     ]);
-    assert_eq!(v["schema_version"], 3);
+    assert_eq!(v["schema_version"], 4);
     assert!(
         v["run"].get("suite").is_none(),
         "a plan of workloads measures no suite"

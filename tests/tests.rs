@@ -21,6 +21,7 @@ mod ministat;
 mod mpi;
 mod netfs;
 mod postmark;
+mod profile;
 mod races;
 mod report;
 mod run;

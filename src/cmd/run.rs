@@ -97,13 +97,19 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
     let mut exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
     let baseline = load_baseline(args)?;
+    if spec.profile {
+        let said = fsbench_profile::prepare().map_err(|e| CliError::usage(e.to_string()))?;
+        said.iter().for_each(|line| crate::errln!("{line}"));
+    }
     let record = runner::record::provisional(invocation(&spec, suite.as_ref()));
     let cleanup = crate::signals::cleanup();
     let early_words = fsbench_output::run_sink::early_words(&exports, &record, cleanup);
     drop(settling);
     // Built after every input check; torn down when `lab` drops, on every path out of here.
-    let built = build_lab(lab, suite.as_ref(), &mut plan)
-        .and_then(|lab| precondition(&spec, &lab, &mut plan).map(|()| lab));
+    let built = build_lab(lab, suite.as_ref(), &mut plan).and_then(|lab| {
+        fsbench_spec::precondition::when_asked(&spec, &mut plan, &lab.labels())?;
+        Ok(lab)
+    });
     let lab = match built {
         Ok(lab) => lab,
         Err(e) => return Err(end_before_start(&mut exports, record, e)),
@@ -397,15 +403,6 @@ fn check_outputs(
         fsbench_output::file::check(p, "--html")?;
     }
     Ok(exports)
-}
-
-/// `--precondition`: the fill cell first, every workload until steady (after the lab is built:
-/// its targets are the ones it may fill).
-fn precondition(spec: &RunSpec, lab: &crate::lab::Lab, plan: &mut Plan) -> CliResult<()> {
-    if spec.precondition {
-        fsbench_spec::precondition::apply(plan, &lab.labels())?;
-    }
-    Ok(())
 }
 
 /// Builds the lab targets and adds them to the plan, then puts a suite's baseline first.

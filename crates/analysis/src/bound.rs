@@ -159,10 +159,11 @@ pub fn classify(f: &Facts<'_>) -> Option<Bound> {
         machine_busy,
         fuse: f.target.and_then(|t| t.stack.fuse.as_ref()),
     };
-    RULES
+    let judged = RULES
         .iter()
         .find_map(|rule| rule(&seen))
-        .or_else(|| unknown(&seen))
+        .or_else(|| unknown(&seen));
+    crate::bound_profile::refine(judged, e.profile.as_ref())
 }
 
 /// Share of the asked rate a paced cell must reach for its schedule to be what set its pace.

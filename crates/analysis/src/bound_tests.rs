@@ -70,6 +70,7 @@ fn cell(metrics: &[(&str, f64)], busy_pct: Option<f64>, params: &[(&str, &str)])
         warnings: Vec::new(),
         error: None,
         bound: None,
+        profile: None,
     }
 }
 

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod bound_profile;
 pub mod bound_server;
 #[cfg(test)]
 mod bound_tests;

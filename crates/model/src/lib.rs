@@ -13,6 +13,7 @@ pub mod metric;
 pub mod names;
 mod netlab;
 pub mod param;
+pub mod profile;
 mod record;
 pub mod report_input;
 pub mod series;
@@ -26,6 +27,7 @@ pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};
 pub use netlab::{HOST_MARKER, NetLabInfo, NetSpec, ServerHost, ServerSample};
+pub use profile::Profile;
 pub use record::*;
 pub use vocabulary::{
     CacheState, ComparePolicy, RunStatus, ScalingVerdict, SeedLayout, TargetKind,
@@ -35,7 +37,7 @@ pub use vocabulary::{
 pub const DEFAULT_SUITE: &str = "quick";
 
 /// Version of the JSON (and later database) format; bumped on every incompatible change.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The exit-code rule of every command, as `--help` prints it (README.md and docs/safety.md say
 /// the same).

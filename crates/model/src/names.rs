@@ -152,6 +152,7 @@ mod tests {
             warnings: Vec::new(),
             error: None,
             bound: None,
+            profile: None,
         };
         RunRecord {
             schema_version: crate::SCHEMA_VERSION,

@@ -568,6 +568,9 @@ pub struct ResultEntry {
     /// What bounded the cell's numbers, with the evidence (`None` before it was judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<Bound>,
+    /// With `--profile`: the kernel's evidence summed over the samples (schema 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::Profile>,
 }
 
 /// What limited a cell's result, judged from what was measured.
@@ -806,6 +809,9 @@ pub struct Sample {
     /// before it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<crate::ServerSample>,
+    /// With `--profile`: this sample's off-CPU time of fsbench's threads by reason, ns (schema 4).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub off_cpu: BTreeMap<String, u64>,
 }
 
 /// One host's part of an MPI sample: its ranks' work over its slowest rank's time, the spread

@@ -38,6 +38,10 @@ pub struct Prepared {
     pub live: fsbench_measure::LiveRate,
     /// `--background`: the workload run beside each sample on this target.
     pub background: Option<crate::background::Background>,
+    /// `--profile`: record the kernel's evidence for every sample.
+    pub profile: bool,
+    /// The last sample's profile, until the cell takes it.
+    pub last_profile: Option<fsbench_model::Profile>,
 }
 
 /// Sampling state of one cell.
@@ -137,6 +141,8 @@ pub struct Measured {
     pub wire: Option<(u64, u64)>,
     /// What each simulated server host did during the sample (served lab targets).
     pub servers: Vec<fsbench_model::ServerSample>,
+    /// With `--profile`: the kernel's evidence of the sample.
+    pub profile: Option<fsbench_model::Profile>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -151,6 +157,7 @@ pub fn take_sample(
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     metrics::add_wire(&mut sample, m.wire);
     metrics::add_servers(&mut sample, m.servers);
+    p.last_profile = m.profile;
     Ok(sample)
 }
 
@@ -273,10 +280,12 @@ fn timed_run<C: Clock>(
         None => None,
     };
     let before = Counters::read(p);
+    let profiler = crate::profiling::start(p);
     rec.start();
     let ran = p.workload.run(&p.ctx, &mut rec);
     let mut data = rec.finish();
     let after = Counters::read(p);
+    let profile = profiler.map(fsbench_profile::SampleProfiler::stop);
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
     let loaded = background.map(|running| {
         let bg = p.background.as_mut().expect("invariant: it was started");
@@ -315,6 +324,7 @@ fn timed_run<C: Clock>(
         devices,
         wire,
         servers,
+        profile,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod gauge;
 pub mod metrics;
 pub mod overhead;
+mod profiling;
 pub mod record;
 mod setup;
 pub mod store_sink;
@@ -252,6 +253,7 @@ fn empty_entry(
         warnings: Vec::new(),
         error: None,
         bound: None,
+        profile: None,
     }
 }
 
@@ -325,12 +327,14 @@ fn step(
         })
     };
     match taken {
-        Ok(sample) => {
+        Ok(mut sample) => {
             cell.elapsed_ns += sample.wall_ns;
+            let profile = p.last_profile.take();
             if cell.warmup_left > 0 {
                 cell.warmup_left -= 1;
                 return false;
             }
+            profiling::keep(profile, &mut sample, entry);
             cell.samples.push(sample.clone());
             entry.samples.push(sample);
             let of = match cell.runs {

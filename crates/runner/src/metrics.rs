@@ -98,6 +98,7 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
         series_interval_ns,
         hosts: Vec::new(),
         servers: Vec::new(),
+        off_cpu: BTreeMap::new(),
     };
     crate::gauge::add(&mut s);
     s

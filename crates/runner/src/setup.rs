@@ -136,6 +136,8 @@ pub fn prepare_all(
             interval_ns: plan.interval_ns,
             live: team.live.clone(),
             background: None,
+            profile: plan.profile,
+            last_profile: None,
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,

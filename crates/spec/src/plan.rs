@@ -113,6 +113,8 @@ pub struct Plan {
     /// `--background`: the workload that runs beside every measured sample, and its spec as
     /// given (recorded in each result's parameters).
     pub background: Option<(PlanWorkload, String)>,
+    /// `--profile`: record the kernel's evidence for every sample.
+    pub profile: bool,
 }
 
 impl Plan {
@@ -201,6 +203,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         interval_ns: args.interval,
         steady,
         background,
+        profile: args.profile,
     })
 }
 

@@ -16,6 +16,15 @@ const FILL_SHARE: f64 = 0.9;
 /// Fill passes, as the SNIA sequence asks.
 const PASSES: u32 = 2;
 
+/// `--precondition` when `spec` asks for it (after the lab is built: its targets, `lab`, are the
+/// ones it may fill).
+pub fn when_asked(spec: &crate::RunSpec, plan: &mut Plan, lab: &[String]) -> EngineResult<()> {
+    match spec.precondition {
+        true => apply(plan, lab),
+        false => Ok(()),
+    }
+}
+
 /// Inserts the fill cell first and makes every workload sample until steady; `lab` lists the
 /// labels of the lab targets. Refuses targets that are not fsbench's to fill.
 pub fn apply(plan: &mut Plan, lab: &[String]) -> EngineResult<()> {

@@ -219,6 +219,8 @@ pub struct RunSpec {
     pub confidence: Option<f64>,
     /// `--plot`.
     pub plot: bool,
+    /// `--profile`: the kernel's evidence for every sample.
+    pub profile: bool,
     /// `--fix-comparable`: every workload that takes `direct` runs buffered (`direct=false`),
     /// so targets with and without direct I/O (tmpfs, FUSE) compare alike.
     pub fix_comparable: bool,

@@ -9,6 +9,7 @@ mod baselines;
 mod ceilings;
 mod error;
 mod open;
+mod profile_blob;
 mod read;
 pub mod schema;
 mod series_blob;

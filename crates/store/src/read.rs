@@ -257,16 +257,23 @@ impl Store {
     fn load_cells(&self, run_id: &str) -> Result<Vec<ResultEntry>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, entry FROM cells WHERE run_id = ?1 ORDER BY position")
+            .prepare(if self.version()? >= 6 {
+                "SELECT id, entry, profile FROM cells WHERE run_id = ?1 ORDER BY position"
+            } else {
+                // Opened read-only before its migration to version 6: no profile column.
+                "SELECT id, entry, NULL FROM cells WHERE run_id = ?1 ORDER BY position"
+            })
             .map_err(|e| self.sql(e))?;
-        let cells: Vec<(i64, String)> = stmt
-            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        type Row = (i64, String, Option<Vec<u8>>);
+        let cells: Vec<Row> = stmt
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.sql(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.sql(e))?;
         let mut out = Vec::with_capacity(cells.len());
-        for (cell_id, entry) in cells {
+        for (cell_id, entry, profile) in cells {
             let mut e: ResultEntry = self.parse(&entry, "cell")?;
+            e.profile = profile.as_deref().and_then(crate::profile_blob::decode);
             e.samples = self.load_samples(cell_id)?;
             out.push(e);
         }
@@ -321,11 +328,14 @@ impl Store {
 
     /// Whether the samples table has its `series` column (schema version 4 and later).
     fn has_series(&self) -> Result<bool, StoreError> {
-        let v: i64 = self
-            .conn
+        Ok(self.version()? >= 4)
+    }
+
+    /// The database's schema version.
+    fn version(&self) -> Result<i64, StoreError> {
+        self.conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| self.sql(e))?;
-        Ok(v >= 4)
+            .map_err(|e| self.sql(e))
     }
 
     fn parse<T: serde::de::DeserializeOwned>(

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 6;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -108,4 +108,10 @@ pub const V5: &str = "
 ALTER TABLE runs ADD COLUMN suite TEXT;
 ALTER TABLE runs ADD COLUMN scale REAL;
 ALTER TABLE runs ADD COLUMN report TEXT;
+";
+
+/// Schema version 6: each cell's profile (`--profile`, record schema 4), compact
+/// (`profile_blob`: deflated JSON), beside its entry.
+pub const V6: &str = "
+ALTER TABLE cells ADD COLUMN profile BLOB;
 ";

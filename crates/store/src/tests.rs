@@ -26,6 +26,7 @@ fn sample(v: f64) -> Sample {
         series_interval_ns: None,
         hosts: Vec::new(),
         servers: Vec::new(),
+        off_cpu: BTreeMap::new(),
     }
 }
 
@@ -49,6 +50,7 @@ fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
         warnings: vec![Warning::new(WarningKind::Stack, "a warning")],
         error: None,
         bound: None,
+        profile: None,
     }
 }
 

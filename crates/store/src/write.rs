@@ -39,6 +39,8 @@ fn entry_json(e: &ResultEntry) -> String {
         warnings: e.warnings.clone(),
         error: e.error.clone(),
         bound: e.bound.clone(),
+        // Stored compressed in its own column.
+        profile: None,
     };
     json(&head)
 }
@@ -150,8 +152,12 @@ impl Store {
         for (i, e) in r.results.iter().enumerate() {
             let cell_id = cur.cells[i].0;
             tx.execute(
-                "UPDATE cells SET entry = ?1 WHERE id = ?2",
-                params![entry_json(e), cell_id],
+                "UPDATE cells SET entry = ?1, profile = ?2 WHERE id = ?3",
+                params![
+                    entry_json(e),
+                    crate::profile_blob::encode(e.profile.as_ref()),
+                    cell_id
+                ],
             )
             .map_err(|e| sql_err(&path, e))?;
             // Outlier flags are set once a cell is complete: rewrite the flagged samples.

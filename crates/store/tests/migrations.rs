@@ -86,3 +86,30 @@ fn the_migration_to_version_5_fills_each_runs_suite_from_its_command_line() {
     let runs = store.history(&HistoryFilter::default()).unwrap();
     assert_eq!(runs[0].suite, None);
 }
+
+/// Version 6 keeps each cell's profile in its own compressed column: a version 5 database
+/// migrates with no profiles, and the fixture of version 6 reads its profile back.
+#[test]
+fn the_migration_to_version_6_adds_profiles_and_a_stored_profile_reads_back() {
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("v5.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v5.db");
+    std::fs::copy(fixture, &copy).unwrap();
+    let store = Store::open(&copy).unwrap();
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    let rec = store.load(&runs[0].id).unwrap();
+    assert!(rec.results.iter().all(|e| e.profile.is_none()));
+    drop(store);
+    assert_eq!(rusqlite_version(&copy), 6);
+    let v6 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v6.db");
+    let copy6 = d.path().join("v6.db");
+    std::fs::copy(v6, &copy6).unwrap();
+    let store = Store::open_existing(&copy6)
+        .unwrap()
+        .expect("fixture exists");
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    let rec = store.load(&runs[0].id).unwrap();
+    let profile = rec.results[0].profile.as_ref().expect("a profiled cell");
+    assert_eq!(profile.samples, 2);
+    assert!(profile.frequency_hz > 0);
+}

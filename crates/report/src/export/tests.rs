@@ -33,6 +33,7 @@ fn sample(v: f64, wall: u64) -> Sample {
         series_interval_ns: None,
         hosts: Vec::new(),
         servers: Vec::new(),
+        off_cpu: BTreeMap::new(),
     }
 }
 
@@ -74,6 +75,7 @@ pub(crate) fn record() -> RunRecord {
         warnings: Vec::new(),
         error: None,
         bound: None,
+        profile: None,
     };
     RunRecord {
         schema_version: SCHEMA_VERSION,

@@ -10,6 +10,8 @@ mod ab;
 pub(crate) mod axis;
 mod charts;
 mod cross;
+mod flame;
+mod flame_section;
 mod latency;
 mod load_curve;
 mod overview;
@@ -140,6 +142,9 @@ fn render(input: &HtmlInput<'_>) -> String {
     for cross in input.cross {
         cross::section(cross, input, &palette, &mut out);
     }
+    if let [a, b] = input.runs.as_slice() {
+        flame_section::across(a, b, &mut out);
+    }
     let last = input.runs.len().saturating_sub(1);
     for (ri, r) in input.runs.iter().enumerate() {
         let seed = if ri == last { input.seed } else { None };
@@ -178,6 +183,7 @@ fn run_section(
     load_curve::section(r, &names, palette, out);
     series::section(r, esc, palette, out);
     charts::scaling(r, palette, out);
+    flame_section::section(r, &names, out);
     tables(r, &names, seed, out);
     environment(r, out);
     warnings(r, &names, out);

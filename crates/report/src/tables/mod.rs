@@ -6,6 +6,7 @@
 pub mod bound;
 pub mod comparisons;
 pub mod load;
+pub mod profile;
 pub mod ranks;
 pub mod results;
 pub mod scaling;
@@ -24,6 +25,7 @@ pub fn standard(record: &RunRecord, names: &CellNames) -> Vec<Table> {
         out.push(results::table(record, names));
         out.push(times::table(record, names));
         out.extend(bound::table(record, names));
+        out.extend(profile::tables(record, names));
         out.extend(load::open_loop(record, names));
         out.extend(load::curve(record, names));
         out.extend(crate::tables::ranks::table(record, names));

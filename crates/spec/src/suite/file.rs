@@ -152,6 +152,8 @@ pub struct Suite {
     pub confidence: Option<f64>,
     /// Draw ministat's plot for every comparison.
     pub plot: Option<bool>,
+    /// `--profile`: the kernel's evidence for every sample.
+    pub profile: Option<bool>,
     /// `--export-json`.
     pub export_json: Option<String>,
     /// `--export-csv`.
@@ -187,6 +189,7 @@ pub const TOP_KEYS: &[&str] = &[
     "baseline",
     "confidence",
     "plot",
+    "profile",
     "export_json",
     "export_csv",
     "export_markdown",
@@ -310,6 +313,7 @@ fn read_outputs(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
         }
     }
     s.plot = boolean(src, t, "plot")?;
+    s.profile = boolean(src, t, "profile")?;
     s.export_json = string(src, t, "export_json")?;
     s.export_csv = string(src, t, "export_csv")?;
     s.export_markdown = string(src, t, "export_markdown")?;
@@ -392,7 +396,7 @@ fn example(key: &str) -> &'static str {
         "lab" => "lab = [\"ext4\", \"xfs\"]",
         "target" => "[[target]] label = \"ext4\", dir = \"/mnt/x\"",
         "workload" => "[[workload]] name = \"seq-read\"",
-        "plot" => "plot = true",
+        "plot" | "profile" => "plot = true",
         "precision" | "confidence" | "scale" => "confidence = 95",
         "min_runs" | "max_runs" | "warmup" => "min_runs = 3",
         _ => "key = \"value\"",

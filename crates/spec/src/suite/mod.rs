@@ -385,6 +385,7 @@ fn apply(s: &Suite, args: &mut RunSpec) {
         };
     }
     args.plot |= s.plot.unwrap_or(false);
+    args.profile |= s.profile.unwrap_or(false);
     let path = |p: &Option<String>| p.as_ref().map(std::path::PathBuf::from);
     args.export_json = args.export_json.take().or(path(&s.export_json));
     args.export_csv = args.export_csv.take().or(path(&s.export_csv));

@@ -53,6 +53,17 @@ const PARAMS: &[ParamDoc] = &[
         default: "",
         help: "open loop while creating: N files/s, the run's total; each file's creation is a request whose latency counts from its scheduled start",
     },
+    ParamDoc {
+        key: "jobs",
+        default: "1",
+        help: "threads creating, stat-ing and deleting at once, each its own copy of the tree",
+    },
+    ParamDoc {
+        key: "shared",
+        default: "false",
+        help: "with jobs: true puts every job's files in one set of directories, named .jK \
+               (mdtest's shared directory, IO500's mdtest-hard); false gives each job its own",
+    },
     crate::knobs::pace::ARRIVALS_DOC,
     crate::knobs::pace::THINK_DOC,
 ];
@@ -67,6 +78,37 @@ struct TreeCreate {
     stat: bool,
     /// `rate=` (files/s) or `think=` between files while creating.
     pace: pace::Pace,
+    /// Threads working at once (`jobs=`).
+    jobs: usize,
+    /// All jobs in one set of directories (`shared=true`).
+    shared_dirs: bool,
+}
+
+/// Where one job works: its tree's root, and the suffix of its files' names (when it shares
+/// directories with other jobs or ranks).
+struct Place {
+    root: PathBuf,
+    suffix: Option<String>,
+}
+
+/// Runs `f` for every place at once, one thread each; the first error wins.
+fn in_parallel<T: Send>(
+    places: &[Place],
+    f: impl Fn(&Place) -> Result<T, WorkloadError> + Sync,
+) -> Result<Vec<T>, WorkloadError> {
+    if let [one] = places {
+        return Ok(vec![f(one)?]);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = places.iter().map(|p| s.spawn(|| f(p))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(WorkloadError::Invalid("a job panicked".into())))
+            })
+            .collect()
+    })
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -74,6 +116,14 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
     let stat = p.bool("stat", "false")?;
     let pace = crate::knobs::pace::pace_param(p, 1)?;
+    let jobs = p.count("jobs", "1")? as usize;
+    let shared_dirs = p.bool("shared", "false")?;
+    if jobs > 1 && !pace.full_speed() {
+        return Err(ParamError {
+            key: "jobs".into(),
+            message: "a paced tree is created by one job — drop rate/think or jobs".into(),
+        });
+    }
     if matches!(pace.rate, pace::Rate::Curve(_)) {
         return Err(ParamError {
             key: "rate".into(),
@@ -88,10 +138,34 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         sample: 0,
         by_name,
         stat,
+        jobs: jobs.max(1),
+        shared_dirs,
     }))
 }
 
 impl TreeCreate {
+    /// Where each job works: alone, the root; with `jobs=N,shared=true` the root for all, each
+    /// job's files named `.jK`; with `jobs=N` a subdirectory `jK` each. With `--layout shared`
+    /// (MPI) every rank's files are also named `.rN`.
+    fn places(&self, root: &std::path::Path, rank: Option<String>) -> Vec<Place> {
+        (0..self.jobs)
+            .map(|k| match (self.jobs, self.shared_dirs) {
+                (1, _) => Place {
+                    root: root.to_path_buf(),
+                    suffix: rank.clone(),
+                },
+                (_, true) => Place {
+                    root: root.to_path_buf(),
+                    suffix: Some(format!("{}.j{k}", rank.as_deref().unwrap_or(""))),
+                },
+                (_, false) => Place {
+                    root: root.join(format!("j{k}")),
+                    suffix: rank.clone(),
+                },
+            })
+            .collect()
+    }
+
     /// One sample: create, [stat,] delete. Under MPI the ranks meet at a barrier after each
     /// phase, as mdtest's do, outside the timed phases (a no-op alone). With `--layout shared`
     /// every rank writes the whole tree into the same directories, its files named `.rN`
@@ -103,24 +177,33 @@ impl TreeCreate {
         root: &std::path::Path,
     ) -> Result<(), WorkloadError> {
         let shared = ctx.ranks.sharing();
-        let suffix = if shared {
-            format!(".r{}", ctx.ranks.rank)
-        } else {
-            String::new()
-        };
+        let places = self.places(root, shared.then(|| format!(".r{}", ctx.ranks.rank)));
         match std::fs::create_dir(root) {
             Err(e) if shared && e.kind() == std::io::ErrorKind::AlreadyExists => {}
             r => r.map_err(|e| WorkloadError::io("mkdir", root, e))?,
         }
         let t0 = rec.now_ns();
         let files = if self.pace.full_speed() {
-            let suffix = shared.then_some(suffix.as_str());
-            tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, suffix, None)?
+            let created = in_parallel(&places, |p| {
+                if p.root != root {
+                    std::fs::create_dir(&p.root)
+                        .map_err(|e| WorkloadError::io("mkdir", &p.root, e))?;
+                }
+                tree::write_tree_as(
+                    &self.spec,
+                    &p.root,
+                    self.seed,
+                    &ctx.cancel,
+                    p.suffix.as_deref(),
+                    None,
+                )
+            })?;
+            created.iter().sum()
         } else {
-            // Paced: each file is a request on the schedule, its latency recorded.
+            // Paced (one job): each file is a request on the schedule, its latency recorded.
             let pace = self.pace.share(ctx.ranks.size);
+            let suffix = places[0].suffix.as_deref();
             pace::paced(pace, self.seed, &ctx.cancel, rec, |rec| {
-                let suffix = shared.then_some(suffix.as_str());
                 tree::write_tree_as(&self.spec, root, self.seed, &ctx.cancel, suffix, Some(rec))
             })?
         };
@@ -128,7 +211,10 @@ impl TreeCreate {
         ctx.ranks.barrier(&ctx.cancel)?;
         let stat_ns = if self.stat {
             let t = rec.now_ns();
-            tree::stat_files(&self.spec, root, &suffix, &ctx.cancel)?;
+            in_parallel(&places, |p| {
+                let suffix = p.suffix.as_deref().unwrap_or("");
+                tree::stat_files(&self.spec, &p.root, suffix, &ctx.cancel)
+            })?;
             let ns = rec.now_ns() - t;
             ctx.ranks.barrier(&ctx.cancel)?;
             Some(ns)
@@ -136,8 +222,14 @@ impl TreeCreate {
             None
         };
         let t = rec.now_ns();
-        if shared || self.by_name {
-            tree::remove_shared_tree(&self.spec, root, &suffix, &ctx.cancel)?;
+        if shared || self.by_name || self.jobs > 1 {
+            in_parallel(&places, |p| {
+                let suffix = p.suffix.as_deref().unwrap_or("");
+                tree::remove_shared_tree(&self.spec, &p.root, suffix, &ctx.cancel)
+            })?;
+            if root.exists() && !shared {
+                std::fs::remove_dir(root).map_err(|e| WorkloadError::io("rmdir", root, e))?;
+            }
         } else {
             tree::remove_tree(root)?;
         }
@@ -158,11 +250,17 @@ impl TreeCreate {
 
     fn report(&self, rec: &mut dyn Recorder, files: u64, create_ns: u64, delete_ns: u64) {
         let m = self.spec.manifest();
+        let jobs = self.jobs as u64;
+        let dirs = if self.shared_dirs {
+            m.dirs
+        } else {
+            m.dirs * jobs
+        };
         if self.pace.full_speed() {
-            rec.add_ops(files + m.dirs, m.bytes);
+            rec.add_ops(files + dirs, m.bytes * jobs);
         } else {
             // The files were recorded one by one as they were created.
-            rec.add_ops(m.dirs, 0);
+            rec.add_ops(dirs, 0);
         }
         rec.phase("create", create_ns);
         rec.phase("delete", delete_ns);
@@ -198,10 +296,11 @@ impl Workload for TreeCreate {
 
     fn caps(&self) -> Caps {
         let m = self.spec.manifest();
+        let jobs = self.jobs as u64;
         Caps {
             writes: true,
-            space_needed: m.bytes + (m.files + m.dirs) * 4096,
-            inodes_needed: m.files + m.dirs,
+            space_needed: (m.bytes + (m.files + m.dirs) * 4096) * jobs,
+            inodes_needed: (m.files + m.dirs) * jobs,
             size_knob: "scale",
             cold_needs_global: true,
             ..Caps::base(Headline::Metric {
@@ -242,6 +341,25 @@ mod tests {
         assert!(Harness::metric(&d, "stat_files_per_s") > 0.0);
         assert!(d.phases.iter().any(|(n, _)| n == "stat"));
         assert_eq!(std::fs::read_dir(h.dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn jobs_create_and_delete_their_trees_shared_or_apart() {
+        for params in [
+            "profile=flat,scale=0.05,jobs=3,shared=true,stat=true",
+            "profile=small,scale=0.05,jobs=2,shared=true",
+            "profile=small,scale=0.05,jobs=2",
+        ] {
+            let mut h = Harness::new(build, params);
+            let d = h.sample();
+            let jobs: f64 = if params.contains("jobs=3") { 3.0 } else { 2.0 };
+            assert_eq!(Harness::metric(&d, "files"), 100.0 * jobs, "{params}");
+            assert_eq!(
+                std::fs::read_dir(h.dir.path()).unwrap().count(),
+                0,
+                "{params}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,109 @@
+//! What the kernel reported during one sample, in time order, with call chains already turned
+//! into names: the input of the reduction (and of its tests, as recorded fixtures).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One sample's events, symbolized.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Recording {
+    /// Start of the timed region, CLOCK_MONOTONIC ns.
+    pub start_ns: u64,
+    /// End of the timed region, CLOCK_MONOTONIC ns.
+    pub end_ns: u64,
+    /// On-CPU sampling frequency per CPU, Hz.
+    pub frequency_hz: u64,
+    /// CPUs sampled.
+    pub cpus: u32,
+    /// Records the kernel dropped.
+    pub lost: u64,
+    /// Frame names; call chains index into this.
+    pub frames: Vec<String>,
+    /// Thread names as `/proc/TID/comm` gave them when first seen (kernel workers carry their
+    /// last workqueue's name there).
+    pub comms: BTreeMap<u32, String>,
+    /// Events in time order.
+    pub events: Vec<Event>,
+    /// Parts that could not be recorded, in words.
+    pub notes: Vec<String>,
+}
+
+/// One event: when, which thread, what.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Event {
+    /// CLOCK_MONOTONIC ns.
+    pub t: u64,
+    /// Process (thread group) id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// What happened.
+    pub kind: Kind,
+}
+
+/// What an event is. Call chains are innermost first, as indexes into [`Recording::frames`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An on-CPU sample: kernel frames, then user frames (each innermost first).
+    Cpu {
+        /// Kernel frames.
+        kernel: Vec<u32>,
+        /// User frames (modules, or `[user]`).
+        user: Vec<u32>,
+    },
+    /// The thread was switched out, with its kernel call chain at the switch.
+    Out {
+        /// True when it was still runnable (preempted) rather than sleeping.
+        runnable: bool,
+        /// Kernel frames.
+        stack: Vec<u32>,
+    },
+    /// Thread `next` was switched in.
+    In {
+        /// The thread switched in.
+        next: u32,
+    },
+    /// The thread began waiting for a contended lock.
+    LockBegin {
+        /// `lock:contention_begin`'s flags (spin, read, write, rt, percpu, mutex).
+        flags: u32,
+        /// Kernel frames at the contention.
+        stack: Vec<u32>,
+    },
+    /// The thread's innermost contended lock was taken (or given up).
+    LockEnd,
+    /// A block request was issued to a device.
+    Issue {
+        /// The device, as a kernel dev_t.
+        dev: u32,
+        /// First sector.
+        sector: u64,
+    },
+    /// A block request completed.
+    Complete {
+        /// The device, as a kernel dev_t.
+        dev: u32,
+        /// First sector.
+        sector: u64,
+    },
+    /// Process `pid` was forked by `parent`.
+    Fork {
+        /// The parent process.
+        parent: u32,
+    },
+}
+
+impl Recording {
+    /// The name of frame `i`.
+    pub fn frame(&self, i: u32) -> &str {
+        self.frames
+            .get(i as usize)
+            .map_or("[unknown]", String::as_str)
+    }
+
+    /// Wall time of the region, ns.
+    pub fn wall_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
