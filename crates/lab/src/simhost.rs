@@ -309,18 +309,6 @@ fn child_of(pid: i32) -> Option<i32> {
     text.split_whitespace().next()?.parse().ok()
 }
 
-/// The arguments of process `pid` (empty when gone).
-fn cmdline(pid: i32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The host directory and name of a host init's arguments (`bash -c REAPER MARKER DIR NAME`).
 fn host_of(args: &[String]) -> Option<(&str, &str)> {
     match args {
@@ -335,7 +323,7 @@ fn host_of(args: &[String]) -> Option<(&str, &str)> {
 
 /// True when `pid` is the init of host `name` (any host with `None`) of lab directory `dir`.
 fn is_host(pid: i32, dir: &Path, name: Option<&str>) -> bool {
-    let args = cmdline(pid);
+    let args = fsbench_sys::process::cmdline(pid);
     host_of(&args).is_some_and(|(d, n)| Path::new(d) == dir && name.is_none_or(|x| x == n))
 }
 
@@ -347,7 +335,7 @@ pub(crate) fn inits_in(scratch: &Path) -> Vec<(i32, PathBuf, String)> {
     };
     rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
-            let args = cmdline(pid);
+            let args = fsbench_sys::process::cmdline(pid);
             let (dir, name) = host_of(&args)?;
             let dir = PathBuf::from(dir);
             (dir.parent() == Some(scratch)).then(|| (pid, dir.clone(), name.to_string()))

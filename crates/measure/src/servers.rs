@@ -44,7 +44,7 @@ pub fn find(mount_point: &Path) -> Vec<ServerWatch> {
     let mut out: Vec<ServerWatch> = rd
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
-            let args = cmdline(pid);
+            let args = fsbench_sys::process::cmdline(pid);
             match args.as_slice() {
                 [bash, c, _, marker, d, name]
                     if bash.ends_with("bash")
@@ -161,18 +161,6 @@ fn parse_ticks(stat: &str, reaped: bool) -> Option<(u64, u64)> {
         .collect();
     let [u, s, cu, cs] = f[..] else { return None };
     Some(if reaped { (u + cu, s + cs) } else { (u, s) })
-}
-
-/// The arguments of process `pid` (empty when gone).
-fn cmdline(pid: i32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The loop device (`loop4`) whose backing file is `image`.

@@ -84,23 +84,21 @@ impl Profiler {
 
 /// Opens (and closes) one system-wide cpu-clock event: what every sample will need.
 fn check_perf_events() -> Result<(), ProfileError> {
-    let opened = Builder::new(Software::CPU_CLOCK)
-        .one_cpu(0)
-        .any_pid()
-        .include_kernel()
-        .build();
-    opened
-        .map(drop)
-        .map_err(|e| ProfileError::PerfEvents(why(&e)))
+    check_opens(Builder::new(Software::CPU_CLOCK))
 }
 
+/// Opens (and closes) the tracepoint `id` system-wide.
 fn check_tracepoint(id: u64) -> Result<(), ProfileError> {
-    let opened = Builder::new(Tracepoint::with_id(id))
+    check_opens(Builder::new(Tracepoint::with_id(id)))
+}
+
+/// Whether `event` opens on CPU 0 for every process, kernel included; why not, in words.
+fn check_opens(mut event: Builder<'_>) -> Result<(), ProfileError> {
+    event
         .one_cpu(0)
         .any_pid()
         .include_kernel()
-        .build();
-    opened
+        .build()
         .map(drop)
         .map_err(|e| ProfileError::PerfEvents(why(&e)))
 }
