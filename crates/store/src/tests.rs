@@ -107,10 +107,16 @@ fn a_run_round_trips_sample_by_sample() {
         .collect();
     with_series.series_interval_ns = Some(10_000_000);
     r.results[0].samples.push(with_series);
-    r.results.push(entry("xfs", vec![sample(3.0)]));
+    // A short series (kept in the sample's JSON), also rewritten as an outlier.
+    let mut short = sample(3.0);
+    short.series = r.results[0].samples[1].series[..3].to_vec();
+    short.series_interval_ns = Some(10_000_000);
+    short.latency_hdr = Some("HISTFAAAA".into());
+    r.results.push(entry("xfs", vec![short]));
     s.sync(&mut cur, &r.results).unwrap();
     r.run.status = fsbench_model::RunStatus::Ok;
     r.results[0].samples[1].outlier = true; // flagged when the cell finished, after storing
+    r.results[1].samples[0].outlier = true;
     s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
     let back = Store::open_existing(&path)
         .unwrap()

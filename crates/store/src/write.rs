@@ -246,16 +246,32 @@ fn update_sample(
     seq: usize,
     s: &Sample,
 ) -> rusqlite::Result<()> {
+    let (body, _) = stored(s);
+    tx.execute(
+        "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
+        params![body, cell_id, seq as i64],
+    )?;
+    Ok(())
+}
+
+/// A sample as its row keeps it: its JSON and its series' compact column. A short sample's
+/// few intervals stay in its JSON (the reader keeps them when the series column is empty):
+/// copying the sample to strip them cost more than they take. A long series goes to its
+/// compact column, and the JSON then holds neither it nor the histogram (its own column).
+fn stored(s: &Sample) -> (String, Option<Vec<u8>>) {
+    if s.series.len() <= SERIES_IN_JSON {
+        return (json(s), None);
+    }
     let mut body = s.clone();
     body.latency_hdr = None;
     body.series = Vec::new();
     body.series_interval_ns = None;
-    tx.execute(
-        "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
-        params![json(&body), cell_id, seq as i64],
-    )?;
-    Ok(())
+    let blob = crate::series_blob::encode(&s.series, s.series_interval_ns);
+    (json(&body), blob)
 }
+
+/// A series of at most this many intervals is stored in the sample's JSON, not its own column.
+const SERIES_IN_JSON: usize = 8;
 
 fn insert_sample(
     tx: &rusqlite::Transaction<'_>,
@@ -269,11 +285,7 @@ fn insert_sample(
             latency_hdr, sample, series)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
-    let mut body = s.clone();
-    let hdr = body.latency_hdr.take();
-    let series = crate::series_blob::encode(&body.series, body.series_interval_ns);
-    body.series = Vec::new();
-    body.series_interval_ns = None;
+    let (body, series) = stored(s);
     stmt.execute(params![
         cell_id,
         seq as i64,
@@ -283,8 +295,8 @@ fn insert_sample(
         s.ops as i64,
         s.bytes as i64,
         s.metrics.get(headline),
-        hdr,
-        json(&body),
+        s.latency_hdr,
+        body,
         series,
     ])?;
     Ok(())
