@@ -16,5 +16,5 @@ trap '[ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null' EXIT
 cd "$ROOT"
 t0=$(date +%s)
 FSBENCH_STRESS_ROUNDS="$STRESS" cargo test --locked --test integration races -- --include-ignored 2>&1 |
-  grep -E '^test |^test result'
+  grep -E '^test |^test result|panicked|Signal::|^pair [0-9]|round [0-9]'
 echo "races x$STRESS with $LOAD CPU hogs: $(( $(date +%s) - t0 )) s"
