@@ -87,7 +87,7 @@ pub(crate) fn mount_client(
     let all = with_path(program, &all)?;
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     client.run_until_ok(b, "setsid", &all, |_| true)?;
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(90);
     let mounted = || {
         fsbench_envinfo::mounts()
             .iter()
@@ -98,7 +98,7 @@ pub(crate) fn mount_client(
             return Err(Error::ToolOutput {
                 program: program.to_string(),
                 missing: "no mount",
-                output: format!("{} was not mounted within 30 s", mnt.display()),
+                output: format!("{} was not mounted within 90 s", mnt.display()),
             });
         }
         std::thread::sleep(Duration::from_millis(50));

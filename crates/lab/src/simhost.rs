@@ -28,8 +28,9 @@ pub(crate) const CLIENT: &str = "client";
 const SUBNET: &str = "10.79.0";
 /// What a host's init runs: waits for children forever, reaping them; exits on TERM.
 const REAPER: &str = r#"trap "exit 0" TERM; while :; do sleep 3600 & wait $! || true; done"#;
-/// How long a host, a daemon or a mount may take to come up.
-const READY: Duration = Duration::from_secs(30);
+/// How long a host, a daemon or a mount may take to come up (an ssh handshake under a loaded
+/// machine took over 30 s once in a full test run).
+const READY: Duration = Duration::from_secs(90);
 
 /// Where other programs' mounts live (temporary directories, removable media, users' runtime
 /// directories): a server host's copies of those are detached (see [`drop_foreign_mounts`]).
