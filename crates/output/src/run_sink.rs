@@ -64,10 +64,7 @@ impl RunSink {
     /// Ends the JSON of a run that stopped before it finished: `interrupted` when a signal
     /// stopped it, else `failed`, with the samples it has.
     pub fn fail(&mut self, interrupted: bool) {
-        self.record.run.status = match interrupted {
-            true => RunStatus::Interrupted,
-            false => RunStatus::Failed,
-        };
+        self.record.run.status = ended(interrupted);
         self.save(false);
     }
 
@@ -115,10 +112,16 @@ pub fn early_words(
 /// The JSON of a run that ended before it began measuring (its lab could not be built, or a
 /// signal came first): `record` (provisional), `interrupted` or `failed`.
 pub fn end_before_start(exports: &mut Exports, mut record: RunRecord, interrupted: bool) {
-    record.run.status = match interrupted {
-        true => RunStatus::Interrupted,
-        false => RunStatus::Failed,
-    };
+    record.run.status = ended(interrupted);
     // Not `last`: only the JSON files, which are rewritten during a run; nothing on stdout.
     exports.write(&record, false, None, &mut |_| Ok(()));
+}
+
+/// The final status of a run that stopped before it finished: `interrupted` when a signal
+/// stopped it, else `failed`.
+fn ended(interrupted: bool) -> RunStatus {
+    match interrupted {
+        true => RunStatus::Interrupted,
+        false => RunStatus::Failed,
+    }
 }
