@@ -130,7 +130,7 @@ fn rates(r: &Value) -> Vec<u64> {
                     let t = p["t_ns"].as_u64().unwrap_or(0);
                     let dt = t.saturating_sub(prev).max(1);
                     prev = t;
-                    p["bytes"].as_u64().unwrap_or(0) * 1_000_000_000 / dt >> 20
+                    (p["bytes"].as_u64().unwrap_or(0) * 1_000_000_000 / dt) >> 20
                 })
                 .collect()
         })
