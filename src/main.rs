@@ -40,6 +40,9 @@ fn main() {
     if argv.get(1).map(String::as_str) == Some(guard::COMMAND) {
         std::process::exit(guard::main(&argv[2..]));
     }
+    if argv.get(1).map(String::as_str) == Some(fsbench_lab::wire::COMMAND) {
+        std::process::exit(fsbench_lab::wire::main(&argv[2..]));
+    }
     install_panic_hook();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,

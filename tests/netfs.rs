@@ -2,7 +2,7 @@
 //! built, measured (postmark, tar-extract, a cold random read) with each server host's side in
 //! every sample, and torn down leaving no mount, loop device, host process or namespace — also
 //! after SIGKILL, by `fsbench clean`. Root, the packages and FUSE; the link delay (`rtt=`) also
-//! needs the kernel's `sch_netem`.
+//! needs the kernel's `sch_netem`, or TAP devices for fsbench's own wire.
 
 use crate::lab::{LabDir, assert_torn_down, clean_lab, lab_run_at, start_long_lab_run, target};
 use crate::util::{entries, fsbench, processes_mentioning, temp_dir};
@@ -204,9 +204,10 @@ fn sigkill_mid_sample_then_clean_leaves_no_host_mount_or_loop_device() {
         fsbench_tool_unshare,
         fsbench_tool_tc,
         fsbench_dev_fuse,
-        not(fsbench_netem)
+        not(fsbench_netem),
+        not(fsbench_dev_tun)
     ),
-    ignore = "kernel lacks sch_netem (CONFIG_NET_SCH_NETEM), which rtt= needs"
+    ignore = "kernel lacks sch_netem (CONFIG_NET_SCH_NETEM) and TAP devices, one of which rtt= needs"
 )]
 fn a_2ms_rtt_is_recorded_and_raises_a_cold_qd1_reads_latency_by_2ms() {
     let lab = LabDir::new();
@@ -252,7 +253,7 @@ fn a_missing_package_or_netem_is_refused_in_one_line_before_anything_is_built() 
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown option 'replica=2'"), "{err}");
-    if !cfg!(fsbench_netem) {
+    if !cfg!(fsbench_netem) && !cfg!(fsbench_dev_tun) {
         let out = fsbench()
             .args([
                 "run",

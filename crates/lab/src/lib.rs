@@ -40,6 +40,7 @@ mod teardown;
 mod tmpfs;
 pub mod tool;
 mod undo;
+pub mod wire;
 
 pub use error::Error;
 pub use request::{DEFAULT_SIZE, LabRequest, request};
@@ -194,7 +195,7 @@ pub const RECIPES: &[Recipe] = &[
     },
     Recipe {
         kind: LabKind::Glusterfs,
-        about: "GlusterFS from simulated server hosts (namespaces, veth): glusterd and one brick on an ext4 loop image per server, a distributed volume (replica=N: replicated over N servers; rtt=2ms: netem delay), mounted by the glusterfs FUSE client",
+        about: "GlusterFS from simulated server hosts (namespaces, veth): glusterd and one brick on an ext4 loop image per server, a distributed volume (replica=N: replicated over N servers; rtt=2ms: netem delay, or fsbench's wire over TAP devices), mounted by the glusterfs FUSE client",
         fs: "fuse",
         tools: &[
             "glusterd",
@@ -216,7 +217,7 @@ pub const RECIPES: &[Recipe] = &[
     },
     Recipe {
         kind: LabKind::Sshfs,
-        about: "sshfs from a simulated server host (namespaces, veth): sshd with throwaway keys serving a directory of an ext4 loop image (rtt=2ms: netem delay)",
+        about: "sshfs from a simulated server host (namespaces, veth): sshd with throwaway keys serving a directory of an ext4 loop image (rtt=2ms: netem delay, or fsbench's wire over TAP devices)",
         fs: "fuse",
         tools: &[
             "sshd",

@@ -31,7 +31,7 @@ pub enum Problem {
     NoNfsServer,
     /// The kernel has an NFS server, but it is not running.
     NfsServerStopped,
-    /// The kernel has no `netem` queueing discipline (`rtt=` needs it).
+    /// The kernel has neither a `netem` queueing discipline nor TAP devices (`rtt=` needs one).
     NoNetem,
 }
 
@@ -73,7 +73,7 @@ impl std::fmt::Display for Problem {
                 "this kernel has no NFS server (no nfsd in /proc/filesystems, no nfsd module)",
             ),
             Self::NoNetem => f.write_str(
-                "this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM: no module, not in its config), which rtt= needs to delay the simulated link",
+                "this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM: no module, not in its config) and TAP devices (/dev/net/tun), one of which rtt= needs to delay the simulated link",
             ),
             Self::NfsServerStopped => f.write_str(
                 "the NFS server is not running (no threads in /proc/fs/nfsd/threads) — start it (systemctl start nfs-server; apt-get install nfs-kernel-server)",
@@ -184,6 +184,15 @@ pub fn kernel_has(fs: &str) -> bool {
 fn in_proc_filesystems(text: &str, fs: &str) -> bool {
     text.lines()
         .any(|l| l.split_whitespace().last() == Some(fs))
+}
+
+/// True when TAP devices can be made (`/dev/net/tun`): fsbench's own wire can then delay a
+/// simulated link where `tc netem` cannot.
+pub fn has_tap() -> bool {
+    std::fs::metadata("/dev/net/tun").is_ok_and(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        m.file_type().is_char_device()
+    })
 }
 
 /// True when the kernel can delay packets with `tc netem`: `sch_netem` is a module or built

@@ -70,7 +70,7 @@ fn check(
         |(e, r)| {
             let mut all = probe::kernel_problems(r);
             let delayed = e.net.is_some_and(|n| n.rtt_us.is_some());
-            if delayed && !probe::has_netem() {
+            if delayed && !probe::has_netem() && !probe::has_tap() {
                 all.push(Problem::NoNetem);
             }
             all

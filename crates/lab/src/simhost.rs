@@ -4,7 +4,9 @@
 //! namespaces only (its FUSE daemon's mount is the caller's, so fsbench measures it). The client
 //! namespace is the switch: a bridge `br0` at [`client_address`] with one veth port per server,
 //! whose other end is the server's `eth0` at [`server_address`]. With `rtt=` each link gets
-//! `tc netem` delay, half each way. Nothing is created in the caller's network namespace.
+//! `tc netem` delay, half each way; on a kernel without `sch_netem` the link is instead a TAP
+//! device at each end with fsbench's wire between them (`crate::wire`), which adds the delay in
+//! user space. Nothing is created in the caller's network namespace.
 //!
 //! A host is held by `unshare ... --kill-child -- bash -c REAPER fsbench-lab-host DIR NAME`
 //! started by fsbench (a child that dies with it, even on SIGKILL): when the holder ends, the
@@ -161,17 +163,44 @@ pub(crate) fn start_all(
         drop_foreign_mounts(b, &host)?;
         let port = format!("s{i}");
         let (c, s) = (client.init.to_string(), host.init.to_string());
-        let veth = [
-            "link", "add", &port, "netns", &c, "type", "veth", "peer", "name", "eth0", "netns", &s,
-        ];
-        b.run("ip", &veth)?;
+        // Without netem, a delayed link is two TAP devices and fsbench's wire between them.
+        let wire = rtt_us.filter(|_| !crate::probe::has_netem());
+        if wire.is_some() {
+            client.run(b, "ip", &["tuntap", "add", "dev", &port, "mode", "tap"])?;
+            host.run(b, "ip", &["tuntap", "add", "dev", "eth0", "mode", "tap"])?;
+        } else {
+            let veth = [
+                "link", "add", &port, "netns", &c, "type", "veth", "peer", "name", "eth0", "netns",
+                &s,
+            ];
+            b.run("ip", &veth)?;
+        }
         client.run(b, "ip", &["link", "set", &port, "master", "br0", "up"])?;
         let addr = format!("{}/24", server_address(i));
         host.run(b, "hostname", &[&format!("{}-{name}", label(b))])?;
         host.run(b, "ip", &["link", "set", "lo", "up"])?;
         host.run(b, "ip", &["addr", "add", &addr, "dev", "eth0"])?;
         host.run(b, "ip", &["link", "set", "eth0", "up"])?;
-        if let Some(us) = rtt_us {
+        if let Some(us) = wire {
+            let exe = std::env::current_exe().map_err(|source| Error::ToolIo {
+                action: "find",
+                program: "fsbench".into(),
+                source,
+            })?;
+            let half = (us / 2).to_string();
+            // `setsid -f`: the wire does not fork itself as the daemons do.
+            let args = [
+                "-f",
+                text(&exe),
+                crate::wire::COMMAND,
+                &c,
+                &port,
+                &s,
+                "eth0",
+                &half,
+            ];
+            client.run(b, "setsid", &args)?;
+        } else if let Some(us) = rtt_us {
             let half = format!("{}us", us / 2);
             let netem = |dev| ["qdisc", "add", "dev", dev, "root", "netem", "delay"];
             host.run(b, "tc", &[&netem("eth0")[..], &[half.as_str()]].concat())?;

@@ -7,7 +7,7 @@
 //! The flags (each declared with `rustc-check-cfg`):
 //! - `fsbench_root`: the build runs as root (`cargo test` builds and runs as the same user);
 //! - `fsbench_tool_NAME`: `NAME` is on `PATH` (`.` and `-` in NAME become `_`: `mkfs_ext4`);
-//! - `fsbench_dev_fuse`, `fsbench_dev_full`, `fsbench_dev_shm`: those exist;
+//! - `fsbench_dev_fuse`, `fsbench_dev_full`, `fsbench_dev_shm`, `fsbench_dev_tun`: those exist;
 //! - `fsbench_io_uring`: the kernel lets this user set up an io_uring;
 //! - `fsbench_ext4_encryption`: ext4 was built with fscrypt (`/sys/fs/ext4/features/encryption`);
 //! - `fsbench_device_mapper`: the kernel has the device-mapper (`device-mapper` in `/proc/misc`;
@@ -146,6 +146,10 @@ pub fn emit() {
         (
             "fsbench_dev_shm".to_string(),
             Path::new("/dev/shm").is_dir(),
+        ),
+        (
+            "fsbench_dev_tun".to_string(),
+            Path::new("/dev/net/tun").exists(),
         ),
         ("fsbench_io_uring".to_string(), io_uring_available()),
         (
