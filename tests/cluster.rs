@@ -579,3 +579,73 @@ fn ctrl_c_on_mpirun_across_hosts_leaves_no_scratch_and_no_rank() {
         assert_nothing_left(&c, child, None, layout);
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_mpirun,
+        fsbench_tool_mpicc,
+        fsbench_tool_ip,
+        fsbench_tool_unshare,
+        fsbench_tool_nsenter,
+        fsbench_tool_setsid,
+        fsbench_tool_glusterd,
+        fsbench_tool_glusterfs,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, mpirun, mpicc, iproute2, util-linux, glusterfs-server, glusterfs-client and /dev/fuse"
+)]
+fn ranks_on_two_client_hosts_share_one_glusterfs_volume() {
+    // IOR's and mdtest's shared-filesystem case: each client host mounts the one volume served
+    // by another host, and the ranks run on the clients (bench/simcluster-glusterfs.sh).
+    let bin = mpi_fsbench();
+    let _alone = crate::util::alone();
+    // Under the checkout, which the script lets every host see.
+    let out_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a dir the hosts see");
+    let json = out_dir.path().join("r.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/simcluster-glusterfs.sh");
+    let out = Command::new(&script)
+        .args([
+            "2",
+            "1",
+            "--",
+            "--runs",
+            "2",
+            "--cache",
+            "warm",
+            "--no-store",
+            "-q",
+        ])
+        .args(["-w", "rand-read:size=4m,ops=500", "--json"])
+        .arg(&json)
+        .env("FSBENCH", bin)
+        .output()
+        .expect("run the script");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cell = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["target"] == "glusterfs")
+        .expect("a glusterfs cell");
+    let hosts: Vec<&str> = cell["samples"][0]["hosts"]
+        .as_array()
+        .expect("ranks grouped by host")
+        .iter()
+        .filter_map(|h| h["host"].as_str())
+        .collect();
+    assert_eq!(hosts.len(), 2, "two client hosts: {hosts:?}");
+    assert_ne!(hosts[0], hosts[1]);
+    assert_eq!(
+        cell["samples"][0]["metrics"]["ranks"], 2.0,
+        "{}",
+        cell["samples"][0]["metrics"]
+    );
+}
