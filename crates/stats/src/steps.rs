@@ -257,7 +257,9 @@ mod tests {
             let h: Vec<Vec<f64>> = (0..25)
                 .map(|i| {
                     let run = 500.0 + jitter(i * 53 + seed * 11 + 1, 15.0);
-                    (0..5).map(|j| run + jitter(i * 5 + j + seed, 5.0)).collect()
+                    (0..5)
+                        .map(|j| run + jitter(i * 5 + j + seed, 5.0))
+                        .collect()
                 })
                 .collect();
             let s = run_steps(&h, 0.95);
