@@ -17,3 +17,4 @@ pub mod policy;
 pub mod runs;
 pub mod scaling;
 pub mod sweeps;
+pub mod trend;

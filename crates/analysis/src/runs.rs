@@ -9,6 +9,16 @@ use fsbench_model::{Comparison, ResultEntry, RunRecord, TargetInfo};
 
 /// What differs between the environments of `a` and `b`, in words.
 pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
+    differences(a, b, None)
+}
+
+/// What differs between the environments of `a` and `b` for one target: the machine's and
+/// that target's differences (a trend's step is about one cell, not the run's other targets).
+pub fn target_environment_differences(a: &RunRecord, b: &RunRecord, label: &str) -> Vec<String> {
+    differences(a, b, Some(label))
+}
+
+fn differences(a: &RunRecord, b: &RunRecord, only: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut diff = |what: &str, x: &str, y: &str| {
         if x != y {
@@ -20,6 +30,9 @@ pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
     diff("host", &a.environment.hostname, &b.environment.hostname);
     diff("CPU", &a.environment.cpu_model, &b.environment.cpu_model);
     for ta in &a.environment.targets {
+        if only.is_some_and(|l| l != ta.label) {
+            continue;
+        }
         let Some(tb) = b.environment.targets.iter().find(|t| t.label == ta.label) else {
             continue;
         };
@@ -50,7 +63,15 @@ fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, St
             a.device_model.clone(),
             b.device_model.clone(),
         ),
+        ("lab kind", lab_kind(a), lab_kind(b)),
     ]
+}
+
+/// The lab kind that built a target, or `none` for a target given by path.
+fn lab_kind(t: &TargetInfo) -> String {
+    t.lab
+        .as_ref()
+        .map_or_else(|| "none".into(), |l| l.kind.name().to_string())
 }
 
 /// The key two runs' cells are matched on.

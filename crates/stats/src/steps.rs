@@ -15,7 +15,10 @@
 //! - between samples: Welch's t on the pooled samples of the runs on either side proves a
 //!   difference of the same sign at the confidence asked for.
 //!
-//! An accepted split divides the segment, and both halves are searched again. A single odd run
+//! When no single split passes, two are tried (runs `i..j` against the others of the segment: a
+//! change that came back, which no single split of the whole separates), counted against the
+//! confidence the same way. An accepted split divides the segment, and every part is searched
+//! again. A single odd run
 //! is never a step (the new level has to hold for [`MIN_RUNS`] runs); the newest run alone may
 //! still differ from the runs since the last step, which [`RunSteps::newest_differs`] says.
 
@@ -71,22 +74,6 @@ impl Prefix {
         let sum = self.s[b] - self.s[a];
         ((self.q[b] - self.q[a]) - sum * sum / (b - a) as f64).max(0.0)
     }
-
-    /// Pooled t between the mean levels of `a..k` and `k..b`, with the variance at least
-    /// `floor` (infinite when both are exact).
-    fn t(&self, a: usize, k: usize, b: usize, floor: f64) -> f64 {
-        let (n1, n2) = ((k - a) as f64, (b - k) as f64);
-        let diff = (self.mean(k, b) - self.mean(a, k)).abs();
-        let var = ((self.sse(a, k) + self.sse(k, b)) / (n1 + n2 - 2.0)).max(floor);
-        let se = (var * (1.0 / n1 + 1.0 / n2)).sqrt();
-        // Rounding leaves a tiny variance on identical levels: relative to the levels, none.
-        let scale = self.mean(a, b).abs().max(f64::MIN_POSITIVE);
-        match (se > scale * 1e-12, diff > scale * 1e-12) {
-            (true, _) => diff / se,
-            (false, true) => f64::INFINITY,
-            (false, false) => 0.0,
-        }
-    }
 }
 
 /// The median of `v` (not empty).
@@ -129,7 +116,17 @@ fn samples_differ(left: &[&[f64]], right: &[&[f64]], confidence: f64, sign: f64)
     }
 }
 
-/// Searches `a..b` for steps (see the module's documentation), adding their indices to `out`.
+/// How many ways `a..b` (`len` runs) can be split once, and twice, with [`MIN_RUNS`] runs in
+/// each part: every one was tried, so each counts against the confidence.
+fn tries(len: usize) -> usize {
+    let once = (len + 1).saturating_sub(2 * MIN_RUNS);
+    let twice = (len + 2).saturating_sub(3 * MIN_RUNS);
+    once + twice * twice.saturating_sub(1) / 2
+}
+
+/// Searches `a..b` for steps (see the module's documentation), adding their indices to `out`:
+/// first one split (runs `k..b` against `a..k`), else two (runs `i..j` against the others: a
+/// change that came back, which no single split of the whole separates).
 fn segment(
     runs: &[&[f64]],
     m: &[f64],
@@ -141,25 +138,101 @@ fn segment(
     if b - a < 2 * MIN_RUNS {
         return;
     }
-    let lasts = |k: usize| {
-        let (l, r) = (p.mean(a, k), p.mean(k, b));
-        let mid = (l + r) / 2.0;
-        let new_side = |x: f64| (x - mid) * (r - l) > 0.0;
-        !new_side(m[k - 1]) && m[k - 1] != mid && (k..k + MIN_RUNS).all(|i| new_side(m[i]))
+    let corrected = 1.0 - (1.0 - c) / tries(b - a) as f64;
+    let Some(crit) = t_critical(corrected, (b - a - 2) as f64) else {
+        return;
     };
-    let tried = b - a - 2 * MIN_RUNS + 1;
-    let best = (a + MIN_RUNS..=b - MIN_RUNS)
-        .filter(|&k| lasts(k))
-        .max_by(|&i, &j| p.t(a, i, b, floor).total_cmp(&p.t(a, j, b, floor)));
-    let Some(k) = best else { return };
-    let df = (b - a - 2) as f64;
-    let corrected = 1.0 - (1.0 - c) / tried as f64;
-    let between_runs = t_critical(corrected, df).is_some_and(|crit| p.t(a, k, b, floor) > crit);
-    let sign = p.mean(k, b) - p.mean(a, k);
-    if between_runs && samples_differ(&runs[a..k], &runs[k..b], c, sign) {
+    let split = Split {
+        runs,
+        m,
+        p,
+        a,
+        b,
+        floor,
+        c,
+        crit,
+    };
+    let once = (a + MIN_RUNS..=b - MIN_RUNS).map(|k| (k, b));
+    let twice = (a + MIN_RUNS..b)
+        .flat_map(|i| (i + MIN_RUNS..=b.saturating_sub(MIN_RUNS)).map(move |j| (i, j)));
+    let Some((i, j)) = split.best(once).or_else(|| split.best(twice)) else {
+        return;
+    };
+    for k in [i, j].into_iter().filter(|&k| k < b) {
         out.push(k);
-        segment(runs, m, p, (a, k), (c, floor), out);
-        segment(runs, m, p, (k, b), (c, floor), out);
+    }
+    segment(runs, m, p, (a, i), (c, floor), out);
+    segment(runs, m, p, (i, j), (c, floor), out);
+    segment(runs, m, p, (j, b), (c, floor), out);
+}
+
+/// The segment `a..b` being split, and what a split has to pass.
+struct Split<'a> {
+    runs: &'a [&'a [f64]],
+    m: &'a [f64],
+    p: &'a Prefix,
+    a: usize,
+    b: usize,
+    floor: f64,
+    c: f64,
+    crit: f64,
+}
+
+impl Split<'_> {
+    /// Mean, squared error and count of the runs of `a..b` outside `i..j`.
+    fn outside(&self, i: usize, j: usize) -> (f64, f64, f64) {
+        let (p, a, b) = (self.p, self.a, self.b);
+        let n = (i - a + b - j) as f64;
+        let sum = p.s[i] - p.s[a] + p.s[b] - p.s[j];
+        let sq = p.q[i] - p.q[a] + p.q[b] - p.q[j];
+        (sum / n, (sq - sum * sum / n).max(0.0), n)
+    }
+
+    /// Pooled t between runs `i..j` and the others of `a..b`, the variance at least the floor.
+    fn t(&self, i: usize, j: usize) -> f64 {
+        let (out_mean, out_sse, n1) = self.outside(i, j);
+        let n2 = (j - i) as f64;
+        let diff = (self.p.mean(i, j) - out_mean).abs();
+        let var = ((out_sse + self.p.sse(i, j)) / (n1 + n2 - 2.0)).max(self.floor);
+        let se = (var * (1.0 / n1 + 1.0 / n2)).sqrt();
+        // Rounding leaves a tiny variance on identical levels: relative to the levels, none.
+        let scale = self.p.mean(self.a, self.b).abs().max(f64::MIN_POSITIVE);
+        match (se > scale * 1e-12, diff > scale * 1e-12) {
+            (true, _) => diff / se,
+            (false, true) => f64::INFINITY,
+            (false, false) => 0.0,
+        }
+    }
+
+    /// Whether the change at `i` (and back at `j`, inside the segment) lasts: the run before
+    /// each edge on its old side of the midpoint, the [`MIN_RUNS`] from it on the new side.
+    fn lasts(&self, i: usize, j: usize) -> bool {
+        let (old, new) = (self.outside(i, j).0, self.p.mean(i, j));
+        let mid = (old + new) / 2.0;
+        let inside = |x: f64| (x - mid) * (new - old) > 0.0;
+        let outside = |x: f64| (x - mid) * (new - old) < 0.0;
+        let m = self.m;
+        let edge_in = outside(m[i - 1]) && (i..i + MIN_RUNS).all(|k| inside(m[k]));
+        let edge_out =
+            j == self.b || (inside(m[j - 1]) && (j..j + MIN_RUNS).all(|k| outside(m[k])));
+        edge_in && edge_out
+    }
+
+    /// The best of `candidates` (`i..j` against the rest) that lasts, when it is proven both
+    /// between runs and between samples.
+    fn best(&self, candidates: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize)> {
+        let (i, j) = candidates
+            .filter(|&(i, j)| self.lasts(i, j))
+            .max_by(|x, y| self.t(x.0, x.1).total_cmp(&self.t(y.0, y.1)))?;
+        let sign = self.p.mean(i, j) - self.outside(i, j).0;
+        let runs = self.runs;
+        let others: Vec<&[f64]> = runs[self.a..i]
+            .iter()
+            .chain(&runs[j..self.b])
+            .copied()
+            .collect();
+        (self.t(i, j) > self.crit && samples_differ(&others, &runs[i..j], self.c, sign))
+            .then_some((i, j))
     }
 }
 
@@ -295,6 +368,16 @@ mod tests {
             at(&run_steps(&history(&down, 2.0, 1.0), 0.95)),
             vec![10, 16]
         );
+    }
+
+    #[test]
+    fn a_change_that_came_back_is_two_steps() {
+        let mut levels = vec![100.0; 6];
+        levels.extend(vec![50.0; 4]);
+        levels.extend(vec![100.0; 6]);
+        let s = run_steps(&history(&levels, 2.0, 1.0), 0.95);
+        assert_eq!(at(&s), vec![6, 10]);
+        assert!(s.steps[0].after < s.steps[0].before && s.steps[1].after > s.steps[1].before);
     }
 
     #[test]
