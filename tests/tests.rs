@@ -13,6 +13,7 @@ mod escaping;
 mod estimate;
 mod exit_codes;
 mod explain;
+mod fuzz;
 mod hardening;
 mod lab;
 mod lab_layers;

@@ -52,11 +52,7 @@ fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, St
             a.mount_options.clone(),
             b.mount_options.clone(),
         ),
-        (
-            "devices",
-            a.device_chain.join(" > "),
-            b.device_chain.join(" > "),
-        ),
+        ("devices", devices(a), devices(b)),
         ("encryption", a.encryption.clone(), b.encryption.clone()),
         (
             "device model",
@@ -65,6 +61,14 @@ fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, St
         ),
         ("lab kind", lab_kind(a), lab_kind(b)),
     ]
+}
+
+/// The block devices under a target, top first, or `none` (tmpfs, NFS, FUSE).
+fn devices(t: &TargetInfo) -> String {
+    match t.device_chain.is_empty() {
+        true => "none".into(),
+        false => t.device_chain.join(" > "),
+    }
 }
 
 /// The lab kind that built a target, or `none` for a target given by path.

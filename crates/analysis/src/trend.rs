@@ -5,11 +5,11 @@
 
 use fsbench_model::names::CellNames;
 use fsbench_model::trend::{CellHistory, Trend, TrendCell, TrendRun, TrendStep};
-use fsbench_model::{Better, CacheInfo, ResultEntry};
+use fsbench_model::{Better, CacheInfo, ResultEntry, RunRecord};
 
-/// What differs between the runs `before` and `at` (ids) for the target `label`, in words:
-/// the caller reads the runs (from the store) only for the runs either side of a step.
-pub type EnvironmentOf<'a> = dyn FnMut(&str, &str, &str) -> Vec<String> + 'a;
+/// The stored run of an id, without its cells (`None` when it cannot be read): the caller
+/// reads only the runs either side of a step.
+pub type RunOf<'a> = dyn FnMut(&str) -> Option<RunRecord> + 'a;
 
 /// The trend of every cell in `histories` at `confidence` (percent), over each cell's newest
 /// `last` runs when given.
@@ -17,8 +17,12 @@ pub fn trend(
     histories: Vec<CellHistory>,
     confidence: f64,
     last: Option<usize>,
-    environment: &mut EnvironmentOf<'_>,
+    run_of: &mut RunOf<'_>,
 ) -> Trend {
+    let mut environment = |a: &str, b: &str, label: &str| match (run_of(a), run_of(b)) {
+        (Some(a), Some(b)) => crate::runs::target_environment_differences(&a, &b, label),
+        _ => vec!["the environment could not be read".into()],
+    };
     let entries: Vec<ResultEntry> = histories.iter().map(entry).collect();
     let names = CellNames::new(&entries);
     let cells = histories
@@ -28,7 +32,7 @@ pub fn trend(
             if let Some(n) = last {
                 h.runs.drain(..h.runs.len().saturating_sub(n));
             }
-            cell(h, names.label(&entries, i), confidence, environment)
+            cell(h, names.label(&entries, i), confidence, &mut environment)
         })
         .filter(|c| !c.runs.is_empty())
         .collect();
@@ -59,6 +63,9 @@ fn entry(h: &CellHistory) -> ResultEntry {
         profile: None,
     }
 }
+
+/// What differs between the runs `before` and `at` (ids) for the target `label`, in words.
+type EnvironmentOf<'a> = dyn FnMut(&str, &str, &str) -> Vec<String> + 'a;
 
 fn cell(h: CellHistory, name: String, confidence: f64, env: &mut EnvironmentOf<'_>) -> TrendCell {
     let (unit, better) = fsbench_model::unit_of(&h.metric);
@@ -137,6 +144,12 @@ mod tests {
     use fsbench_model::CacheState;
     use fsbench_model::trend::RunValues;
 
+    /// A stored run with one target, `same`, and another, `other`, on a different filesystem.
+    const RECORD: &str = r#"{"schema_version":4,"run":{"id":"x","started_at":"t","fsbench_version":"1","argv":[]},
+        "environment":{"targets":[{"label":"same","path":"/p","fs_type":"tmpfs"},
+                                  {"label":"other","path":"/o","fs_type":"xfs"}]},
+        "overhead":{},"results":[]}"#;
+
     fn history(levels: &[f64]) -> CellHistory {
         CellHistory {
             target: "same".into(),
@@ -160,9 +173,11 @@ mod tests {
     #[test]
     fn a_step_down_in_throughput_is_worse_and_named_by_its_environment() {
         let mut asked = Vec::new();
-        let mut env = |a: &str, b: &str, t: &str| {
-            asked.push(format!("{a} {b} {t}"));
-            vec!["same filesystem: tmpfs → ext4".to_string()]
+        let mut env = |id: &str| {
+            asked.push(id.to_string());
+            let mut r: RunRecord = serde_json::from_str(RECORD).unwrap();
+            r.environment.targets[0].fs_type = if id == "r4" { "ext4" } else { "tmpfs" }.into();
+            Some(r)
         };
         let h = history(&[900.0, 905.0, 898.0, 902.0, 300.0, 301.0, 299.0, 300.0]);
         let t = trend(vec![h], 95.0, None, &mut env);
@@ -175,12 +190,12 @@ mod tests {
         assert!(s.worse && (s.change_pct + 66.7).abs() < 1.0, "{s:?}");
         assert_eq!(s.environment, ["same filesystem: tmpfs → ext4"]);
         assert!(c.newest_on_worse_side);
-        assert_eq!(asked, ["r3 r4 same"]);
+        assert_eq!(asked, ["r3", "r4"]);
     }
 
     #[test]
     fn a_recovery_leaves_the_newest_run_on_the_better_side() {
-        let mut env = |_: &str, _: &str, _: &str| Vec::new();
+        let mut env = |_: &str| None;
         let levels = [
             100.0, 101.0, 99.0, 100.0, 50.0, 51.0, 49.0, 50.0, 100.0, 99.0, 101.0,
         ];

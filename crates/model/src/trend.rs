@@ -46,6 +46,18 @@ pub struct Trend {
     pub cells: Vec<TrendCell>,
 }
 
+impl Trend {
+    /// What `--fail-on-step` fails on, in one line: the cells whose newest run is on the worse
+    /// side of a step; `None` when there is none.
+    pub fn step_failure(&self) -> Option<String> {
+        let worse = self.cells.iter().filter(|c| c.newest_on_worse_side);
+        let names: Vec<&str> = worse.map(|c| c.name.as_str()).collect();
+        let list = names.join(", ");
+        (!names.is_empty())
+            .then(|| format!("the newest run is on the worse side of a step in {list}"))
+    }
+}
+
 /// One cell over the runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrendCell {
