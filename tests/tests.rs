@@ -35,4 +35,5 @@ mod suite;
 mod tables;
 mod tar;
 mod tree;
+mod trend;
 mod uring;

@@ -45,7 +45,6 @@ fn differences(a: &RunRecord, b: &RunRecord, only: Option<&str>) -> Vec<String> 
 
 fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, String)> {
     vec![
-        ("path", a.path.clone(), b.path.clone()),
         ("filesystem", a.fs_type.clone(), b.fs_type.clone()),
         (
             "mount options",
@@ -60,6 +59,8 @@ fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, St
             b.device_model.clone(),
         ),
         ("lab kind", lab_kind(a), lab_kind(b)),
+        // Last: a lab's path changes with every run; what is under it is said above.
+        ("path", a.path.clone(), b.path.clone()),
     ]
 }
 

@@ -144,11 +144,26 @@ mod tests {
     use fsbench_model::CacheState;
     use fsbench_model::trend::RunValues;
 
-    /// A stored run with one target, `same`, and another, `other`, on a different filesystem.
-    const RECORD: &str = r#"{"schema_version":4,"run":{"id":"x","started_at":"t","fsbench_version":"1","argv":[]},
-        "environment":{"targets":[{"label":"same","path":"/p","fs_type":"tmpfs"},
-                                  {"label":"other","path":"/o","fs_type":"xfs"}]},
-        "overhead":{},"results":[]}"#;
+    /// A stored run with the target `same` on `fs`, and another, `other`, on xfs.
+    fn record(fs: &str) -> RunRecord {
+        let target = |label: &str, fs: &str| fsbench_model::TargetInfo {
+            label: label.into(),
+            fs_type: fs.into(),
+            ..Default::default()
+        };
+        RunRecord {
+            schema_version: fsbench_model::SCHEMA_VERSION,
+            run: Default::default(),
+            environment: fsbench_model::Environment {
+                targets: vec![target("same", fs), target("other", "xfs")],
+                ..Default::default()
+            },
+            overhead: Default::default(),
+            results: Vec::new(),
+            comparisons: Vec::new(),
+            scaling: Vec::new(),
+        }
+    }
 
     fn history(levels: &[f64]) -> CellHistory {
         CellHistory {
@@ -175,9 +190,7 @@ mod tests {
         let mut asked = Vec::new();
         let mut env = |id: &str| {
             asked.push(id.to_string());
-            let mut r: RunRecord = serde_json::from_str(RECORD).unwrap();
-            r.environment.targets[0].fs_type = if id == "r4" { "ext4" } else { "tmpfs" }.into();
-            Some(r)
+            Some(record(if id == "r4" { "ext4" } else { "tmpfs" }))
         };
         let h = history(&[900.0, 905.0, 898.0, 902.0, 300.0, 301.0, 299.0, 300.0]);
         let t = trend(vec![h], 95.0, None, &mut env);

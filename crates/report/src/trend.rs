@@ -15,7 +15,8 @@ const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
 pub const SPARK_WIDTH: usize = 24;
 
 /// `values` as a sparkline of at most `width` bars, the lowest value `▁` and the highest `█`
-/// (a history longer than `width` is averaged bar by bar).
+/// unless they are within a tenth of each other (then a ripple around the middle); a history
+/// longer than `width` is averaged bar by bar.
 pub fn sparkline(values: &[f64], width: usize) -> String {
     let values: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if values.is_empty() || width == 0 {
@@ -28,8 +29,15 @@ pub fn sparkline(values: &[f64], width: usize) -> String {
             values[from..to].iter().sum::<f64>() / (to - from) as f64
         })
         .collect();
-    let lo = buckets.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = buckets.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (min, max) = buckets
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    // A span of at least a tenth of the values: a few percent of noise is a ripple, not the
+    // whole height.
+    let span = (max - min).max(0.1 * min.abs().max(max.abs()));
+    let (lo, hi) = ((min + max - span) / 2.0, (min + max + span) / 2.0);
     buckets
         .iter()
         .map(|&v| {
@@ -156,7 +164,8 @@ mod tests {
             sparkline(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], 24),
             "▁▂▃▄▅▆▇█"
         );
-        assert_eq!(sparkline(&[5.0, 5.0], 24), "▄▄");
+        assert_eq!(sparkline(&[5.0, 5.0], 24), "▅▅");
+        assert_eq!(sparkline(&[100.0, 102.0, 98.0], 24), "▅▆▃");
         let long: Vec<f64> = (0..1000).map(|i| if i < 500 { 1.0 } else { 2.0 }).collect();
         let s = sparkline(&long, 10);
         assert_eq!(s, "▁▁▁▁▁█████");

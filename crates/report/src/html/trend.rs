@@ -35,12 +35,7 @@ pub fn page(t: &Trend) -> String {
         out.push_str("<p>No cell matched.</p>\n");
     }
     for c in &t.cells {
-        let _ = writeln!(
-            out,
-            "<h3>{}</h3>\n<figure class=\"chart trend\">{}",
-            esc(&c.name),
-            chart(c)
-        );
+        let _ = writeln!(out, "<figure class=\"chart trend\">{}", chart(c));
         out.push_str("<figcaption><ul>");
         for s in &c.steps {
             let _ = write!(
@@ -72,10 +67,19 @@ fn chart(c: &TrendCell) -> String {
         .iter()
         .map(|r| r.ci95_high.unwrap_or(r.median).max(r.median))
         .fold(f64::NEG_INFINITY, f64::max);
+    // A wide interval of few samples may reach below zero; a metric that never does is drawn
+    // from zero at most.
+    let lo = match c.runs.iter().all(|r| r.median >= 0.0) {
+        true => lo.max(0.0),
+        false => lo,
+    };
     let ax = axis::linear(lo, hi, axis::kind_of(&c.metric), false);
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let x = |i: f64| LEFT + (i + 0.5) * pw / n as f64;
-    let y = |v: f64| TOP + ph - (v - ax.lo) / (ax.hi - ax.lo).max(f64::MIN_POSITIVE) * ph;
+    let y = |v: f64| {
+        let v = v.clamp(ax.lo, ax.hi);
+        TOP + ph - (v - ax.lo) / (ax.hi - ax.lo).max(f64::MIN_POSITIVE) * ph
+    };
     let mut s = Svg::new(W, H, &c.name);
     s.title(&c.name, W);
     for (v, label) in &ax.ticks {
