@@ -135,18 +135,23 @@ pub fn text(t: &Trend, style: Style) -> String {
         out.push_str(&step_line(c, s, t.confidence));
         out.push('\n');
     }
-    for c in &t.cells {
-        if let (Some(level), Some(newest)) = (c.newest_differs_from, c.runs.last()) {
-            out.push_str(&format!(
-                "{}: the newest run {} differs ({} against {} since the last step) — one run, not yet a lasting step\n",
-                c.name,
-                newest.run_id,
-                metric_value(&c.metric, newest.median),
-                metric_value(&c.metric, level)
-            ));
-        }
+    for line in t.cells.iter().filter_map(newest_line) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
+}
+
+/// When the newest run alone differs from the runs since the last step: that, in words.
+pub fn newest_line(c: &TrendCell) -> Option<String> {
+    let (level, newest) = (c.newest_differs_from?, c.runs.last()?);
+    Some(format!(
+        "{}: the newest run {} differs ({} against {} since the last step) — one run, not yet a lasting step",
+        c.name,
+        newest.run_id,
+        metric_value(&c.metric, newest.median),
+        metric_value(&c.metric, level)
+    ))
 }
 
 /// The trends as the JSON of `--export-json` (`docs/formats.md`).

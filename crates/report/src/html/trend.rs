@@ -45,6 +45,9 @@ pub fn page(t: &Trend) -> String {
                 esc(&crate::trend::step_line(c, s, t.confidence))
             );
         }
+        if let Some(line) = crate::trend::newest_line(c) {
+            let _ = write!(out, "<li class=\"nc\">{}</li>", esc(&line));
+        }
         if c.steps.is_empty() {
             out.push_str("<li class=\"same\">no lasting step</li>");
         }
