@@ -219,11 +219,18 @@ impl Split<'_> {
     }
 
     /// The best of `candidates` (`i..j` against the rest) that lasts, when it is proven both
-    /// between runs and between samples.
+    /// between runs and between samples. The t comes first: it is cheaper than the lasting
+    /// check and rules out nearly every split of a quiet history.
     fn best(&self, candidates: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize)> {
-        let (i, j) = candidates
-            .filter(|&(i, j)| self.lasts(i, j))
-            .max_by(|x, y| self.t(x.0, x.1).total_cmp(&self.t(y.0, y.1)))?;
+        let mut best: Option<((usize, usize), f64)> = None;
+        for (i, j) in candidates {
+            let t = self.t(i, j);
+            if t <= self.crit || best.is_some_and(|(_, b)| t <= b) || !self.lasts(i, j) {
+                continue;
+            }
+            best = Some(((i, j), t));
+        }
+        let ((i, j), _) = best?;
         let sign = self.p.mean(i, j) - self.outside(i, j).0;
         let runs = self.runs;
         let others: Vec<&[f64]> = runs[self.a..i]
@@ -231,8 +238,7 @@ impl Split<'_> {
             .chain(&runs[j..self.b])
             .copied()
             .collect();
-        (self.t(i, j) > self.crit && samples_differ(&others, &runs[i..j], self.c, sign))
-            .then_some((i, j))
+        samples_differ(&others, &runs[i..j], self.c, sign).then_some((i, j))
     }
 }
 

@@ -1,6 +1,8 @@
 //! What a trend reads: each cell's headline value per sample over every stored run, and no
 //! more (no sample JSON, series or histograms), so a thousand runs read in a fraction of a
-//! second; and a run's header (its environment) for the runs either side of a step.
+//! second; and a run's header (its environment) for the runs either side of a step. Since
+//! schema version 7 both queries are answered from indexes alone (`schema::V7`); an older
+//! database opened read-only gives the same answer, more slowly.
 
 use crate::{Store, StoreError};
 use fsbench_model::CacheState;
@@ -23,70 +25,81 @@ pub struct TrendFilter {
 /// and headline metric.
 type Key = (String, String, String, String, String, String);
 
-const WHERE: &str = "(?1 IS NULL OR c.target = ?1) AND (?2 IS NULL OR c.workload = ?2)
-                     AND (?3 IS NULL OR c.cache_state = ?3)";
-
 impl Store {
     /// Every matching cell's headline values, run by run (oldest first); cells in the order
     /// they were first measured. Samples without a headline value are left out, and so are
     /// runs of a cell without any.
     pub fn cell_histories(&self, f: &TrendFilter) -> Result<Vec<CellHistory>, StoreError> {
-        let cache = f.cache.map(CacheState::name);
-        let args = params![f.target, f.workload, cache];
-        let mut values: HashMap<i64, Vec<f64>> = HashMap::new();
+        let (mut out, at) = self.trend_cells(f)?;
         let mut stmt = self
             .conn
-            .prepare(&format!(
-                "SELECT s.cell_id, s.headline FROM samples s JOIN cells c ON c.id = s.cell_id
-                 WHERE {WHERE} AND s.headline IS NOT NULL ORDER BY s.cell_id, s.seq"
-            ))
+            .prepare("SELECT cell_id, headline FROM samples WHERE headline IS NOT NULL")
             .map_err(|e| self.sql(e))?;
-        let mut rows = stmt.query(args).map_err(|e| self.sql(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.sql(e))?;
         while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let (cell, v): (i64, f64) = (
-                r.get(0).map_err(|e| self.sql(e))?,
-                r.get(1).map_err(|e| self.sql(e))?,
-            );
-            values.entry(cell).or_default().push(v);
+            let cell: i64 = r.get(0).map_err(|e| self.sql(e))?;
+            if let Some(&(h, run)) = at.get(&cell) {
+                out[h].runs[run]
+                    .values
+                    .push(r.get(1).map_err(|e| self.sql(e))?);
+            }
         }
+        for h in &mut out {
+            h.runs.retain(|r| !r.values.is_empty());
+        }
+        out.retain(|h| !h.runs.is_empty());
+        Ok(out)
+    }
+
+    /// The matching cells, grouped by identity with their runs (no values yet), and where each
+    /// stored cell's samples go: cell id → (history, run).
+    #[allow(clippy::type_complexity)]
+    fn trend_cells(
+        &self,
+        f: &TrendFilter,
+    ) -> Result<(Vec<CellHistory>, HashMap<i64, (usize, usize)>), StoreError> {
         let mut stmt = self
             .conn
-            .prepare(&format!(
+            .prepare(
                 "SELECT c.id, r.id, r.started_at, c.target, c.workload, c.params, c.sweep,
                         c.cache_state, c.headline
-                 FROM cells c JOIN runs r ON r.id = c.run_id
-                 WHERE {WHERE} ORDER BY r.started_at, r.rowid, c.position"
-            ))
+                 FROM runs r JOIN cells c ON c.run_id = r.id
+                 WHERE (?1 IS NULL OR c.target = ?1) AND (?2 IS NULL OR c.workload = ?2)
+                   AND (?3 IS NULL OR c.cache_state = ?3)
+                 ORDER BY r.started_at, r.rowid, c.position",
+            )
             .map_err(|e| self.sql(e))?;
-        let mut rows = stmt.query(args).map_err(|e| self.sql(e))?;
-        let mut index: HashMap<Key, usize> = HashMap::new();
+        let cache = f.cache.map(CacheState::name);
+        let mut rows = stmt
+            .query(params![f.target, f.workload, cache])
+            .map_err(|e| self.sql(e))?;
+        let (mut index, mut at): (HashMap<Key, usize>, HashMap<i64, (usize, usize)>) =
+            Default::default();
         let mut out: Vec<CellHistory> = Vec::new();
         while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
             let text = |i: usize| r.get::<_, String>(i).map_err(|e| self.sql(e));
-            let Some(vals) = values.remove(&r.get(0).map_err(|e| self.sql(e))?) else {
-                continue;
-            };
-            let run = RunValues {
-                run_id: text(1)?,
-                started_at: text(2)?,
-                values: vals,
-            };
+            let (run_id, started_at) = (text(1)?, text(2)?);
             let key: Key = (text(3)?, text(4)?, text(5)?, text(6)?, text(7)?, text(8)?);
-            let i = match index.get(&key) {
-                Some(&i) => i,
+            let h = match index.get(&key) {
+                Some(&h) => h,
                 None => {
                     out.push(self.history_of(&key)?);
                     index.insert(key, out.len() - 1);
                     out.len() - 1
                 }
             };
-            match out[i].runs.last_mut() {
-                // The same cell twice in one run: one run's samples.
-                Some(last) if last.run_id == run.run_id => last.values.extend(run.values),
-                _ => out[i].runs.push(run),
+            let runs = &mut out[h].runs;
+            // The same cell twice in one run: one run's samples.
+            if runs.last().is_none_or(|l| l.run_id != run_id) {
+                runs.push(RunValues {
+                    run_id,
+                    started_at,
+                    values: Vec::new(),
+                });
             }
+            at.insert(r.get(0).map_err(|e| self.sql(e))?, (h, runs.len() - 1));
         }
-        Ok(out)
+        Ok((out, at))
     }
 
     /// An empty history for the cell `key` names.
