@@ -142,6 +142,7 @@ fn segment(
     let Some(crit) = t_critical(corrected, (b - a - 2) as f64) else {
         return;
     };
+    let tiny = p.mean(a, b).abs().max(f64::MIN_POSITIVE) * 1e-12;
     let split = Split {
         runs,
         m,
@@ -151,6 +152,7 @@ fn segment(
         floor,
         c,
         crit,
+        tiny,
     };
     let once = (a + MIN_RUNS..=b - MIN_RUNS).map(|k| (k, b));
     let twice = (a + MIN_RUNS..b)
@@ -176,6 +178,8 @@ struct Split<'a> {
     floor: f64,
     c: f64,
     crit: f64,
+    /// What rounding leaves of nothing, at the segment's level.
+    tiny: f64,
 }
 
 impl Split<'_> {
@@ -196,8 +200,8 @@ impl Split<'_> {
         let var = ((out_sse + self.p.sse(i, j)) / (n1 + n2 - 2.0)).max(self.floor);
         let se = (var * (1.0 / n1 + 1.0 / n2)).sqrt();
         // Rounding leaves a tiny variance on identical levels: relative to the levels, none.
-        let scale = self.p.mean(self.a, self.b).abs().max(f64::MIN_POSITIVE);
-        match (se > scale * 1e-12, diff > scale * 1e-12) {
+        let tiny = self.tiny;
+        match (se > tiny, diff > tiny) {
             (true, _) => diff / se,
             (false, true) => f64::INFINITY,
             (false, false) => 0.0,
@@ -207,7 +211,9 @@ impl Split<'_> {
     /// Whether the change at `i` (and back at `j`, inside the segment) lasts: the run before
     /// each edge on its old side of the midpoint, the [`MIN_RUNS`] from it on the new side.
     fn lasts(&self, i: usize, j: usize) -> bool {
-        let (old, new) = (self.outside(i, j).0, self.p.mean(i, j));
+        let (p, a, b) = (self.p, self.a, self.b);
+        let old = (p.s[i] - p.s[a] + p.s[b] - p.s[j]) / (i - a + b - j) as f64;
+        let new = p.mean(i, j);
         let mid = (old + new) / 2.0;
         let inside = |x: f64| (x - mid) * (new - old) > 0.0;
         let outside = |x: f64| (x - mid) * (new - old) < 0.0;
@@ -219,16 +225,15 @@ impl Split<'_> {
     }
 
     /// The best of `candidates` (`i..j` against the rest) that lasts, when it is proven both
-    /// between runs and between samples. The t comes first: it is cheaper than the lasting
-    /// check and rules out nearly every split of a quiet history.
+    /// between runs and between samples. The lasting check comes first: it rules out most
+    /// splits of a quiet history after a comparison or two.
     fn best(&self, candidates: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize)> {
         let mut best: Option<((usize, usize), f64)> = None;
-        for (i, j) in candidates {
+        for (i, j) in candidates.filter(|&(i, j)| self.lasts(i, j)) {
             let t = self.t(i, j);
-            if t <= self.crit || best.is_some_and(|(_, b)| t <= b) || !self.lasts(i, j) {
-                continue;
+            if t > self.crit && best.is_none_or(|(_, b)| t > b) {
+                best = Some(((i, j), t));
             }
-            best = Some(((i, j), t));
         }
         let ((i, j), _) = best?;
         let sign = self.p.mean(i, j) - self.outside(i, j).0;
