@@ -42,7 +42,7 @@ pub const SCHEMA_VERSION: u32 = 4;
 
 /// The exit-code rule of every command, as `--help` prints it (README.md and docs/safety.md say
 /// the same).
-pub const EXIT_CODES: &str = "Exit codes (every command): 0 ok · 1 a requested check failed (--fail-if-slower, trend --fail-on-step) · \
+pub const EXIT_CODES: &str = "Exit codes (every command): 0 ok · 1 a requested check failed (--fail-if-slower) · \
 2 usage or input error (a bad flag or file, a database refused) · 3 the work failed (an I/O \
 error, a full disk under a target, an output or the database; clean left a stale scratch) · \
 4 a requested check could not decide · 101 internal error (a bug) · 130 interrupted";
