@@ -71,6 +71,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Compare two stored runs cell by cell (ministat's test), environment differences first.
     Compare(CompareArgs),
+    /// Each cell's headline over the stored runs: lasting steps and what changed at each.
+    Trend(TrendArgs),
     /// Load a JSON result (`--export-json` of this or an earlier version) into the store.
     Import {
         /// The JSON file.
@@ -266,6 +268,38 @@ pub struct CompareArgs {
     /// Exports of the compared run with the comparisons.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// The database.
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// Arguments of `fsbench trend`.
+#[derive(Debug, Args)]
+pub struct TrendArgs {
+    /// Only cells of this target label.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Only cells of this workload.
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// Only cells in this cache state.
+    #[arg(long, value_parser = ["cold", "warm"])]
+    pub cache: Option<String>,
+    /// Only each cell's newest N runs.
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Confidence level of a step, in percent.
+    #[arg(long, default_value_t = 95.0, value_name = "PCT")]
+    pub confidence: f64,
+    /// Exit 1 when the newest run of a shown cell is on the worse side of a step.
+    #[arg(long)]
+    pub fail_on_step: bool,
+    /// Write the trends as JSON to FILE (`-`: standard output, instead of the table).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write one chart per cell to FILE as self-contained HTML.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
     /// The database.
     #[command(flatten)]
     pub db: DbArg,

@@ -32,19 +32,8 @@ pub fn print_and_gate(
     export: Option<&ExportArgs>,
 ) -> CliResult<()> {
     let comparisons = compare_records(a, b, confidence);
-    let mut text = format!(
-        "A = run {} ({})\nB = run {} ({})\n",
-        a.run.id, a.run.started_at, b.run.id, b.run.started_at
-    );
     let env = environment_differences(a, b);
-    if env.is_empty() {
-        text.push_str("environment: no differences recorded\n");
-    } else {
-        text.push_str("environment differences:\n");
-        for d in &env {
-            text.push_str(&format!("  {}\n", crate::escape_controls(d)));
-        }
-    }
+    let mut text = fsbench_report::terminal::compare_head(a, b, &env);
     let matched = comparisons.len();
     let merged = merged(a, b, comparisons);
     if matched == 0 {

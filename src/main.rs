@@ -6,8 +6,6 @@ mod cmd;
 mod compare_runs;
 mod error;
 mod estimate;
-#[cfg(test)]
-mod fuzz;
 mod out;
 mod progress;
 mod signals;

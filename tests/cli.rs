@@ -34,6 +34,7 @@ fn help_lists_the_subcommands() {
             "history",
             "show",
             "compare",
+            "trend",
             "import",
             "report",
             "baseline",

@@ -40,7 +40,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
         let list: Vec<serde_json::Value> = rows.iter().map(row_json).collect();
         let text =
             serde_json::to_string_pretty(&list).expect("invariant: JSON values serialise") + "\n";
-        return write_json(path, &text).map(|()| 0);
+        return write_output(path, "--export-json", &text).map(|()| 0);
     }
     let mut t = Table::new(
         "",
@@ -118,11 +118,12 @@ fn row_json(r: &RunRow) -> serde_json::Value {
     })
 }
 
-fn write_json(path: &std::path::Path, text: &str) -> CliResult<()> {
+/// Writes `text` to the output `flag` names (`-`: standard output) through the careful writer.
+pub fn write_output(path: &std::path::Path, flag: &str, text: &str) -> CliResult<()> {
     if path.as_os_str() == "-" {
         return crate::out::stdout(text);
     }
-    fsbench_output::file::check(path, "--export-json")?;
+    fsbench_output::file::check(path, flag)?;
     fsbench_output::file::write(path, text.as_bytes())
         .map_err(|e| CliError::run(format!("cannot write {}: {e}", path.display())))
 }

@@ -15,6 +15,7 @@ pub mod report;
 pub mod run;
 pub mod show;
 pub mod suite;
+pub mod trend;
 pub mod workloads;
 
 use crate::cli::Command;
@@ -28,6 +29,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::History(args) => history::run(args),
         Command::Show(args) => show::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Trend(args) => trend::run(args),
         Command::Import { file, db } => import::run(&file, db.db.as_deref()),
         Command::Report { runs, output, db } => report::run(&runs, &output, db.db.as_deref()),
         Command::Suite { command } => suite::run(command),

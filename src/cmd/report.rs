@@ -36,11 +36,7 @@ pub fn write(output: &Path, text: &str) -> CliResult<()> {
 
 /// `fsbench report`.
 pub fn run(specs: &[String], output: &Path, db: Option<&Path>) -> CliResult<i32> {
-    if output.as_os_str() != "-" {
-        fsbench_output::file::check(output, "-o")?;
-        let protected = crate::storage::protected_db(db);
-        fsbench_output::protect::check(&[("-o", output)], &protected)?;
-    }
+    fsbench_output::protect::check_files(&[("-o", output)], &crate::storage::protected_db(db))?;
     let specs: Vec<String> = if specs.is_empty() {
         vec!["last".into()]
     } else {

@@ -18,3 +18,4 @@ pub mod policy;
 pub mod runs;
 pub mod scaling;
 pub mod sweeps;
+pub mod trend;

@@ -10,6 +10,16 @@ use fsbench_model::{Comparison, ResultEntry, RunRecord, TargetInfo};
 
 /// What differs between the environments of `a` and `b`, in words.
 pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
+    differences(a, b, None)
+}
+
+/// What differs between the environments of `a` and `b` for one target: the machine's and
+/// that target's differences (a trend's step is about one cell, not the run's other targets).
+pub fn target_environment_differences(a: &RunRecord, b: &RunRecord, label: &str) -> Vec<String> {
+    differences(a, b, Some(label))
+}
+
+fn differences(a: &RunRecord, b: &RunRecord, only: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut diff = |what: &str, x: &str, y: &str| {
         if x != y {
@@ -21,6 +31,9 @@ pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
     diff("host", &a.environment.hostname, &b.environment.hostname);
     diff("CPU", &a.environment.cpu_model, &b.environment.cpu_model);
     for ta in &a.environment.targets {
+        if only.is_some_and(|l| l != ta.label) {
+            continue;
+        }
         let Some(tb) = b.environment.targets.iter().find(|t| t.label == ta.label) else {
             continue;
         };
@@ -34,25 +47,38 @@ pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
 
 fn target_facts(a: &TargetInfo, b: &TargetInfo) -> Vec<(&'static str, String, String)> {
     vec![
-        ("path", a.path.clone(), b.path.clone()),
         ("filesystem", a.fs_type.clone(), b.fs_type.clone()),
         (
             "mount options",
             a.mount_options.clone(),
             b.mount_options.clone(),
         ),
-        (
-            "devices",
-            a.device_chain.join(" > "),
-            b.device_chain.join(" > "),
-        ),
+        ("devices", devices(a), devices(b)),
         ("encryption", a.encryption.clone(), b.encryption.clone()),
         (
             "device model",
             a.device_model.clone(),
             b.device_model.clone(),
         ),
+        ("lab kind", lab_kind(a), lab_kind(b)),
+        // Last: a lab's path changes with every run; what is under it is said above.
+        ("path", a.path.clone(), b.path.clone()),
     ]
+}
+
+/// The block devices under a target, top first, or `none` (tmpfs, NFS, FUSE).
+fn devices(t: &TargetInfo) -> String {
+    match t.device_chain.is_empty() {
+        true => "none".into(),
+        false => t.device_chain.join(" > "),
+    }
+}
+
+/// The lab kind that built a target, or `none` for a target given by path.
+fn lab_kind(t: &TargetInfo) -> String {
+    t.lab
+        .as_ref()
+        .map_or_else(|| "none".into(), |l| l.kind.name().to_string())
 }
 
 /// The key two runs' cells are matched on.

@@ -19,6 +19,7 @@ pub mod report_input;
 pub mod series;
 mod suffix;
 pub mod text;
+pub mod trend;
 pub mod units;
 mod vocabulary;
 

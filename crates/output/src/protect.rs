@@ -48,6 +48,15 @@ pub struct Protected {
     pub path: PathBuf,
 }
 
+/// [`check`], after checking that each output file can be written as one
+/// ([`crate::file::check`]: not a symlink, a device or a directory).
+pub fn check_files(outputs: &[(&str, &Path)], protected: &[Protected]) -> Result<(), Refused> {
+    for (flag, path) in outputs.iter().filter(|(_, p)| p.as_os_str() != "-") {
+        crate::file::check(path, flag)?;
+    }
+    check(outputs, protected)
+}
+
 /// Refuses, in one line, an output that is a protected file or another output, or whose
 /// directory cannot be written. `outputs` are (flag, path); `-` (standard output) is skipped,
 /// but two outputs on standard output are refused too.

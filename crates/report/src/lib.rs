@@ -14,5 +14,6 @@ pub mod seed;
 pub mod table;
 pub mod tables;
 pub mod terminal;
+pub mod trend;
 
 pub use renderer::{Format, Renderer};

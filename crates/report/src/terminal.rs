@@ -31,6 +31,24 @@ impl TerminalOptions {
     }
 }
 
+/// The head of `fsbench compare A B`: the two runs, then what differs between their
+/// environments (`env`, in words).
+pub fn compare_head(a: &RunRecord, b: &RunRecord, env: &[String]) -> String {
+    let mut text = format!(
+        "A = run {} ({})\nB = run {} ({})\n",
+        a.run.id, a.run.started_at, b.run.id, b.run.started_at
+    );
+    if env.is_empty() {
+        text.push_str("environment: no differences recorded\n");
+    } else {
+        text.push_str("environment differences:\n");
+        for d in env {
+            let _ = writeln!(text, "  {}", fsbench_model::text::escape_controls(d));
+        }
+    }
+    text
+}
+
 /// The tables `fsbench run` prints, with these options.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Terminal(pub TerminalOptions);

@@ -10,6 +10,7 @@ pub mod ministat;
 mod moments;
 mod outliers;
 pub mod steady;
+pub mod steps;
 mod summary;
 
 pub use compare::{Difference, Method, compare, compare_ministat, relative_precision};

@@ -14,10 +14,12 @@ mod read;
 pub mod schema;
 mod series_blob;
 pub mod timing;
+mod trend;
 mod write;
 
 pub use error::StoreError;
 pub use read::{HistoryFilter, RunRow};
+pub use trend::TrendFilter;
 pub use write::RunCursor;
 
 use rusqlite::Connection;

@@ -203,7 +203,14 @@ impl Store {
     /// The stored run `id` as a record (summaries as stored; empty for a run that never
     /// finished).
     pub fn load(&self, id: &str) -> Result<RunRecord, StoreError> {
-        let (mut record, status) = self
+        let mut record = self.load_header(id)?;
+        record.results = self.load_cells(id)?;
+        Ok(record)
+    }
+
+    /// The stored run `id` without its cells: its information and environment.
+    pub fn load_header(&self, id: &str) -> Result<RunRecord, StoreError> {
+        let (record, status) = self
             .conn
             .query_row(
                 "SELECT id, started_at, fsbench_version, record_schema, argv, status, environment,
@@ -250,7 +257,6 @@ impl Store {
                 ))
             })?;
         let _ = status;
-        record.results = self.load_cells(id)?;
         Ok(record)
     }
 
@@ -338,7 +344,7 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    fn parse<T: serde::de::DeserializeOwned>(
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
         &self,
         text: &str,
         what: &str,

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -114,4 +114,12 @@ ALTER TABLE runs ADD COLUMN report TEXT;
 /// (`profile_blob`: deflated JSON), beside its entry.
 pub const V6: &str = "
 ALTER TABLE cells ADD COLUMN profile BLOB;
+";
+
+/// Schema version 7: indexes that hold what `fsbench trend` reads — each sample's headline by
+/// cell, and each cell's identity by run — so that a long history is read from them alone,
+/// never from the rows with their JSON.
+pub const V7: &str = "
+CREATE INDEX samples_headline ON samples(cell_id, seq, headline);
+CREATE INDEX cells_identity ON cells(run_id, position, target, workload, cache_state, headline, params, sweep);
 ";

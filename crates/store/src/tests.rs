@@ -331,3 +331,43 @@ fn a_devices_ceiling_is_kept_per_host_and_replaced() {
     assert_eq!(s.ceilings("h").unwrap(), vec![c]);
     assert!(s.ceilings("other").unwrap().is_empty());
 }
+
+#[test]
+fn a_trend_reads_each_cells_headline_run_by_run_oldest_first() {
+    let (_d, path) = db();
+    let mut s = Store::open(&path).unwrap();
+    // Imported out of order: the trend orders runs by start time.
+    for (id, at, v) in [
+        ("b", "2026-01-02T00:00:00Z", 20.0),
+        ("a", "2026-01-01T00:00:00Z", 10.0),
+        ("c", "2026-01-03T00:00:00Z", 30.0),
+    ] {
+        let mut r = record(id, at);
+        r.results
+            .push(entry("ext4", vec![sample(v), sample(v + 1.0)]));
+        let mut other = entry("xfs", vec![sample(v * 2.0)]);
+        other.cache.state = CacheState::Cold;
+        r.results.push(other);
+        s.import(&r).unwrap();
+    }
+    let all = s.cell_histories(&crate::TrendFilter::default()).unwrap();
+    assert_eq!(all.len(), 2);
+    let ext4 = &all[0];
+    assert_eq!(
+        (ext4.target.as_str(), ext4.cache),
+        ("ext4", CacheState::Warm)
+    );
+    assert_eq!(ext4.params.get("bs").map(String::as_str), Some("4k"));
+    let ids: Vec<&str> = ext4.runs.iter().map(|r| r.run_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+    assert_eq!(ext4.runs[1].values, [20.0, 21.0]);
+    let cold = crate::TrendFilter {
+        cache: Some(CacheState::Cold),
+        ..Default::default()
+    };
+    let xfs = s.cell_histories(&cold).unwrap();
+    assert_eq!(xfs.len(), 1);
+    assert_eq!(xfs[0].runs[2].values, [60.0]);
+    let header = s.load_header("b").unwrap();
+    assert!(header.results.is_empty() && header.environment.targets[0].label == "ext4");
+}

@@ -100,7 +100,7 @@ fn the_migration_to_version_6_adds_profiles_and_a_stored_profile_reads_back() {
     let rec = store.load(&runs[0].id).unwrap();
     assert!(rec.results.iter().all(|e| e.profile.is_none()));
     drop(store);
-    assert_eq!(rusqlite_version(&copy), 6);
+    assert_eq!(rusqlite_version(&copy), schema::VERSION);
     let v6 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v6.db");
     let copy6 = d.path().join("v6.db");
     std::fs::copy(v6, &copy6).unwrap();
@@ -112,4 +112,33 @@ fn the_migration_to_version_6_adds_profiles_and_a_stored_profile_reads_back() {
     let profile = rec.results[0].profile.as_ref().expect("a profiled cell");
     assert_eq!(profile.samples, 2);
     assert!(profile.frequency_hz > 0);
+}
+
+/// Version 7 adds the indexes a trend reads from: a version 6 database migrates when opened,
+/// reads the same histories through either kind of open, and its samples come from the index.
+#[test]
+fn the_migration_to_version_7_indexes_what_a_trend_reads_and_changes_no_answer() {
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("v6.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v6.db");
+    std::fs::copy(fixture, &copy).unwrap();
+    let filter = fsbench_store::TrendFilter::default();
+    let before = Store::open_existing(&copy)
+        .unwrap()
+        .unwrap()
+        .cell_histories(&filter)
+        .unwrap();
+    assert!(!before.is_empty() && before.iter().all(|h| !h.runs.is_empty()));
+    assert_eq!(rusqlite_version(&copy), schema::VERSION, "opening migrates");
+    let after = Store::open(&copy).unwrap().cell_histories(&filter).unwrap();
+    assert_eq!(before, after);
+    let c = rusqlite::Connection::open(&copy).unwrap();
+    let plan: String = c
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT cell_id, headline FROM samples WHERE headline IS NOT NULL",
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("COVERING INDEX samples_headline"), "{plan}");
 }

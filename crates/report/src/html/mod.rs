@@ -22,6 +22,7 @@ mod strip;
 pub(crate) mod svg;
 #[cfg(test)]
 mod tests;
+pub mod trend;
 
 pub use fsbench_model::report_input::{CrossRun, LatencyCurve};
 

@@ -299,6 +299,34 @@ impl Svg {
         let _ = write!(self.out, "<g><title>{}</title>", esc(tip));
     }
 
+    /// Opens a group of class `class` with a tooltip: a marker a reader (or a test) can find.
+    pub fn marked_group(&mut self, class: &str, tip: &str) {
+        let _ = write!(
+            self.out,
+            "<g class=\"{}\"><title>{}</title>",
+            esc(class),
+            esc(tip)
+        );
+    }
+
+    /// A translucent area between `upper` and `lower` (same x, left to right): an interval
+    /// band along a line.
+    pub fn area(&mut self, upper: &[(f64, f64)], lower: &[(f64, f64)], fill: &str) {
+        if upper.len() < 2 {
+            return;
+        }
+        let pts: Vec<String> = upper
+            .iter()
+            .chain(lower.iter().rev())
+            .map(|&(x, y)| format!("{},{}", n(x), n(y)))
+            .collect();
+        let _ = write!(
+            self.out,
+            "<polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"0.25\" stroke=\"none\"/>",
+            pts.join(" ")
+        );
+    }
+
     /// Closes a group.
     pub fn end_group(&mut self) {
         self.out.push_str("</g>");
