@@ -11,6 +11,7 @@ pub mod live;
 mod machine;
 pub mod netstats;
 mod overhead;
+pub mod proctree;
 mod recorder;
 pub mod series;
 pub mod servers;
@@ -26,6 +27,7 @@ pub use machine::{
 pub use overhead::{Overhead, measure_overhead};
 pub use recorder::{
     LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
+    spread,
 };
 pub use series::{RawSeries, SeriesPoint};
 pub use ticker::{Counter, Ticker};
