@@ -30,4 +30,5 @@ pub use recorder::{
     spread,
 };
 pub use series::{RawSeries, SeriesPoint};
-pub use ticker::{Counter, Ticker};
+pub use proctree::TreeWatch;
+pub use ticker::{Counter, Ticker, merge_ticked};

@@ -129,6 +129,14 @@ impl Ticker {
     }
 }
 
+/// Adds a ticked series (one without latencies, started with the sample) to `rec`: its
+/// operations and bytes, interval by interval, as a parallel part's.
+pub fn merge_ticked(rec: &mut dyn crate::Recorder, series: &RawSeries) {
+    let ops = series.intervals.iter().map(|i| i.ops).sum();
+    let bytes = series.intervals.iter().map(|i| i.bytes).sum();
+    rec.merge_ops(&crate::histo::new_histogram(), ops, bytes, Some(series));
+}
+
 fn tick(
     source: &mut dyn FnMut() -> (u64, u64),
     mut seen: (u64, u64),
