@@ -136,7 +136,7 @@ fn modes_and_mtimes_are_kept_like_gnu_tar() {
             .success()
     );
     let dest = temp_dir();
-    fsbench_tree::tarball::extract(&tar, dest.path(), &fsbench_workload::CancelToken::new())
+    fsbench_tree::tarball::extract(&tar, dest.path(), &fsbench_workload::CancelToken::new(), None)
         .unwrap();
     use std::os::unix::fs::MetadataExt;
     let f = std::fs::metadata(dest.path().join("dir/f")).unwrap();
