@@ -40,10 +40,16 @@ fn a_tree_creation_counts_its_files_as_it_goes() {
     for s in samples("tree-create:profile=small,scale=0.2") {
         let series = checked_series(&s);
         assert!(series.len() >= 10, "{} intervals: {s}", series.len());
-        let working = series.iter().filter(|p| p["ops"].as_u64() > Some(0)).count();
+        let working = series
+            .iter()
+            .filter(|p| p["ops"].as_u64() > Some(0))
+            .count();
         assert!(working >= 3, "the work is spread over the sample: {s}");
         // Each file's creation is timed: the intervals that created files have latencies.
-        assert!(series.iter().any(|p| p["lat_p50_ns"].as_u64().is_some()), "{s}");
+        assert!(
+            series.iter().any(|p| p["lat_p50_ns"].as_u64().is_some()),
+            "{s}"
+        );
     }
 }
 
@@ -68,7 +74,10 @@ fn a_command_is_its_process_trees_io_over_time() {
     // 64 MiB written to storage by dd (a child of the shell), and its system calls.
     assert!(s["bytes"].as_u64().unwrap() >= 64 << 20, "{s}");
     assert!(s["ops"].as_u64().unwrap() >= 128, "{s}");
-    assert!(series.iter().all(|p| p["lat_p50_ns"].is_null()), "nothing timed per call");
+    assert!(
+        series.iter().all(|p| p["lat_p50_ns"].is_null()),
+        "nothing timed per call"
+    );
 }
 
 #[test]

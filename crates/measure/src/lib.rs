@@ -25,10 +25,10 @@ pub use machine::{
     parse_proc_stat,
 };
 pub use overhead::{Overhead, measure_overhead};
+pub use proctree::TreeWatch;
 pub use recorder::{
     LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
     spread,
 };
 pub use series::{RawSeries, SeriesPoint};
-pub use proctree::TreeWatch;
 pub use ticker::{Counter, Ticker, merge_ticked};

@@ -192,7 +192,10 @@ mod tests {
     fn a_watched_tree_counts_its_childrens_work_until_it_exits() {
         let mut w = TreeWatch::start(5_000_000).unwrap();
         let mut child = std::process::Command::new("sh")
-            .args(["-c", "for i in 1 2 3 4 5 6; do head -c 100000 /dev/zero >/dev/null; sleep 0.01; done"])
+            .args([
+                "-c",
+                "for i in 1 2 3 4 5 6; do head -c 100000 /dev/zero >/dev/null; sleep 0.01; done",
+            ])
             .spawn()
             .unwrap();
         w.set_root(child.id());

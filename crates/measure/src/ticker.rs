@@ -218,6 +218,10 @@ mod tests {
         std::thread::sleep(Duration::from_millis(9));
         let s = t.finish();
         let total: u64 = s.intervals.iter().map(|i| i.ops).sum();
-        assert_eq!(total, 10 * s.intervals.len() as u64, "from the first reading: {s:?}");
+        assert_eq!(
+            total,
+            10 * s.intervals.len() as u64,
+            "from the first reading: {s:?}"
+        );
     }
 }

@@ -36,11 +36,11 @@ pub mod process;
 #[path = "linux/remove.rs"]
 pub mod remove;
 #[cfg(target_os = "linux")]
-#[path = "linux/shared.rs"]
-pub mod shared;
-#[cfg(target_os = "linux")]
 #[path = "linux/residency.rs"]
 pub mod residency;
+#[cfg(target_os = "linux")]
+#[path = "linux/shared.rs"]
+pub mod shared;
 #[cfg(target_os = "linux")]
 #[path = "linux/timer.rs"]
 pub mod timer;

@@ -52,7 +52,10 @@ mod tests {
         assert!(super::clock_ticks_per_s() > 0);
         let me = std::process::id() as i32;
         assert!(super::process_io(me).is_some_and(|t| t.contains("syscr")));
-        let mut child = std::process::Command::new("sleep").arg("1").spawn().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("1")
+            .spawn()
+            .unwrap();
         let kids = super::process_children(me);
         let _ = child.kill();
         let _ = child.wait();

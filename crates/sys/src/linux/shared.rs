@@ -18,7 +18,9 @@ pub struct SharedWords {
 
 impl std::fmt::Debug for SharedWords {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedWords").field("len", &self.len).finish()
+        f.debug_struct("SharedWords")
+            .field("len", &self.len)
+            .finish()
     }
 }
 

@@ -210,7 +210,11 @@ mod tests {
         let mut h = Harness::new(build, "profile=small,scale=0.05");
         let d = h.sample();
         assert!(Harness::metric(&d, "nodes") > 10.0);
-        assert_eq!(d.ops as f64, Harness::metric(&d, "nodes"), "every node stat-ed once");
+        assert_eq!(
+            d.ops as f64,
+            Harness::metric(&d, "nodes"),
+            "every node stat-ed once"
+        );
         assert_eq!(Harness::metric(&d, "dirty"), 0.0);
         let index = Index::build(&h.dir.path().join("tree")).unwrap();
         let src = index

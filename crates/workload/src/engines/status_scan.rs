@@ -253,7 +253,11 @@ mod tests {
         let mut h = Harness::new(build, "profile=small,scale=0.05");
         let progress = h.ctx.progress.clone();
         let d = h.sample();
-        assert_eq!(progress.read().0, 110, "every file and directory, as they went");
+        assert_eq!(
+            progress.read().0,
+            110,
+            "every file and directory, as they went"
+        );
         assert_eq!(Harness::metric(&d, "files_checked"), 100.0);
         assert_eq!(Harness::metric(&d, "modified"), 0.0);
         assert_eq!(Harness::metric(&d, "untracked"), 0.0);
