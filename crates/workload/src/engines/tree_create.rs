@@ -327,6 +327,9 @@ impl Workload for TreeCreate {
             inodes_needed: (m.files + m.dirs) * jobs,
             size_knob: "scale",
             cold_needs_global: true,
+            // Its stat and delete phases follow in the same series: another operation, not a
+            // fall of the creation rate.
+            cliff_phase: Some("create"),
             ..Caps::base(Headline::Metric {
                 name: fsbench_model::metric::FILES_PER_S,
                 unit: "files/s",
