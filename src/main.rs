@@ -77,7 +77,12 @@ fn main() {
         Ok(code) => code,
         Err(err) => {
             report(&err);
-            err.kind.code()
+            // After SIGINT/SIGTERM/SIGHUP, whatever error the stop caused, the run was
+            // interrupted: one exit code for it, whichever thread reached `exit` first.
+            match signals::interrupted() {
+                true => ExitKind::Interrupted.code(),
+                false => err.kind.code(),
+            }
         }
     };
     std::process::exit(code);

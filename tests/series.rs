@@ -114,6 +114,31 @@ fn a_walk_is_ticked_per_directory_and_a_lump_keeps_no_series() {
 }
 
 #[test]
+fn by_default_the_interval_fits_the_sample_a_third_of_a_second_keeps_a_hundred_points() {
+    // Long enough on any machine here for samples of 300 ms and more (cached 4 KiB reads).
+    let (_d, v) = run("rand-read:size=16m,ops=300000", &[]);
+    let samples = v["results"][0]["samples"].as_array().unwrap();
+    let long: Vec<&Value> = samples
+        .iter()
+        .filter(|s| s["wall_ns"].as_u64().unwrap() >= 300_000_000)
+        .collect();
+    assert!(!long.is_empty(), "no sample lasted 300 ms: {samples:?}");
+    for s in long {
+        let points = series_of(s).len();
+        let iv = s["series_interval_ns"].as_u64().unwrap();
+        assert!(
+            points >= 100,
+            "{points} points of {iv} ns in {} ns",
+            s["wall_ns"]
+        );
+        assert!(
+            points <= 1024 && (1_000_000..=1_000_000_000).contains(&iv),
+            "{iv}"
+        );
+    }
+}
+
+#[test]
 fn an_interval_below_a_millisecond_is_refused_with_the_flag_named() {
     let d = temp_dir();
     fsbench()

@@ -119,6 +119,27 @@ fn until_takes_only_steady_and_the_window_must_fit_max_runs() {
 }
 
 #[test]
+fn until_steady_on_a_workload_takes_max_time_and_max_runs_like_the_flag() {
+    let d = temp_dir();
+    // Steady after the window of 5, or stopped by --max-runs 6; --max-time is accepted.
+    let v = run(
+        d.path(),
+        "null:until=steady",
+        &["--max-time", "30s", "--max-runs", "6"],
+    );
+    let r = &v["results"][0];
+    let n = r["samples"].as_array().unwrap().len();
+    assert!((5..=6).contains(&n), "{n} samples");
+    // A plain cell beside it keeps its fixed count; --max-time alone still needs a reason.
+    fsbench()
+        .args(["run", "-q", "-w", "null", "--max-time", "5s", "-t"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("until=steady on a workload"));
+}
+
+#[test]
 fn precondition_refuses_a_directory_that_is_not_fsbenchs_to_fill() {
     let d = temp_dir();
     fsbench()

@@ -3,6 +3,7 @@
 mod util;
 
 mod aged;
+mod busy;
 mod cli;
 mod cliff;
 mod cluster;

@@ -384,8 +384,8 @@ fn machine_cpu(s: &Seen<'_>) -> Option<Bound> {
     say(
         BoundBy::Cpu,
         format!(
-            "the machine's {} CPUs were {busy:.0}% busy, fsbench's share {} of a CPU: the CPUs were the limit, partly taken by other processes (device busy {})",
-            s.f.cpus,
+            "{} were busy, fsbench's share {} of a CPU: the CPUs were the limit, partly taken by other processes (device busy {})",
+            crate::load::cpus_busy(busy, s.f.cpus),
             pct(s.own_cpu),
             pct(s.busy)
         ),

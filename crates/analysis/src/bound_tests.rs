@@ -378,6 +378,6 @@ fn a_machine_saturated_by_others_is_cpu_bound_and_says_so() {
     );
     let (by, why) = judge(&e, Some(&target("ext4")), None);
     assert_eq!(by, BoundBy::Cpu, "{why}");
-    assert!(why.contains("the machine's 2 CPUs were 95% busy"), "{why}");
+    assert!(why.contains("1.9 of 2 CPUs (95%) were busy"), "{why}");
     assert!(why.contains("other processes"), "{why}");
 }

@@ -1,5 +1,6 @@
 //! After a run: explain every cell. Flags results faster than their device ([`crate::plausible`]),
-//! says what direct I/O means on FUSE, and attaches the bound ([`crate::bound`]) to each cell.
+//! says what direct I/O means on FUSE, flags samples taken under outside load ([`crate::load`]),
+//! and attaches the bound ([`crate::bound`]) to each cell.
 
 use crate::bound::{self, Facts};
 use crate::plausible::{self, Ceiling};
@@ -59,6 +60,7 @@ pub fn attach(record: &mut RunRecord, ceilings: &[Ceiling]) {
                 );
             }
         }
+        crate::load::flag_loaded_samples(e, cpus);
         let verdict = scaling
             .iter()
             .find(|(t, w, c, _)| {

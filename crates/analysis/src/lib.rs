@@ -12,6 +12,7 @@ pub mod cells;
 pub mod explain;
 pub mod gate;
 pub mod html;
+pub mod load;
 pub mod plausible;
 pub mod policy;
 pub mod runs;

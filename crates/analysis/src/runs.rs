@@ -1,8 +1,9 @@
 //! Comparing two stored runs (`fsbench compare A B`, `fsbench run --baseline A`): cells are
 //! matched by target label, workload, resolved parameters and cache state; each pair gets
 //! ministat's test on the headline metric and the comparability check; the environments'
-//! differences (kernel, mount options, device chain, encryption, fsbench version) come first,
-//! because they are what the difference is about — or what makes it meaningless. The regression
+//! differences (kernel, mount options, device chain, encryption, fsbench version, load) come
+//! first, because they are what the difference is about — or what makes it meaningless. A cell
+//! measured under outside load is not comparable with a quiet one (`crate::load`). The regression
 //! gate (`--fail-if-slower PCT`) fails when a headline metric is proven worse by more than PCT.
 
 use fsbench_model::{Comparison, ResultEntry, RunRecord, TargetInfo};
@@ -27,6 +28,7 @@ pub fn environment_differences(a: &RunRecord, b: &RunRecord) -> Vec<String> {
             diff(&format!("{} {what}", ta.label), &x, &y);
         }
     }
+    out.extend(crate::load::run_difference(a, b));
     out
 }
 
@@ -85,6 +87,16 @@ pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Com
         let Some(mut c) = crate::cells::one(ea, eb, confidence) else {
             continue;
         };
+        if let Some(why) = crate::load::cells_unlike(a, ea, b, eb) {
+            c.not_comparable.push(why);
+            let how = crate::load::HOW_TO_COMPARE;
+            c.how_to_compare = Some(match c.how_to_compare.take() {
+                Some(h) => format!("{h}; {how}"),
+                None => how.to_string(),
+            });
+            c.comparable = false;
+            c.proven = false;
+        }
         if a.run.fsbench_version != b.run.fsbench_version {
             c.not_comparable.push(format!(
                 "measured by fsbench {} vs {}",

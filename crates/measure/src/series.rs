@@ -12,12 +12,35 @@
 
 use hdrhistogram::Histogram;
 
-/// The default interval, ns: fine enough for about 100 points in a 1 s sample, coarse enough
-/// that closing intervals costs under 0.5% of the sample (see `docs/methodology.md`).
+/// The interval of a series whose sample length nothing suggests, ns (a ticker's when asked
+/// for none, and recorded series in tests).
 pub const DEFAULT_INTERVAL_NS: u64 = 10_000_000;
 
-/// The finest interval `--interval` accepts, ns.
+/// The finest interval, ns: `--interval` accepts no finer, and the interval chosen for a sample
+/// of unknown length starts there (and doubles as the sample grows).
 pub const MIN_INTERVAL_NS: u64 = 1_000_000;
+
+/// The coarsest interval chosen for a sample, ns.
+pub const MAX_CHOSEN_INTERVAL_NS: u64 = 1_000_000_000;
+
+/// The interval a sample's series starts at when `--interval` does not fix it, from how long
+/// the sample is expected to last (the cell's previous sample): about 1,000 points, the
+/// interval rounded down to 1, 2 or 5 × 10ⁿ ns and kept within 1 ms .. 1 s. With nothing to
+/// expect, the finest interval: the series then doubles it as the sample grows (at most
+/// [`MAX_INTERVALS`] points), so a 300 ms sample keeps 300 points and a 10-minute one 512–1,024.
+pub fn interval_for(expected_ns: Option<u64>) -> u64 {
+    let Some(expected) = expected_ns else {
+        return MIN_INTERVAL_NS;
+    };
+    let wanted = (expected / 1000).clamp(MIN_INTERVAL_NS, MAX_CHOSEN_INTERVAL_NS);
+    let decade = 10u64.pow(wanted.ilog10());
+    let nice = [5, 2, 1]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&v| v <= wanted)
+        .unwrap_or(decade);
+    nice.max(MIN_INTERVAL_NS)
+}
 
 /// Most intervals a series keeps; beyond, neighbours merge and the interval doubles.
 pub const MAX_INTERVALS: usize = 1024;
@@ -200,6 +223,22 @@ impl RawSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_chosen_interval_gives_about_a_thousand_round_points() {
+        assert_eq!(interval_for(None), MIN_INTERVAL_NS);
+        let ms = 1_000_000;
+        assert_eq!(
+            interval_for(Some(300 * ms)),
+            ms,
+            "a 300 ms sample: 300 points"
+        );
+        assert_eq!(interval_for(Some(17_500 * ms)), 10 * ms);
+        assert_eq!(interval_for(Some(25_000 * ms)), 20 * ms);
+        assert_eq!(interval_for(Some(60_000 * ms)), 50 * ms);
+        assert_eq!(interval_for(Some(3_600_000 * ms)), 1000 * ms, "at most 1 s");
+        assert_eq!(interval_for(Some(1)), ms, "at least 1 ms");
+    }
 
     fn hist() -> Histogram<u64> {
         Histogram::new_with_bounds(1, 3_600_000_000_000, 3).unwrap()

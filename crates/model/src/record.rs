@@ -685,6 +685,8 @@ pub enum WarningKind {
     Workload,
     /// What the storage stack means for the numbers (loop without direct I/O, tmpfs, FUSE...).
     Stack,
+    /// Samples that ran while other processes took a large share of the machine's CPUs.
+    Load,
     /// Anything else (and every warning of JSON written before warnings had kinds).
     Other,
 }

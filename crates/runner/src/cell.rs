@@ -32,7 +32,8 @@ pub struct Prepared {
     /// The simulated server hosts of a served lab target, read around each sample (their
     /// links then give the wire bytes).
     pub servers: Vec<fsbench_measure::servers::ServerWatch>,
-    /// The time series' interval (`--interval`), ns; `None` for the recorder's default.
+    /// The time series' interval fixed by `--interval`, ns; `None`: chosen per sample from the
+    /// cell's previous one (`fsbench_measure::series::interval_for`).
     pub interval_ns: Option<u64>,
     /// Where closed intervals are published for the progress display.
     pub live: fsbench_measure::LiveRate,
@@ -66,6 +67,9 @@ pub struct Cell {
     pub runs: Runs,
     /// Warm cells read their files once before the first sample.
     pub primed: bool,
+    /// Wall time of the cell's last sample (warm-ups included), ns: the next one's series
+    /// interval is chosen from it.
+    pub last_wall_ns: Option<u64>,
 }
 
 impl Cell {
@@ -204,10 +208,18 @@ pub fn measure(
     }
     // One recorder type per clock, so the real clock's reading is inlined in the per-operation
     // path with no branch for the fake one.
+    let interval = p
+        .interval_ns
+        .unwrap_or_else(|| fsbench_measure::series::interval_for(cell.last_wall_ns));
     let mut measured = match p.clock.fake_step(p.target, cell.samples.len()) {
-        None => timed_run(SampleRecorder::new(), p)?,
-        Some(step) => timed_run(SampleRecorder::with_clock(FakeClock::new(step)), p)?,
+        None => timed_run(SampleRecorder::new(), p, interval)?,
+        Some(step) => timed_run(
+            SampleRecorder::with_clock(FakeClock::new(step)),
+            p,
+            interval,
+        )?,
     };
+    cell.last_wall_ns = Some(measured.data.wall_ns);
     verify_direct(&mut measured.data.metrics, &files, resident);
     measured.resident = resident;
     Ok(measured)
@@ -262,19 +274,16 @@ impl Counters {
 fn timed_run<C: Clock>(
     mut rec: SampleRecorder<C>,
     p: &mut Prepared,
+    interval_ns: u64,
 ) -> Result<Measured, WorkloadError> {
-    if let Some(ns) = p.interval_ns {
-        rec.set_interval(ns);
-    }
+    rec.set_interval(interval_ns);
     rec.set_live(p.live.clone());
     // A workload that counts its work in bulk gets its series from a ticker thread reading its
     // counter (started before the timed region, stopped after it).
-    let ticker = p.caps.counts_progress.then(|| {
-        let iv = p
-            .interval_ns
-            .unwrap_or(fsbench_measure::series::DEFAULT_INTERVAL_NS);
-        fsbench_measure::Ticker::start(&p.ctx.progress, iv)
-    });
+    let ticker = p
+        .caps
+        .counts_progress
+        .then(|| fsbench_measure::Ticker::start(&p.ctx.progress, interval_ns));
     let background = match p.background.as_mut() {
         Some(bg) => Some(bg.start()?),
         None => None,

@@ -54,9 +54,56 @@ pub fn find(s: &Sample) -> Option<Cliff> {
     })
 }
 
-/// What most likely made throughput fall, from what the workload did and the machine's settings.
-pub fn cause(c: &Cliff, flow: Flow, direct: bool, dirty: Option<DirtyLimits>) -> String {
+/// What a sample measured beside its series that can name a cliff's cause.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Evidence {
+    /// With `--profile`: the share of the sample's wall time fsbench's threads spent throttled
+    /// by dirty-page writeback (`balance_dirty_pages`), %.
+    pub throttled_pct: Option<f64>,
+    /// The FUSE daemon's CPU during the sample, % of one CPU (FUSE targets).
+    pub daemon_cpu_pct: Option<f64>,
+}
+
+impl Evidence {
+    /// What sample `s` measured.
+    pub fn of(s: &Sample) -> Self {
+        let throttled = s.off_cpu.get(fsbench_model::profile::REASON_THROTTLE);
+        Self {
+            throttled_pct: throttled.map(|&ns| ns as f64 * 100.0 / s.wall_ns.max(1) as f64),
+            daemon_cpu_pct: s.metrics.get(k::DAEMON_CPU_PCT).copied(),
+        }
+    }
+}
+
+/// A FUSE daemon at this share of one CPU or more is saturated (single-threaded daemons are
+/// common; a multi-threaded one shows as more than 100%).
+const DAEMON_SATURATED_PCT: f64 = 90.0;
+/// Time throttled by the dirty limit, % of the sample, above which it is named as the cause.
+const THROTTLED_PCT: f64 = 20.0;
+
+/// What most likely made throughput fall, from what the workload did, the machine's settings and
+/// what the sample measured.
+pub fn cause(
+    c: &Cliff,
+    flow: Flow,
+    direct: bool,
+    dirty: Option<DirtyLimits>,
+    seen: Evidence,
+) -> String {
     let written = matches!(flow, Flow::Write { .. } | Flow::WriteThenRead);
+    if let Some(pct) = seen.daemon_cpu_pct.filter(|&p| p >= DAEMON_SATURATED_PCT) {
+        return format!(
+            "the FUSE daemon saturating: it used {pct:.0}% of a CPU, so every request queued behind it"
+        );
+    }
+    if let (true, false, Some(pct)) = (written, direct, seen.throttled_pct) {
+        if pct >= THROTTLED_PCT {
+            let limit = dirty.map_or(String::new(), |d| format!(" ({})", d.describe()));
+            return format!(
+                "the kernel's dirty-page limit{limit}: the writer spent {pct:.0}% of the sample throttled in balance_dirty_pages (measured by --profile)"
+            );
+        }
+    }
     match (written, direct, dirty) {
         (true, false, Some(d))
             if c.bytes_before >= d.background() / 2 && c.bytes_before <= d.limit() * 3 / 2 =>
@@ -85,6 +132,7 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
         .filter_map(|(i, s)| find(s).map(|c| (i, c)))
         .collect();
     let Some(&(i, c)) = found.first() else {
+        throttled(entry, flow);
         return;
     };
     let direct = entry.samples[i].metrics.get(k::DIRECT_USED) == Some(&1.0);
@@ -104,9 +152,35 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
             i + 1,
             found.len(),
             entry.samples.len(),
-            cause(&c, flow, direct, dirty)
+            cause(&c, flow, direct, dirty, Evidence::of(&entry.samples[i]))
         ),
     ));
+}
+
+/// Buffered writes held back by the dirty limit without a cliff (a seesaw between memory speed
+/// and writeback's, or writeback's from the start): said when `--profile` measured the writer
+/// throttled for [`THROTTLED_PCT`] of the median sample or more.
+fn throttled(entry: &mut ResultEntry, flow: Flow) {
+    let buffered = |s: &Sample| s.metrics.get(k::DIRECT_USED) != Some(&1.0);
+    let mut pcts: Vec<f64> = entry
+        .samples
+        .iter()
+        .filter(|s| buffered(s))
+        .filter_map(|s| Evidence::of(s).throttled_pct)
+        .collect();
+    if !matches!(flow, Flow::Write { .. } | Flow::WriteThenRead) || pcts.is_empty() {
+        return;
+    }
+    pcts.sort_by(f64::total_cmp);
+    let median = pcts[pcts.len() / 2];
+    if median >= THROTTLED_PCT {
+        entry.warnings.push(Warning::new(
+            WarningKind::Stack,
+            format!(
+                "buffered writes were throttled by the kernel's dirty-page limit: the writer spent {median:.0}% of the median sample in balance_dirty_pages (measured by --profile) — this is the speed of writeback to the storage below, not of the page cache"
+            ),
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -158,15 +232,34 @@ mod tests {
             background_bytes: 256 << 20,
             ..DirtyLimits::default()
         };
-        assert!(cause(&c, write, false, Some(dirty)).starts_with("the kernel's dirty-page limit (vm.dirty_background_bytes = 256 MiB, vm.dirty_bytes = 512 MiB)"));
+        let none = Evidence::default();
+        assert!(cause(&c, write, false, Some(dirty), none).starts_with("the kernel's dirty-page limit (vm.dirty_background_bytes = 256 MiB, vm.dirty_bytes = 512 MiB)"));
         let far = DirtyLimits {
             dirty_bytes: 8 << 30,
             background_bytes: 4 << 30,
             ..dirty
         };
-        assert!(cause(&c, write, false, Some(far)).starts_with("not the dirty-page limit"));
-        assert!(cause(&c, write, true, Some(dirty)).contains("device's own write cache"));
-        assert!(cause(&c, Flow::Read, false, None).contains("a cache above the device"));
+        assert!(cause(&c, write, false, Some(far), none).starts_with("not the dirty-page limit"));
+        assert!(cause(&c, write, true, Some(dirty), none).contains("device's own write cache"));
+        assert!(cause(&c, Flow::Read, false, None, none).contains("a cache above the device"));
+        // Measured throttling names the dirty limit even where the bytes alone would not.
+        let throttled = Evidence {
+            throttled_pct: Some(64.0),
+            ..none
+        };
+        let said = cause(&c, write, false, Some(far), throttled);
+        assert!(
+            said.contains("64% of the sample throttled in balance_dirty_pages"),
+            "{said}"
+        );
+        let saturated = Evidence {
+            daemon_cpu_pct: Some(99.0),
+            ..none
+        };
+        assert!(
+            cause(&c, Flow::Read, false, None, saturated)
+                .starts_with("the FUSE daemon saturating: it used 99%")
+        );
     }
 
     #[test]
@@ -199,6 +292,29 @@ mod tests {
             e.warnings[0]
                 .message
                 .contains("after 283.0 MiB / 0.07 s in sample 2 (1 of 2 samples fell)")
+        );
+    }
+
+    #[test]
+    fn writes_throttled_without_a_cliff_are_said_when_the_profile_measured_it() {
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": "cold", "method": "drop_caches"},
+            "headline": "mib_s", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        let mut s = recorded();
+        s.series.truncate(5);
+        s.off_cpu
+            .insert(fsbench_model::profile::REASON_THROTTLE.into(), 120_000_000);
+        e.samples.push(s);
+        check(&mut e, Flow::Read, None);
+        assert!(e.warnings.is_empty(), "reads are never dirty-throttled");
+        check(&mut e, Flow::Write { durable: false }, None);
+        assert_eq!(e.warnings.len(), 1, "{:?}", e.warnings);
+        assert!(
+            e.warnings[0]
+                .message
+                .contains("spent 50% of the median sample in balance_dirty_pages")
         );
     }
 }

@@ -206,6 +206,7 @@ fn make_cells(plan: &Plan, w: &PlanWorkload, prepared: &[Prepared]) -> Vec<Cell>
                 steady: None,
                 runs: plan.runs_for(w),
                 primed: false,
+                last_wall_ns: None,
             });
         }
     }

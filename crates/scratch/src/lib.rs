@@ -50,17 +50,32 @@ impl Scratch {
     pub fn create(target: &Path, run_id: &str, cleanup: &Cleanup) -> Result<Self, ScratchError> {
         check_target_dir(target)?;
         let path = target.join(format!("{PREFIX}{run_id}"));
-        if let Err(e) = std::fs::DirBuilder::new().mode_0700().create(&path) {
-            return Err(explain(&e, target, "cannot create the scratch directory"));
-        }
         let undo_path = path.clone();
-        let registration = cleanup.register(Stage::Scratches, move || {
-            remove_tree(&undo_path)
-                .err()
-                .map(|e| e.message)
-                .into_iter()
-                .collect()
-        });
+        // Made and registered as one step: a signal's release cannot fall between the two.
+        let made = cleanup.make_registered(
+            Stage::Scratches,
+            || std::fs::DirBuilder::new().mode_0700().create(&path),
+            move || {
+                remove_tree(&undo_path)
+                    .err()
+                    .map(|e| e.message)
+                    .into_iter()
+                    .collect()
+            },
+        );
+        let registration = match made {
+            Ok(Some(((), registration))) => registration,
+            Ok(None) => {
+                return Err(ScratchError {
+                    message: format!(
+                        "interrupted before a scratch was made in {}",
+                        target.display()
+                    ),
+                    errno: None,
+                });
+            }
+            Err(e) => return Err(explain(&e, target, "cannot create the scratch directory")),
+        };
         let scratch = Self {
             path,
             removed: false,

@@ -191,13 +191,14 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         }
     }
     let steady = steady_policy(args, &workloads)?;
+    let runs = parse_runs(args, workloads.iter().any(|w| w.until_steady))?;
     let background = background(args.background.as_deref(), &targets)?;
     Ok(Plan {
         targets,
         workloads,
         caches,
         cold,
-        runs: parse_runs(args)?,
+        runs,
         warmup: args.warmup,
         interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
         interval_ns: args.interval,
@@ -234,12 +235,14 @@ fn background(
     Ok(Some((w, spec.trim().to_string())))
 }
 
-fn parse_runs(args: &RunSpec) -> EngineResult<Runs> {
+/// The repetition policy of the cells not sampled until steady. `steady`: some workload is
+/// (`--until-steady`, or `until=steady` on it), and `--max-time` bounds its cells.
+fn parse_runs(args: &RunSpec, steady: bool) -> EngineResult<Runs> {
     let runs = args.runs.as_deref().unwrap_or(run_spec::DEFAULT_RUNS);
     let precision = args.precision.unwrap_or(run_spec::DEFAULT_PRECISION);
-    if runs != "auto" && args.max_time.is_some() && !args.until_steady {
+    if runs != "auto" && args.max_time.is_some() && !steady {
         return Err(Failure::input(
-            "--max-time applies only to --runs auto and --until-steady — add one, or drop --max-time",
+            "--max-time applies only to --runs auto and to sampling until steady (--until-steady, or until=steady on a workload) — add one, or drop --max-time",
         ));
     }
     if runs == "auto" {

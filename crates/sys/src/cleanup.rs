@@ -96,6 +96,32 @@ impl Cleanup {
         }
     }
 
+    /// Makes something with `make` and registers its `undo` as one step that a concurrent
+    /// [`release_all`](Self::release_all) cannot split: `make` runs under the registry's lock,
+    /// so a release either ran before (nothing is made: `Ok(None)`) or sees the step and undoes
+    /// it. Without this, a directory made just after the release's last stage outlived the
+    /// process. `make` must not use this registry.
+    pub fn make_registered<T, E>(
+        &self,
+        stage: Stage,
+        make: impl FnOnce() -> Result<T, E>,
+        undo: impl FnOnce() -> Vec<String> + Send + 'static,
+    ) -> Result<Option<(T, Registration)>, E> {
+        let mut r = self.lock();
+        if r.closed {
+            return Ok(None);
+        }
+        let made = make()?;
+        r.next += 1;
+        let id = r.next;
+        r.steps.push((id, stage, Box::new(undo)));
+        let registration = Registration {
+            cleanup: self.clone(),
+            id,
+        };
+        Ok(Some((made, registration)))
+    }
+
     /// Has `watcher` told of every child process group registered from now on: a watcher
     /// outside this process (the scratch guard) can then kill a group's grandchildren when
     /// this process is killed and can undo nothing itself.
@@ -196,6 +222,54 @@ mod tests {
             vec!["lab kept its scratch".into()]
         });
         assert_eq!(c.release_all(), ["lab kept its scratch"]);
+    }
+
+    #[test]
+    fn nothing_is_made_once_released_and_what_was_made_before_is_undone() {
+        let c = Cleanup::new();
+        let made = c.make_registered(
+            Stage::Scratches,
+            || Ok::<_, ()>(1),
+            || vec!["undone".into()],
+        );
+        let (value, _registration) = made.unwrap().unwrap();
+        assert_eq!(value, 1);
+        assert_eq!(c.release_all(), ["undone"]);
+        let late = c.make_registered(
+            Stage::Scratches,
+            || -> Result<(), ()> { panic!("made after release") },
+            Vec::new,
+        );
+        assert!(late.unwrap().is_none());
+    }
+
+    #[test]
+    fn a_release_waits_for_a_make_in_progress_and_undoes_it() {
+        let c = Cleanup::new();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let maker = {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                c.make_registered(
+                    Stage::Scratches,
+                    || {
+                        started_tx.send(()).unwrap();
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                        Ok::<_, ()>(())
+                    },
+                    || vec!["undone".into()],
+                )
+                .unwrap()
+                .map(|(_, r)| std::mem::forget(r))
+            })
+        };
+        started_rx.recv().unwrap();
+        assert_eq!(
+            c.release_all(),
+            ["undone"],
+            "the release saw the step made under it"
+        );
+        assert!(maker.join().unwrap().is_some());
     }
 
     #[test]

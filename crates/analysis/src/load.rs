@@ -1,0 +1,167 @@
+//! Load as an environment difference: how much of the machine's CPUs other processes took while
+//! a sample ran, told apart from what the measurement itself used (fsbench and its children, the
+//! FUSE daemon, a served lab's server daemons). Inside one run the interleaved schedule gives
+//! every cell the same share of whatever else runs; across runs nothing does, so a cell measured
+//! while a compiler kept the CPUs busy is not proven slower than a quiet one: it is not
+//! comparable, with how to compare. Kernel threads working for the workload (fscrypt's
+//! workqueues) count as others here: they load both sides of a comparison alike, so only a
+//! difference between the sides is judged.
+
+use fsbench_model::metric as k;
+use fsbench_model::{ResultEntry, RunRecord, Sample, Warning, WarningKind};
+
+/// Others' share of the machine's CPUs, %, from which a sample or a cell counts as loaded.
+pub const LOADED_PCT: f64 = 25.0;
+
+/// Other processes' share of the machine's `cpus` during sample `s`, % of wall × CPUs: the
+/// machine's busy time (user, system, interrupts) less fsbench's own, the FUSE daemon's and the
+/// simulated servers'. `None` when the machine's CPU was not read.
+pub fn others_pct(s: &Sample, cpus: u32) -> Option<f64> {
+    let m = |name: &str| s.metrics.get(name).copied();
+    let busy =
+        m(k::MACHINE_USER_PCT)? + m(k::MACHINE_SYS_PCT)? + m(k::MACHINE_IRQ_PCT).unwrap_or(0.0);
+    let servers: f64 = s.servers.iter().map(|h| h.cpu_pct(s.wall_ns)).sum();
+    let ours = m(k::CPU_PCT).unwrap_or(0.0) + m(k::DAEMON_CPU_PCT).unwrap_or(0.0) + servers;
+    Some((busy - ours / f64::from(cpus.max(1))).clamp(0.0, 100.0))
+}
+
+/// The median of `e`'s samples' [`others_pct`].
+pub fn cell_others_pct(e: &ResultEntry, cpus: u32) -> Option<f64> {
+    let mut v: Vec<f64> = e
+        .samples
+        .iter()
+        .filter_map(|s| others_pct(s, cpus))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// The median over `r`'s cells of [`cell_others_pct`]: the run's load, for its environment.
+pub fn run_others_pct(r: &RunRecord) -> Option<f64> {
+    let mut v: Vec<f64> = r
+        .results
+        .iter()
+        .filter_map(|e| cell_others_pct(e, r.environment.cpus))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// A share of `cpus` CPUs in words: "1.1 of 2 CPUs (56%)".
+pub fn cpus_busy(pct: f64, cpus: u32) -> String {
+    let pct = pct.clamp(0.0, 100.0);
+    format!(
+        "{:.1} of {cpus} CPU{} ({pct:.0}%)",
+        pct / 100.0 * f64::from(cpus),
+        if cpus == 1 { "" } else { "s" }
+    )
+}
+
+/// The runs' loads differ: one line for the environment differences, when one of them was
+/// loaded and the other not.
+pub fn run_difference(a: &RunRecord, b: &RunRecord) -> Option<String> {
+    let (la, lb) = (run_others_pct(a)?, run_others_pct(b)?);
+    ((la >= LOADED_PCT) != (lb >= LOADED_PCT)).then(|| {
+        format!(
+            "load: other processes took {} → {} of the machine",
+            cpus_busy(la, a.environment.cpus),
+            cpus_busy(lb, b.environment.cpus)
+        )
+    })
+}
+
+/// Why cell `ea` of run `a` and cell `eb` of run `b` cannot be compared for load: one ran with
+/// other processes taking [`LOADED_PCT`] of the machine or more, the other without.
+pub fn cells_unlike(
+    a: &RunRecord,
+    ea: &ResultEntry,
+    b: &RunRecord,
+    eb: &ResultEntry,
+) -> Option<String> {
+    let la = cell_others_pct(ea, a.environment.cpus)?;
+    let lb = cell_others_pct(eb, b.environment.cpus)?;
+    ((la >= LOADED_PCT) != (lb >= LOADED_PCT)).then(|| {
+        format!(
+            "other processes took {} of the machine during run {}'s samples but {} during run {}'s",
+            cpus_busy(la, a.environment.cpus),
+            a.run.id,
+            cpus_busy(lb, b.environment.cpus),
+            b.run.id
+        )
+    })
+}
+
+/// How to compare cells a load difference keeps apart.
+pub const HOW_TO_COMPARE: &str = "rerun the loaded side on a quiet machine (nothing else busy), or both under the same load (--background)";
+
+/// Flags the samples of `e` that ran under heavy outside load (one warning for the cell).
+pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
+    let loaded: Vec<(usize, f64)> = e
+        .samples
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| others_pct(s, cpus).map(|p| (i, p)))
+        .filter(|&(_, p)| p >= LOADED_PCT)
+        .collect();
+    let Some(&(_, worst)) = loaded.iter().max_by(|x, y| x.1.total_cmp(&y.1)) else {
+        return;
+    };
+    let which: Vec<String> = loaded.iter().map(|(i, _)| (i + 1).to_string()).collect();
+    e.warnings.push(Warning::new(
+        WarningKind::Load,
+        format!(
+            "{} of {} samples ran while other processes took a large share of the machine (up to {}): sample{} {} — compare them only with runs under the same load, or rerun on a quiet machine",
+            loaded.len(),
+            e.samples.len(),
+            cpus_busy(worst, cpus),
+            if loaded.len() == 1 { "" } else { "s" },
+            which.join(", ")
+        ),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(machine_user: f64, machine_sys: f64, own: f64) -> Sample {
+        serde_json::from_value(serde_json::json!({
+            "wall_ns": 1_000_000_000u64, "user_ns": 0, "sys_ns": 0, "ops": 1, "bytes": 0,
+            "metrics": {"machine_user_pct": machine_user, "machine_sys_pct": machine_sys,
+                        "machine_irq_pct": 0.0, "cpu_pct": own}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn others_are_the_machine_less_what_the_measurement_used() {
+        // 2 CPUs: the machine 60% busy (1.2 CPUs), fsbench 50% of one CPU: others 0.95 CPUs.
+        let s = sample(40.0, 20.0, 50.0);
+        assert!((others_pct(&s, 2).unwrap() - 35.0).abs() < 1e-9);
+        // Tick-sampling noise never gives a negative share or more than the machine.
+        assert_eq!(others_pct(&sample(10.0, 0.0, 90.0), 2), Some(0.0));
+        assert_eq!(others_pct(&sample(90.0, 30.0, 0.0), 2), Some(100.0));
+        assert_eq!(cpus_busy(56.0, 2), "1.1 of 2 CPUs (56%)");
+        assert_eq!(cpus_busy(112.0, 2), "2.0 of 2 CPUs (100%)");
+    }
+
+    #[test]
+    fn a_loaded_sample_is_flagged_once_for_its_cell() {
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
+            "headline": "iops", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        e.samples = vec![
+            sample(5.0, 5.0, 20.0),
+            sample(60.0, 20.0, 50.0),
+            sample(70.0, 10.0, 40.0),
+        ];
+        flag_loaded_samples(&mut e, 2);
+        assert_eq!(e.warnings.len(), 1);
+        let w = &e.warnings[0];
+        assert_eq!(w.kind, WarningKind::Load);
+        assert!(w.message.starts_with("2 of 3 samples ran while other processes took a large share of the machine (up to 1.2 of 2 CPUs (60%)): samples 2, 3"), "{}", w.message);
+        assert!((cell_others_pct(&e, 2).unwrap() - 55.0).abs() < 1e-9);
+    }
+}
