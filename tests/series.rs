@@ -105,12 +105,7 @@ fn a_walk_is_ticked_per_directory_and_a_lump_keeps_no_series() {
         series.iter().all(|p| p["lat_p50_ns"].is_null()),
         "no latencies from a counter"
     );
-    // In processes the counter is not shared: no series rather than a wrong one.
-    let (_d, v) = run(
-        "walk:profile=small,walks=400,workers=2,mode=procs",
-        &["--interval", "2ms"],
-    );
-    assert!(v["results"][0]["samples"][0].get("series").is_none());
+    // In processes the counter is shared with the workers (tests/series_all.rs).
     // One small walk ends within an interval (a minute: a busy machine's slow walk too): one
     // lump, no series.
     let (_d, v) = run("walk:profile=small", &["--interval", "60s"]);

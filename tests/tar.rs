@@ -136,8 +136,13 @@ fn modes_and_mtimes_are_kept_like_gnu_tar() {
             .success()
     );
     let dest = temp_dir();
-    fsbench_tree::tarball::extract(&tar, dest.path(), &fsbench_workload::CancelToken::new())
-        .unwrap();
+    fsbench_tree::tarball::extract(
+        &tar,
+        dest.path(),
+        &fsbench_workload::CancelToken::new(),
+        None,
+    )
+    .unwrap();
     use std::os::unix::fs::MetadataExt;
     let f = std::fs::metadata(dest.path().join("dir/f")).unwrap();
     assert_eq!(f.mtime(), 1_000_000_000);

@@ -30,6 +30,7 @@ mod run;
 mod safety;
 mod screenshots;
 mod series;
+mod series_all;
 mod steady;
 mod store;
 mod suite;

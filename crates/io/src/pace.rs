@@ -284,6 +284,10 @@ impl Recorder for Paced<'_> {
         end
     }
 
+    fn interval_ns(&self) -> Option<u64> {
+        self.inner.interval_ns()
+    }
+
     fn add_ops(&mut self, ops: u64, bytes: u64) {
         self.inner.add_ops(ops, bytes);
     }

@@ -11,6 +11,7 @@ pub mod live;
 mod machine;
 pub mod netstats;
 mod overhead;
+pub mod proctree;
 mod recorder;
 pub mod series;
 pub mod servers;
@@ -24,8 +25,10 @@ pub use machine::{
     parse_proc_stat,
 };
 pub use overhead::{Overhead, measure_overhead};
+pub use proctree::TreeWatch;
 pub use recorder::{
     LatencyStats, ProgressPoint, Recorder, SampleData, SampleRecorder, TRACE_POINTS, latency_stats,
+    spread,
 };
 pub use series::{RawSeries, SeriesPoint};
-pub use ticker::{Counter, Ticker};
+pub use ticker::{Counter, Ticker, merge_ticked};

@@ -43,6 +43,12 @@ pub trait Recorder {
 
     /// A named, workload-specific number (`files_created`, `resident_pct`, ...).
     fn metric(&mut self, name: &str, value: f64);
+
+    /// The series interval this recorder closes, ns, when it keeps a series: parallel parts
+    /// recorded apart (jobs) use it so that their series add up at the same interval.
+    fn interval_ns(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Percentiles and moments of a sample's per-operation latencies, in nanoseconds.
@@ -291,9 +297,11 @@ impl<C: Clock> SampleRecorder<C> {
             series.fill(&mut self.total);
         }
         let progress = progress_of(&series, wall_ns, self.ops, self.bytes);
-        if self.total.len() <= 1 && merged.is_none() {
-            // Only bulk counts, or one operation timed whole (a walk's entries counted at its
-            // end, an extraction, a command): no course over time to show.
+        if self.total.len() <= 1 && merged.is_none() && !spread(&series) {
+            // Work counted in one lump (a walk's entries counted at its end, one operation
+            // timed whole and its parts counted after it: at most two intervals): no course
+            // over time to show. Work counted as it went (files created, entries removed)
+            // fills every interval it lasted and keeps them.
             series = RawSeries::default();
         }
         SampleData {
@@ -324,6 +332,13 @@ pub(crate) fn new_histogram() -> Histogram<u64> {
         .expect("invariant: constant histogram bounds are valid");
     hist.auto(true);
     hist
+}
+
+/// True when `series` shows work in more than two intervals: fewer is work reported in one
+/// lump at the end (an operation timed whole, then its parts counted), with no course over time
+/// to show.
+pub fn spread(series: &RawSeries) -> bool {
+    series.intervals.iter().filter(|i| i.ops > 0).count() > 2
 }
 
 /// The cumulative work at the end of each interval, then the totals at `wall_ns`: where each
@@ -424,6 +439,10 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
             Some((_, v)) => *v = value,
             None => self.metrics.push((name.to_string(), value)),
         }
+    }
+
+    fn interval_ns(&self) -> Option<u64> {
+        Some(self.interval_ns)
     }
 }
 
@@ -597,6 +616,20 @@ mod tests {
         let d = r.finish();
         assert_eq!(d.series.intervals.iter().map(|i| i.ops).sum::<u64>(), 50);
         assert_eq!(d.latency.unwrap().count, 50, "latencies counted once");
+    }
+
+    #[test]
+    fn bulk_counts_made_as_the_work_goes_keep_their_series() {
+        // 10 ms intervals, a clock step of 1 ms per reading: one file counted per millisecond.
+        let mut r = SampleRecorder::with_clock(FakeClock::new(1_000_000));
+        r.start();
+        for _ in 0..50 {
+            r.add_ops(1, 0);
+        }
+        let d = r.finish();
+        assert!(d.series.intervals.len() >= 5, "{:?}", d.series);
+        assert_eq!(d.series.intervals.iter().map(|i| i.ops).sum::<u64>(), 50);
+        assert_eq!(r.interval_ns(), Some(DEFAULT_INTERVAL_NS));
     }
 
     #[test]

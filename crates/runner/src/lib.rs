@@ -9,6 +9,7 @@ pub mod cache;
 pub mod ceiling;
 mod cell;
 pub mod cliff;
+mod cliff_scope;
 mod daemons;
 pub mod estimate;
 pub mod gauge;

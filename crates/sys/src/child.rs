@@ -77,10 +77,31 @@ impl GroupChild {
         cancel: &CancelToken,
         timeout: Option<Duration>,
     ) -> Result<ExitStatus, WaitError> {
+        self.wait_then(cancel, timeout, &mut || {})
+    }
+
+    /// As [`GroupChild::wait`]; once the child has exited, `before_reap` runs while it is
+    /// still a zombie, so its `/proc` counters (which hold its reaped children's) can still be
+    /// read, and only then is it reaped.
+    pub fn wait_then(
+        &mut self,
+        cancel: &CancelToken,
+        timeout: Option<Duration>,
+        before_reap: &mut dyn FnMut(),
+    ) -> Result<ExitStatus, WaitError> {
         let start = Instant::now();
         let mut pause = Duration::from_micros(20);
         loop {
-            match self.child.try_wait() {
+            let state = self.exited();
+            if state == Some(true) {
+                before_reap();
+            }
+            // Running (`Some(false)`): not reaped behind the hook's back.
+            let reaped = match state {
+                Some(false) => Ok(None),
+                _ => self.child.try_wait(),
+            };
+            match reaped {
                 Ok(Some(status)) => {
                     self.finish();
                     return Ok(status);
@@ -103,6 +124,15 @@ impl GroupChild {
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_micros(200));
         }
+    }
+
+    /// Whether the child has exited, leaving it a zombie (not reaped); `None` when that cannot
+    /// be told (then `try_wait` decides).
+    fn exited(&self) -> Option<bool> {
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let pid = Pid::from_raw(self.child.id() as i32)?;
+        let opts = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        waitid(WaitId::Pid(pid), opts).ok().map(|s| s.is_some())
     }
 
     /// Kills the group (TERM, 200 ms grace, KILL) and reaps the leader.

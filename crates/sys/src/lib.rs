@@ -39,6 +39,9 @@ pub mod remove;
 #[path = "linux/residency.rs"]
 pub mod residency;
 #[cfg(target_os = "linux")]
+#[path = "linux/shared.rs"]
+pub mod shared;
+#[cfg(target_os = "linux")]
 #[path = "linux/tap.rs"]
 pub mod tap;
 #[cfg(target_os = "linux")]

@@ -149,12 +149,14 @@ fn create_beneath(dir: &Path, path: &Path) -> Result<std::fs::File, WorkloadErro
 
 /// Extracts `archive` into `dest` (which exists), preserving modes and mtimes as GNU tar does.
 /// Returns (files, directories, bytes). An escaping entry stops the extraction with an error
-/// before anything is written for it.
+/// before anything is written for it. With `rec`, every entry made counts there as one timed
+/// operation as it goes (the sample's series).
 pub fn extract(
     archive: &Path,
     dest: &Path,
     cancel: &CancelToken,
+    rec: Option<&mut dyn fsbench_io::Recorder>,
 ) -> Result<(u64, u64, u64), WorkloadError> {
-    let x = crate::untar::extract(archive, dest, cancel)?;
+    let x = crate::untar::extract(archive, dest, cancel, rec)?;
     Ok((x.files, x.dirs, x.bytes))
 }

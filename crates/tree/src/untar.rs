@@ -3,7 +3,9 @@
 //! hand because it is the measured work (the crate's own unpack canonicalizes every parent and
 //! makes separate chmod/utime calls), and because it makes escaping impossible by construction:
 //! every path component is opened with O_NOFOLLOW, `..` components are refused (as GNU tar
-//! does), and link targets are checked before a link is made.
+//! does), and link targets are checked before a link is made. Every entry made is counted in the
+//! sample's recorder as it is made, one clock read each (`op_done`: the entry's extraction
+//! latency, from the end of the one before), which fills the sample's series.
 
 use fsbench_io::{CancelToken, WorkloadError};
 use rustix::fs::{AtFlags, Mode, OFlags, Timespec, Timestamps};
@@ -22,8 +24,10 @@ pub struct Extracted {
     pub bytes: u64,
 }
 
-struct Extractor {
+struct Extractor<'r> {
     root: OwnedFd,
+    /// Where each entry made is counted, and when the last one was.
+    rec: Option<(&'r mut dyn fsbench_io::Recorder, u64)>,
     /// The last parent directory opened: tar lists a directory's entries together.
     cached: Option<(PathBuf, OwnedFd)>,
     dir_times: Vec<(PathBuf, u64, u32)>,
@@ -59,9 +63,17 @@ fn io<'a>(op: &'static str, path: &'a Path) -> impl Fn(rustix::io::Errno) -> Wor
     move |e| WorkloadError::io(op, path, e.into())
 }
 
-impl Extractor {
+impl Extractor<'_> {
     /// The fd of directory `rel` (created when missing), opened component by component without
     /// following symlinks.
+    /// One entry made, moving `bytes` of data.
+    #[inline]
+    fn made(&mut self, bytes: u64) {
+        if let Some((rec, t)) = self.rec.as_mut() {
+            *t = rec.op_done(*t, bytes);
+        }
+    }
+
     fn dir_fd(&mut self, rel: &Path) -> Result<&OwnedFd, WorkloadError> {
         if rel.as_os_str().is_empty() {
             return Ok(&self.root);
@@ -131,6 +143,7 @@ impl Extractor {
         }
         .map_err(io("create", rel))?;
         let mut f = std::fs::File::from(fd);
+        let before = self.out.bytes;
         loop {
             let n = data
                 .read(&mut self.buf)
@@ -146,7 +159,9 @@ impl Extractor {
             rustix::fs::fchmod(&f, m).map_err(io("chmod", rel))?;
         }
         rustix::fs::futimens(&f, &Self::times(mtime)).map_err(io("utime", rel))?;
+        drop(f);
         self.out.files += 1;
+        self.made(self.out.bytes - before);
         Ok(())
     }
 
@@ -163,6 +178,7 @@ impl Extractor {
         self.dir_times
             .push((rel.to_path_buf(), mtime, mode & 0o7777));
         self.out.dirs += 1;
+        self.made(0);
         Ok(())
     }
 
@@ -190,6 +206,7 @@ impl Extractor {
                 .map_err(io("link", rel))?;
         }
         self.out.files += 1;
+        self.made(0);
         Ok(())
     }
 
@@ -251,11 +268,13 @@ fn split(rel: &Path) -> Result<(PathBuf, &std::ffi::OsStr), WorkloadError> {
     ))
 }
 
-/// Extracts `archive` into the existing directory `dest`.
+/// Extracts `archive` into the existing directory `dest`; with `rec`, every entry made counts
+/// there as one timed operation as it goes.
 pub fn extract(
     archive: &Path,
     dest: &Path,
     cancel: &CancelToken,
+    mut rec: Option<&mut dyn fsbench_io::Recorder>,
 ) -> Result<Extracted, WorkloadError> {
     let root = rustix::fs::open(
         dest,
@@ -266,8 +285,13 @@ pub fn extract(
     let file = std::fs::File::open(archive).map_err(|e| WorkloadError::io("open", archive, e))?;
     let mut ar = tar::Archive::new(std::io::BufReader::with_capacity(1 << 20, file));
     let exact_modes = rustix::process::geteuid().is_root();
+    let rec = rec.take().map(|r| {
+        let t = r.now_ns();
+        (r, t)
+    });
     let mut x = Extractor {
         root,
+        rec,
         cached: None,
         dir_times: Vec::new(),
         symlinks: Default::default(),
@@ -309,11 +333,12 @@ pub fn extract(
 mod tests {
     use super::*;
 
-    fn extractor(links: &[&str]) -> Extractor {
+    fn extractor(links: &[&str]) -> Extractor<'static> {
         let root =
             rustix::fs::open(".", OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
         Extractor {
             root,
+            rec: None,
             cached: None,
             dir_times: Vec::new(),
             symlinks: links.iter().map(PathBuf::from).collect(),

@@ -1,25 +1,30 @@
 //! The `procs` mode of `walk`: each worker is a separate process (fsbench re-executed with the
 //! hidden `__walk-worker` command), as in the readdir-lock study, so per-process kernel state and
 //! locks are exercised the way parallel builds and test suites do. Their CPU time reaches the
-//! sample through RUSAGE_CHILDREN once they are waited for.
+//! sample through RUSAGE_CHILDREN once they are waited for. Their progress reaches it through a
+//! counter in shared memory ([`fsbench_measure::Counter::shared`]) handed to each worker as its
+//! standard input: each adds every directory's entries to it as it reads them, as threads do.
 
 use crate::walker::{StatMode, WalkCounts};
 use fsbench_io::{Context, WorkloadError};
 use fsbench_sys::child::{GroupChild, WaitError};
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Name of the hidden subcommand the binary routes to [`worker_main`].
 pub const WORKER_COMMAND: &str = "__walk-worker";
 
-/// Runs `workers` processes, worker k doing `share(k)` walks of `root`; returns the summed counts.
+/// Runs `workers` processes, worker k doing `share(k)` walks of `root`; returns the summed
+/// counts. With a shared `progress` counter, the workers add their entries to it as they go.
 pub fn run(
     root: &Path,
     workers: u64,
     share: impl Fn(u64) -> u64,
     stat: StatMode,
     ctx: &Context,
+    progress: Option<&fsbench_measure::Counter>,
 ) -> Result<WalkCounts, WorkloadError> {
     let exe = std::env::current_exe()
         .map_err(|e| WorkloadError::io("find own executable", "/proc/self/exe", e))?;
@@ -32,6 +37,12 @@ pub fn run(
             .arg(stat_name(stat))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(fd) = progress.and_then(|p| p.fd()) {
+            let fd = fd
+                .try_clone_to_owned()
+                .map_err(|e| WorkloadError::io("dup", "shared counter", e))?;
+            cmd.stdin(Stdio::from(fd));
+        }
         // Own process group, killed with fsbench even on SIGKILL (PR_SET_PDEATHSIG).
         let child = fsbench_sys::child::spawn(&mut cmd, &ctx.cleanup).map_err(|e| {
             WorkloadError::Invalid(format!(
@@ -118,7 +129,8 @@ fn parse_counts(text: &str) -> Option<WalkCounts> {
 }
 
 /// The worker process: `__walk-worker ROOT N STAT` → prints `entries dirs errors`. Returns the
-/// exit code.
+/// exit code. When its standard input is a shared counter, each directory's entries are added
+/// to it as they are read.
 pub fn worker_main(args: &[String]) -> i32 {
     let (Some(root), Some(n), Some(stat)) = (
         args.first(),
@@ -136,12 +148,17 @@ pub fn worker_main(args: &[String]) -> i32 {
         "none" => StatMode::None,
         _ => StatMode::Lstat,
     };
+    let progress = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(fsbench_measure::Counter::open);
     match crate::walker::walk_n(
         Path::new(root),
         n,
         stat,
         &fsbench_io::CancelToken::new(),
-        None,
+        progress.as_ref(),
     ) {
         Ok(c) => {
             use std::io::Write;

@@ -76,6 +76,10 @@ pub struct Caps {
     /// It adds its work to the context's progress counter as it goes (its series is read from
     /// there).
     pub counts_progress: bool,
+    /// The phase that starts each sample, when other phases (other operations) follow it in the
+    /// same series: cliffs are judged within it (`tree-create`'s `create`, before its stat and
+    /// delete); `None` judges the whole series.
+    pub cliff_phase: Option<&'static str>,
 }
 
 impl Caps {
@@ -95,6 +99,7 @@ impl Caps {
             flow: Flow::Other,
             reads_tree: false,
             counts_progress: false,
+            cliff_phase: None,
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The kernel's CPU counters as text: the whole machine's (`/proc/stat`), one process's
-//! (`/proc/PID/stat`), and the clock-tick rate they count in. Parsing is `fsbench_measure`'s;
-//! only the reading is platform-specific.
+//! The kernel's CPU and I/O counters as text: the whole machine's (`/proc/stat`), one process's
+//! (`/proc/PID/stat`, `/proc/PID/io`), its children (`/proc/PID/task/TID/children`), and the
+//! clock-tick rate they count in. Parsing is `fsbench_measure`'s; only the reading is
+//! platform-specific.
 
 /// The text of `/proc/stat`, when readable.
 pub fn machine_stat() -> Option<String> {
@@ -10,6 +11,28 @@ pub fn machine_stat() -> Option<String> {
 /// The text of `/proc/PID/stat`, when the process exists and is readable.
 pub fn process_stat(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()
+}
+
+/// The text of `/proc/PID/io` (the process's I/O counters, its reaped children's included),
+/// when the process exists and may be read.
+pub fn process_io(pid: i32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/io")).ok()
+}
+
+/// The texts of `/proc/PID/task/TID/children` of every thread of the process (space-separated
+/// pids), concatenated; empty when it is gone or the kernel lacks the file.
+pub fn process_children(pid: i32) -> String {
+    let mut out = String::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(t.path().join("children")) {
+            out.push_str(&text);
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// Clock ticks per second of `/proc` (`sysconf(_SC_CLK_TCK)`), 100 when it cannot be read.
@@ -27,5 +50,18 @@ mod tests {
         assert!(super::machine_stat().is_some_and(|t| t.starts_with("cpu ")));
         assert!(super::process_stat(std::process::id() as i32).is_some());
         assert!(super::clock_ticks_per_s() > 0);
+        let me = std::process::id() as i32;
+        assert!(super::process_io(me).is_some_and(|t| t.contains("syscr")));
+        let mut child = std::process::Command::new("sleep")
+            .arg("1")
+            .spawn()
+            .unwrap();
+        let kids = super::process_children(me);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            kids.split_whitespace().any(|p| p == child.id().to_string()),
+            "{kids}"
+        );
     }
 }

@@ -21,10 +21,20 @@ pub fn remove_all_io(root: &Path) -> std::io::Result<()> {
     remove_all_but_last(root, "")
 }
 
+/// [`remove_all_io`], calling `removed` after every entry removed below `root` (what a
+/// measured removal counts as it goes).
+pub fn remove_all_counted(root: &Path, removed: &mut dyn FnMut()) -> std::io::Result<()> {
+    remove(root, "", removed)
+}
+
 /// [`remove_all_io`], keeping the entry `last` directly in `root` until everything else is gone
 /// (a scratch's marker: a removal stopped by a mount leaves the directory still naming its
 /// owner). An empty `last` keeps nothing back.
 pub fn remove_all_but_last(root: &Path, last: &str) -> std::io::Result<()> {
+    remove(root, last, &mut || {})
+}
+
+fn remove(root: &Path, last: &str, removed: &mut dyn FnMut()) -> std::io::Result<()> {
     let meta = match std::fs::symlink_metadata(root) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
@@ -42,7 +52,7 @@ pub fn remove_all_but_last(root: &Path, last: &str) -> std::io::Result<()> {
     // removes a scratch while the main thread fills it): entries that vanish are skipped, and a
     // directory that gained entries meanwhile is emptied again.
     for _ in 0..REFILLS {
-        match empty_dir(&dir, &id, root, last.as_bytes()) {
+        match empty_dir(&dir, &id, root, last.as_bytes(), removed) {
             Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
             other => other?,
         }
@@ -121,7 +131,13 @@ impl MountId {
 /// Empties the directory `dir` (at `path`, on mount `mount`), depth first, but for the entry
 /// named `keep` (none when empty). The entry type from getdents decides; only directories (and
 /// file systems that do not report types) cost an extra call, as `rm -rf` does.
-fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path, keep: &[u8]) -> std::io::Result<()> {
+fn empty_dir(
+    dir: &OwnedFd,
+    mount: &MountId,
+    path: &Path,
+    keep: &[u8],
+    removed: &mut dyn FnMut(),
+) -> std::io::Result<()> {
     use rustix::fs::FileType;
     let mut entries = Vec::new();
     for entry in rustix::fs::Dir::read_from(dir)? {
@@ -154,17 +170,23 @@ fn empty_dir(dir: &OwnedFd, mount: &MountId, path: &Path, keep: &[u8]) -> std::i
             {
                 return Err(mount_error(&child()));
             }
-            empty_dir(&sub, mount, &child(), b"")?;
+            empty_dir(&sub, mount, &child(), b"", removed)?;
             drop(sub);
-            unless_gone(rustix::fs::unlinkat(
+            let gone = unless_gone(rustix::fs::unlinkat(
                 dir,
                 name.as_c_str(),
                 AtFlags::REMOVEDIR,
             ))
             .map_err(|e| busy_is_mount(e.into(), &child()))?;
+            if gone.is_some() {
+                removed();
+            }
         } else {
-            unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty()))
+            let gone = unless_gone(rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty()))
                 .map_err(|e| busy_is_mount(e.into(), &child()))?;
+            if gone.is_some() {
+                removed();
+            }
         }
     }
     Ok(())
@@ -241,6 +263,19 @@ mod tests {
         assert!(!root.exists());
         assert!(outside.path().join("keep").exists());
         remove_all_io(&root).unwrap();
+    }
+
+    #[test]
+    fn a_counted_removal_counts_every_entry_below_the_root() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("r");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/f"), b"x").unwrap();
+        std::fs::write(root.join("g"), b"x").unwrap();
+        let mut n = 0;
+        remove_all_counted(&root, &mut || n += 1).unwrap();
+        assert!(!root.exists());
+        assert_eq!(n, 4, "a, a/b, a/b/f, g");
     }
 
     #[test]

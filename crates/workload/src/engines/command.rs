@@ -3,11 +3,15 @@
 //! taken by the recorder), exit status checked, and the shell's own start-up measured in
 //! `prepare` and subtracted (`shell=none` runs the program directly). An optional `prepare`
 //! command runs before every sample, unmeasured. What the command itself writes is up to it:
-//! fsbench's own files stay in its scratch.
+//! fsbench's own files stay in its scratch. While the measured command runs, its process tree's
+//! read and write system calls and storage bytes are read from `/proc` at every interval's end
+//! ([`fsbench_measure::TreeWatch`]): the sample's series, its operations and bytes.
 
 use crate::info::WorkloadInfo;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_measure::TreeWatch;
+use fsbench_measure::series::DEFAULT_INTERVAL_NS;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -108,13 +112,15 @@ impl CommandWorkload {
         Ok(c)
     }
 
-    /// Runs `text` to completion (killing it on cancel); returns its wall time.
+    /// Runs `text` to completion (killing it on cancel); returns its wall time. With `watch`,
+    /// its process tree is watched from its start until it exits.
     fn execute(
         &self,
         text: &str,
         ctx: &Context,
         shell: bool,
         check: bool,
+        mut watch: Option<&mut TreeWatch>,
     ) -> Result<u64, WorkloadError> {
         let mut cmd = self.command(text, ctx, shell)?;
         // stderr goes to an in-memory file, not a pipe: a chatty command cannot block on a full
@@ -131,7 +137,16 @@ impl CommandWorkload {
         let mut child = fsbench_sys::child::spawn(&mut cmd, &ctx.cleanup)
             .map_err(|e| WorkloadError::io("spawn", text, e))?;
         drop(cmd);
-        let status = match child.wait(&ctx.cancel, None) {
+        if let Some(w) = &watch {
+            w.set_root(child.child.id());
+        }
+        // The last reading is taken while the command is a zombie, before it is reaped.
+        let mut last_reading = || {
+            if let Some(w) = watch.as_mut() {
+                w.stop();
+            }
+        };
+        let status = match child.wait_then(&ctx.cancel, None, &mut last_reading) {
             Ok(s) => s,
             Err(fsbench_sys::child::WaitError::Io(e)) => {
                 return Err(WorkloadError::io("wait", text, e));
@@ -176,7 +191,7 @@ impl Workload for CommandWorkload {
         if self.shell {
             let mut times = Vec::new();
             for _ in 0..15 {
-                times.push(self.execute("", ctx, true, true)?);
+                times.push(self.execute("", ctx, true, true, None)?);
             }
             times.sort_unstable();
             self.shell_overhead_ns = times[times.len() / 2];
@@ -186,14 +201,22 @@ impl Workload for CommandWorkload {
 
     fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         match &self.prepare {
-            Some(p) => self.execute(p, ctx, true, true).map(|_| ()),
+            Some(p) => self.execute(p, ctx, true, true, None).map(|_| ()),
             None => Ok(()),
         }
     }
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
-        let wall = self.execute(&self.run, ctx, self.shell, self.check)?;
-        rec.add_ops(1, 0);
+        let interval = rec.interval_ns().unwrap_or(DEFAULT_INTERVAL_NS);
+        let mut watch = TreeWatch::start(interval);
+        let wall = self.execute(&self.run, ctx, self.shell, self.check, watch.as_mut())?;
+        match watch.map(TreeWatch::finish) {
+            Some(series) if !series.intervals.is_empty() => {
+                fsbench_measure::merge_ticked(rec, &series);
+            }
+            // No watching thread: the command counts as one operation, with no series.
+            _ => rec.add_ops(1, 0),
+        }
         rec.metric(
             "command_ns",
             wall.saturating_sub(self.shell_overhead_ns) as f64,
@@ -233,6 +256,20 @@ mod tests {
         let t = Harness::metric(&d, "command_ns");
         assert!((40e6..1e9).contains(&t), "{t}");
         assert!(Harness::metric(&d, "shell_overhead_ns") > 0.0);
+    }
+
+    #[test]
+    fn the_commands_io_over_time_is_its_series() {
+        let d = Harness::new(
+            build,
+            "run='dd if=/dev/zero of=f bs=64k count=400 conv=fsync 2>/dev/null; sleep 0.05'",
+        )
+        .sample();
+        let s = &d.series;
+        assert!(s.intervals.len() >= 3, "{s:?}");
+        assert_eq!(s.intervals.iter().map(|i| i.ops).sum::<u64>(), d.ops);
+        assert_eq!(s.intervals.iter().map(|i| i.bytes).sum::<u64>(), d.bytes);
+        assert!(d.ops >= 800, "dd's 400 reads and 400 writes: {}", d.ops);
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl TarIo {
         let tree = self.tree(ctx)?;
         fsbench_io::fsops::remove_all(&tree)?;
         std::fs::create_dir(&tree).map_err(|e| WorkloadError::io("mkdir", &tree, e))?;
-        extract(self.archive()?, &tree, &ctx.cancel)
+        extract(self.archive()?, &tree, &ctx.cancel, None)
     }
 }
 
@@ -117,17 +117,13 @@ impl Workload for TarIo {
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let tree = self.tree(ctx)?;
+        // Each entry removed or made counts as it goes: the sample's series.
         if self.delete {
-            let t0 = rec.now_ns();
-            fsbench_io::fsops::remove_all(&tree)?;
-            rec.op_done(t0, 0);
+            fsbench_io::fsops::remove_all_counted(&tree, rec)?;
             rec.metric(fsbench_model::metric::ENTRIES, self.entries as f64);
         } else {
-            let t0 = rec.now_ns();
             std::fs::create_dir(&tree).map_err(|e| WorkloadError::io("mkdir", &tree, e))?;
-            let (files, dirs, bytes) = extract(self.archive()?, &tree, &ctx.cancel)?;
-            rec.op_done(t0, bytes);
-            rec.add_ops(files + dirs - 1, 0);
+            let (files, dirs, _) = extract(self.archive()?, &tree, &ctx.cancel, Some(rec))?;
             rec.metric(fsbench_model::metric::FILES, files as f64);
             rec.metric(fsbench_model::metric::DIRS, dirs as f64);
         }
@@ -222,11 +218,14 @@ mod tests {
             h.workload.before_sample(&h.ctx).unwrap();
             let d = h.sample();
             assert_eq!(Harness::metric(&d, "files"), 100.0);
+            // Every entry made counted (and timed) as it went: 100 files, 9 directories.
+            assert_eq!((d.ops, d.latency.unwrap().count), (109, 109));
         }
         let mut del = Harness::new(build_delete, "profile=small,scale=0.05,archive_on=target");
         del.workload.before_sample(&del.ctx).unwrap();
         let d = del.sample();
         assert_eq!(Harness::metric(&d, "entries"), 109.0);
+        assert_eq!(d.ops, 109, "every entry removed, counted as it went");
         assert!(!del.dir.path().join("extracted").exists());
     }
 }

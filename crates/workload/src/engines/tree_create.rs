@@ -1,11 +1,15 @@
 //! `tree-create`: write a synthetic source tree (profile, scale, seed), then delete it. Creation
 //! rate (files/s) is the headline; deletion is timed too. The tree's manifest is recorded.
+//! Every directory made, file created (timed: its creation latency), stat-ed and removed counts
+//! as one operation as it goes, so the sample's series shows the whole course; parallel jobs
+//! count on their own recorders, merged at the end as data-path jobs are.
 
 use crate::info::WorkloadInfo;
 use crate::knobs::tree::tree_params;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::pace;
+use fsbench_measure::SampleRecorder;
 use fsbench_tree::{self as tree, TreeSpec};
 use std::path::PathBuf;
 
@@ -91,16 +95,24 @@ struct Place {
     suffix: Option<String>,
 }
 
-/// Runs `f` for every place at once, one thread each; the first error wins.
+/// Runs `f` for every place at once, one thread each with its own recorder (`jobs`, one per
+/// place), or alone on the sample's `rec`; the first error wins.
 fn in_parallel<T: Send>(
     places: &[Place],
-    f: impl Fn(&Place) -> Result<T, WorkloadError> + Sync,
+    jobs: &mut [SampleRecorder],
+    rec: &mut dyn Recorder,
+    f: impl Fn(&Place, &mut dyn Recorder) -> Result<T, WorkloadError> + Sync,
 ) -> Result<Vec<T>, WorkloadError> {
     if let [one] = places {
-        return Ok(vec![f(one)?]);
+        return Ok(vec![f(one, rec)?]);
     }
     std::thread::scope(|s| {
-        let handles: Vec<_> = places.iter().map(|p| s.spawn(|| f(p))).collect();
+        let f = &f;
+        let handles: Vec<_> = places
+            .iter()
+            .zip(jobs.iter_mut())
+            .map(|(p, r)| s.spawn(move || f(p, r)))
+            .collect();
         handles
             .into_iter()
             .map(|h| {
@@ -109,6 +121,33 @@ fn in_parallel<T: Send>(
             })
             .collect()
     })
+}
+
+/// One recorder per job when there are several, started together now at the sample's interval,
+/// so that their series add up interval by interval at the end ([`merge_jobs`]).
+fn job_recorders(jobs: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
+    if jobs < 2 {
+        return Vec::new();
+    }
+    (0..jobs)
+        .map(|_| {
+            let mut r = SampleRecorder::new();
+            if let Some(iv) = rec.interval_ns() {
+                r.set_interval(iv);
+            }
+            r.start();
+            r
+        })
+        .collect()
+}
+
+/// Adds each job's operations, latencies and series into the sample's recorder.
+fn merge_jobs(jobs: Vec<SampleRecorder>, rec: &mut dyn Recorder) {
+    for mut j in jobs {
+        let d = j.finish();
+        let series = Some(&d.series).filter(|s| !s.intervals.is_empty());
+        rec.merge_ops(j.histogram(), d.ops, d.bytes, series);
+    }
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -182,21 +221,16 @@ impl TreeCreate {
             Err(e) if shared && e.kind() == std::io::ErrorKind::AlreadyExists => {}
             r => r.map_err(|e| WorkloadError::io("mkdir", root, e))?,
         }
+        let mut jobs = job_recorders(places.len(), rec);
         let t0 = rec.now_ns();
         let files = if self.pace.full_speed() {
-            let created = in_parallel(&places, |p| {
+            let created = in_parallel(&places, &mut jobs, rec, |p, r| {
                 if p.root != root {
                     std::fs::create_dir(&p.root)
                         .map_err(|e| WorkloadError::io("mkdir", &p.root, e))?;
                 }
-                tree::write_tree_as(
-                    &self.spec,
-                    &p.root,
-                    self.seed,
-                    &ctx.cancel,
-                    p.suffix.as_deref(),
-                    None,
-                )
+                let suffix = p.suffix.as_deref();
+                tree::write_tree_as(&self.spec, &p.root, self.seed, &ctx.cancel, suffix, Some(r))
             })?;
             created.iter().sum()
         } else {
@@ -211,9 +245,9 @@ impl TreeCreate {
         ctx.ranks.barrier(&ctx.cancel)?;
         let stat_ns = if self.stat {
             let t = rec.now_ns();
-            in_parallel(&places, |p| {
+            in_parallel(&places, &mut jobs, rec, |p, r| {
                 let suffix = p.suffix.as_deref().unwrap_or("");
-                tree::stat_files(&self.spec, &p.root, suffix, &ctx.cancel)
+                tree::stat_files(&self.spec, &p.root, suffix, &ctx.cancel, r)
             })?;
             let ns = rec.now_ns() - t;
             ctx.ranks.barrier(&ctx.cancel)?;
@@ -223,17 +257,18 @@ impl TreeCreate {
         };
         let t = rec.now_ns();
         if shared || self.by_name || self.jobs > 1 {
-            in_parallel(&places, |p| {
+            in_parallel(&places, &mut jobs, rec, |p, r| {
                 let suffix = p.suffix.as_deref().unwrap_or("");
-                tree::remove_shared_tree(&self.spec, &p.root, suffix, &ctx.cancel)
+                tree::remove_shared_tree(&self.spec, &p.root, suffix, &ctx.cancel, r)
             })?;
             if root.exists() && !shared {
                 std::fs::remove_dir(root).map_err(|e| WorkloadError::io("rmdir", root, e))?;
             }
         } else {
-            tree::remove_tree(root)?;
+            tree::remove_tree(root, Some(rec))?;
         }
         let delete_ns = rec.now_ns() - t;
+        merge_jobs(jobs, rec);
         if shared {
             ctx.ranks.barrier(&ctx.cancel)?;
         }
@@ -248,20 +283,9 @@ impl TreeCreate {
         Ok(())
     }
 
+    /// The phases and rates; the operations (directories made, files created, stat-ed and
+    /// removed) were counted as they went.
     fn report(&self, rec: &mut dyn Recorder, files: u64, create_ns: u64, delete_ns: u64) {
-        let m = self.spec.manifest();
-        let jobs = self.jobs as u64;
-        let dirs = if self.shared_dirs {
-            m.dirs
-        } else {
-            m.dirs * jobs
-        };
-        if self.pace.full_speed() {
-            rec.add_ops(files + dirs, m.bytes * jobs);
-        } else {
-            // The files were recorded one by one as they were created.
-            rec.add_ops(dirs, 0);
-        }
         rec.phase("create", create_ns);
         rec.phase("delete", delete_ns);
         rec.metric(fsbench_model::metric::FILES, files as f64);
@@ -303,6 +327,9 @@ impl Workload for TreeCreate {
             inodes_needed: (m.files + m.dirs) * jobs,
             size_knob: "scale",
             cold_needs_global: true,
+            // Its stat and delete phases follow in the same series: another operation, not a
+            // fall of the creation rate.
+            cliff_phase: Some("create"),
             ..Caps::base(Headline::Metric {
                 name: fsbench_model::metric::FILES_PER_S,
                 unit: "files/s",
@@ -340,6 +367,9 @@ mod tests {
         assert_eq!(Harness::metric(&d, "files"), 100.0);
         assert!(Harness::metric(&d, "stat_files_per_s") > 0.0);
         assert!(d.phases.iter().any(|(n, _)| n == "stat"));
+        // Counted as they went: 100 files created (each timed), stat-ed, removed.
+        assert_eq!(d.ops, 300);
+        assert_eq!(d.latency.unwrap().count, 100);
         assert_eq!(std::fs::read_dir(h.dir.path()).unwrap().count(), 0);
     }
 
@@ -354,6 +384,9 @@ mod tests {
             let d = h.sample();
             let jobs: f64 = if params.contains("jobs=3") { 3.0 } else { 2.0 };
             assert_eq!(Harness::metric(&d, "files"), 100.0 * jobs, "{params}");
+            // Every job's files, created (each timed) and removed, merged from its recorder.
+            assert_eq!(d.latency.unwrap().count, 100 * jobs as u64, "{params}");
+            assert!(d.ops >= 200 * jobs as u64, "{params}: {}", d.ops);
             assert_eq!(
                 std::fs::read_dir(h.dir.path()).unwrap().count(),
                 0,

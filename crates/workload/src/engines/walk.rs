@@ -6,6 +6,7 @@ use crate::info::WorkloadInfo;
 use crate::knobs::tree_source::TreeSource;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_tree::walk_procs;
 use fsbench_tree::walker::{self, StatMode, WalkCounts};
 use std::path::{Path, PathBuf};
 
@@ -135,6 +136,47 @@ impl Walk {
     }
 }
 
+impl Walk {
+    /// `mode=procs`: the workers add their entries to a counter in shared memory, read by a
+    /// ticker at every interval's end: the sample's series, merged as a parallel part's (when
+    /// it holds every entry; else the entries are counted at the end, with no series).
+    fn run_procs(
+        &self,
+        root: &Path,
+        ctx: &Context,
+        rec: &mut dyn Recorder,
+    ) -> Result<(), WorkloadError> {
+        let counter = fsbench_measure::Counter::shared();
+        let interval = rec
+            .interval_ns()
+            .unwrap_or(fsbench_measure::series::DEFAULT_INTERVAL_NS);
+        let ticker = counter
+            .as_ref()
+            .and_then(|c| fsbench_measure::Ticker::start(c, interval));
+        let share = |k| self.share(k);
+        let ran = walk_procs::run(root, self.workers, share, self.stat, ctx, counter.as_ref());
+        let series = ticker.map(fsbench_measure::Ticker::finish);
+        let counts = ran?;
+        let whole = |s: &fsbench_measure::RawSeries| {
+            s.intervals.iter().map(|i| i.ops).sum::<u64>() == counts.entries
+        };
+        match series.filter(whole) {
+            Some(s) => fsbench_measure::merge_ticked(rec, &s),
+            None => rec.add_ops(counts.entries, 0),
+        }
+        self.report(rec, counts);
+        Ok(())
+    }
+
+    fn report(&self, rec: &mut dyn Recorder, counts: WalkCounts) {
+        rec.metric(fsbench_model::metric::ENTRIES, counts.entries as f64);
+        rec.metric(fsbench_model::metric::DIRS, counts.dirs as f64);
+        rec.metric(fsbench_model::metric::ERRORS, counts.errors as f64);
+        rec.metric(fsbench_model::metric::WORKERS, self.workers as f64);
+        rec.metric(fsbench_model::metric::WALKS, self.walks as f64);
+    }
+}
+
 fn walk_error(e: std::io::Error, root: &Path, ctx: &Context) -> WorkloadError {
     if ctx.cancel.is_cancelled() {
         WorkloadError::Interrupted
@@ -150,18 +192,14 @@ impl Workload for Walk {
 
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let root = self.source.root(ctx)?;
-        let counts = if self.procs {
-            fsbench_tree::walk_procs::run(&root, self.workers, |k| self.share(k), self.stat, ctx)?
+        if self.procs {
+            self.run_procs(&root, ctx, rec)
         } else {
-            self.run_threads(&root, ctx)?
-        };
-        rec.add_ops(counts.entries, 0);
-        rec.metric(fsbench_model::metric::ENTRIES, counts.entries as f64);
-        rec.metric(fsbench_model::metric::DIRS, counts.dirs as f64);
-        rec.metric(fsbench_model::metric::ERRORS, counts.errors as f64);
-        rec.metric(fsbench_model::metric::WORKERS, self.workers as f64);
-        rec.metric(fsbench_model::metric::WALKS, self.walks as f64);
-        Ok(())
+            let counts = self.run_threads(&root, ctx)?;
+            rec.add_ops(counts.entries, 0);
+            self.report(rec, counts);
+            Ok(())
+        }
     }
 
     fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
@@ -176,7 +214,7 @@ impl Workload for Walk {
             size_knob: "scale",
             cold_needs_global: true,
             reads_tree: true,
-            // Threads share the counter; mode=procs walks in other processes (no series).
+            // Threads share the runner's counter; mode=procs shares its own with its processes.
             counts_progress: !self.procs,
             ..Caps::base(Headline::Metric {
                 name: fsbench_model::metric::ENTRIES_PER_S,
