@@ -120,23 +120,16 @@ fn one_line_clap_error(text: &str) -> String {
     )
 }
 
-/// Prints a failure as one line now (MPI rank 0, before MPI is finalised).
-pub(crate) fn report_error(err: &CliError) {
-    report(err);
-}
-
-/// Prints a failure as one line (control characters escaped), unless there is nothing to say.
-fn report(err: &CliError) {
+/// Prints a failure as one line (control characters escaped), unless there is nothing to say;
+/// also called early (MPI rank 0, before MPI is finalised).
+pub(crate) fn report(err: &CliError) {
     if err.kind == ExitKind::BrokenPipe || err.message.is_empty() {
         return;
     }
     errln!("fsbench: error: {}", escape_controls(&err.message));
 }
 
-/// Replaces control characters with visible escapes ([`fsbench_model::text::escape_controls`]).
-pub(crate) fn escape_controls(text: &str) -> String {
-    fsbench_model::text::escape_controls(text)
-}
+pub(crate) use fsbench_model::text::escape_controls;
 
 /// A panic becomes one line naming it as an internal error, live children and scratches are
 /// cleaned up, and the process exits 101 (documented), never with a backtrace.

@@ -45,7 +45,7 @@ pub fn run(mut args: RunArgs) -> CliResult<i32> {
         // the job, and rank 0 with it.
         if let Err(e) = &result {
             if team.root() {
-                crate::report_error(e);
+                crate::report(e);
             }
             return Err(CliError {
                 kind: e.kind,
