@@ -78,9 +78,9 @@ fn main() {
         Ok(code) => code,
         Err(err) => {
             report(&err);
-            // After SIGINT/SIGTERM/SIGHUP, whatever error the stop caused, the run was
-            // interrupted: one exit code for it, whichever thread reached `exit` first.
-            match signals::interrupted() {
+            // After a signal, an input refused because fsbench was stopping (no scratch made)
+            // means interrupted; a failure (a scratch that could not be removed) stays one.
+            match signals::interrupted() && err.kind == ExitKind::Usage {
                 true => ExitKind::Interrupted.code(),
                 false => err.kind.code(),
             }

@@ -112,6 +112,8 @@ impl Drop for Tmpfs {
     ignore = "needs root and mkfs.ext4"
 )]
 fn runs_on_tmpfs_then_ext4_under_one_label_show_one_step_at_the_first_ext4_run() {
+    // Eight runs whose levels must hold: no other test's runs beside them.
+    let _alone = crate::util::alone();
     let d = temp_dir();
     let db = d.path().join("r.db");
     let (tmpfs, ext4) = (Tmpfs::new(), LoopExt4::new(256 << 20));

@@ -43,7 +43,8 @@ pub fn run(args: TrendArgs) -> CliResult<i32> {
         crate::errln!("fsbench: no results stored in {path} yet — 'fsbench run' stores them");
         return Ok(0);
     }
-    let mut run_of = |id: &str| store.load_header(id).ok();
+    // Whole runs, read only at steps: the load on the machine is in their samples.
+    let mut run_of = |id: &str| store.load(id).ok();
     let trend = fsbench_analysis::trend::trend(histories, args.confidence, args.last, &mut run_of);
     if let Some(path) = &args.export_json {
         super::history::write_output(path, "--export-json", &fsbench_report::trend::json(&trend))?;

@@ -13,27 +13,40 @@ use fsbench_model::{ResultEntry, RunRecord, Sample, Warning, WarningKind};
 /// Others' share of the machine's CPUs, %, from which a sample or a cell counts as loaded.
 pub const LOADED_PCT: f64 = 25.0;
 
+/// Shortest sample judged alone: the machine's CPU counters advance in clock ticks (10 ms), so
+/// a shorter sample's share is all or nothing; over many samples it averages out.
+pub const MIN_JUDGED_NS: u64 = 100_000_000;
+
 /// Other processes' share of the machine's `cpus` during sample `s`, % of wall × CPUs: the
 /// machine's busy time (user, system, interrupts) less fsbench's own, the FUSE daemon's and the
-/// simulated servers'. `None` when the machine's CPU was not read.
+/// simulated servers'. `None` when the machine's CPU was not read or the sample is shorter than
+/// [`MIN_JUDGED_NS`].
 pub fn others_pct(s: &Sample, cpus: u32) -> Option<f64> {
+    (s.wall_ns >= MIN_JUDGED_NS).then_some(())?;
+    Some(raw_others_pct(s, cpus)?.clamp(0.0, 100.0))
+}
+
+/// [`others_pct`] of any sample, unclamped: tick noise either way, for averaging.
+fn raw_others_pct(s: &Sample, cpus: u32) -> Option<f64> {
     let m = |name: &str| s.metrics.get(name).copied();
     let busy =
         m(k::MACHINE_USER_PCT)? + m(k::MACHINE_SYS_PCT)? + m(k::MACHINE_IRQ_PCT).unwrap_or(0.0);
     let servers: f64 = s.servers.iter().map(|h| h.cpu_pct(s.wall_ns)).sum();
     let ours = m(k::CPU_PCT).unwrap_or(0.0) + m(k::DAEMON_CPU_PCT).unwrap_or(0.0) + servers;
-    Some((busy - ours / f64::from(cpus.max(1))).clamp(0.0, 100.0))
+    Some(busy - ours / f64::from(cpus.max(1)))
 }
 
-/// The median of `e`'s samples' [`others_pct`].
+/// Others' share over all of `e`'s samples, weighted by their wall time (short samples' tick
+/// noise averages out); `None` when they last under [`MIN_JUDGED_NS`] together.
 pub fn cell_others_pct(e: &ResultEntry, cpus: u32) -> Option<f64> {
-    let mut v: Vec<f64> = e
-        .samples
-        .iter()
-        .filter_map(|s| others_pct(s, cpus))
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied()
+    let (mut sum, mut wall) = (0.0, 0u64);
+    for s in &e.samples {
+        if let Some(p) = raw_others_pct(s, cpus) {
+            sum += p * s.wall_ns as f64;
+            wall += s.wall_ns;
+        }
+    }
+    (wall >= MIN_JUDGED_NS).then(|| (sum / wall as f64).clamp(0.0, 100.0))
 }
 
 /// The median over `r`'s cells of [`cell_others_pct`]: the run's load, for its environment.
@@ -78,8 +91,9 @@ pub fn cells_unlike(
     b: &RunRecord,
     eb: &ResultEntry,
 ) -> Option<String> {
-    let la = cell_others_pct(ea, a.environment.cpus)?;
-    let lb = cell_others_pct(eb, b.environment.cpus)?;
+    // A cell too short to judge takes its run's load (the other cells around it).
+    let la = cell_others_pct(ea, a.environment.cpus).or_else(|| run_others_pct(a))?;
+    let lb = cell_others_pct(eb, b.environment.cpus).or_else(|| run_others_pct(b))?;
     ((la >= LOADED_PCT) != (lb >= LOADED_PCT)).then(|| {
         format!(
             "other processes took {} of the machine during run {}'s samples but {} during run {}'s",
@@ -162,6 +176,11 @@ mod tests {
         let w = &e.warnings[0];
         assert_eq!(w.kind, WarningKind::Load);
         assert!(w.message.starts_with("2 of 3 samples ran while other processes took a large share of the machine (up to 1.2 of 2 CPUs (60%)): samples 2, 3"), "{}", w.message);
-        assert!((cell_others_pct(&e, 2).unwrap() - 55.0).abs() < 1e-9);
+        // (0 + 55 + 60) / 3: every sample counts by its wall time.
+        assert!((cell_others_pct(&e, 2).unwrap() - 115.0 / 3.0).abs() < 1e-9);
+        // A sample too short to be judged alone is not flagged, but counts in the cell's share.
+        let mut short = sample(100.0, 0.0, 0.0);
+        short.wall_ns = 2_000_000;
+        assert_eq!(others_pct(&short, 2), None);
     }
 }
