@@ -284,7 +284,9 @@ mod tests {
         let mut h = hist();
         let mut x = 12345u64;
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             h.record(1 + (x >> 20) % 50_000_000).unwrap();
         }
         for v in [1u64, 2, 3_599_000_000_000] {
