@@ -288,8 +288,11 @@ mod tests {
         }
         let writer_root = root.clone();
         let writer = std::thread::spawn(move || {
-            // Creates and removes files until the tree is gone, as a workload would.
+            // Creates and removes files until the tree is gone, as a workload would (at a fast
+            // workload's pace: a writer with no pause at all refills the directory between any
+            // two calls, on a loaded machine for more than the bounded number of rounds).
             for i in 0.. {
+                std::thread::sleep(std::time::Duration::from_micros(20));
                 let f = writer_root.join("d").join(format!("w{i}"));
                 if std::fs::write(&f, b"x").is_err() {
                     return;
