@@ -17,6 +17,8 @@
 //!   against a bursty remainder — while no stretch of a steady, noisy or seesawing series is
 //!   unlike all the others that way: a seesaw's bursts are stretches as fast as its head.
 
+use crate::segments::{Prefix, median};
+
 /// Least points in each segment.
 pub const MIN_SEGMENT: usize = 4;
 /// Least |t| (Welch) between balanced segments: far beyond what the choice of split gives noise.
@@ -38,39 +40,6 @@ pub struct LevelShift {
     pub after: f64,
     /// Welch's t between the segments.
     pub t: f64,
-}
-
-/// Prefix sums of a series and of its squares: any segment's mean and squared error in O(1).
-struct Prefix {
-    s: Vec<f64>,
-    q: Vec<f64>,
-}
-
-impl Prefix {
-    fn new(values: &[f64]) -> Self {
-        let n = values.len();
-        let (mut s, mut q) = (vec![0.0; n + 1], vec![0.0; n + 1]);
-        for (i, &v) in values.iter().enumerate() {
-            s[i + 1] = s[i] + v;
-            q[i + 1] = q[i] + v * v;
-        }
-        Self { s, q }
-    }
-
-    fn mean(&self, a: usize, b: usize) -> f64 {
-        (self.s[b] - self.s[a]) / (b - a) as f64
-    }
-
-    /// Squared error of `values[a..b]` around its mean.
-    fn sse(&self, a: usize, b: usize) -> f64 {
-        let (sum, len) = (self.s[b] - self.s[a], (b - a) as f64);
-        (self.q[b] - self.q[a]) - sum * sum / len
-    }
-
-    /// Sample variance of `values[a..b]`.
-    fn var(&self, a: usize, b: usize) -> f64 {
-        self.sse(a, b).max(0.0) / ((b - a) as f64 - 1.0)
-    }
 }
 
 /// The series' one sustained level change, if it has one.
@@ -130,16 +99,6 @@ fn inflation(values: &[f64], p: &Prefix, at: usize) -> f64 {
 fn apart(a: f64, b: f64) -> bool {
     let high = a.abs().max(b.abs());
     high > 0.0 && (a - b).abs() / high >= MIN_CHANGE
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    match v.len() % 2 {
-        1 => v[m],
-        _ => (v[m - 1] + v[m]) / 2.0,
-    }
 }
 
 /// The short-segment test: the shorter side of the split (at most a ninth of the points, so that

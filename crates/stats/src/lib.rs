@@ -9,6 +9,7 @@ mod compare;
 pub mod ministat;
 mod moments;
 mod outliers;
+mod segments;
 pub mod steady;
 pub mod steps;
 mod summary;

@@ -4,7 +4,8 @@
 /// Threshold on |modified z| above which a sample is flagged.
 pub const THRESHOLD: f64 = 3.5;
 
-fn median(sorted: &[f64]) -> f64 {
+/// The median of `sorted` (not empty, in increasing order).
+pub(crate) fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]

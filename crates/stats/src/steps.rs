@@ -23,6 +23,7 @@
 //! still differ from the runs since the last step, which [`RunSteps::newest_differs`] says.
 
 use crate::compare::{Method, compare};
+use crate::segments::{Prefix, median};
 use crate::summary::t_critical;
 
 /// Least runs on each side of a step: the new level has to hold this long to count as lasting.
@@ -48,44 +49,6 @@ pub struct RunSteps {
     /// The level of the runs since the last step when the newest run differs from it (proven
     /// as a step is, but by one run: not lasting, perhaps the start of one).
     pub newest_differs: Option<f64>,
-}
-
-/// Prefix sums of the run medians, for the mean and squared error of any segment in O(1).
-struct Prefix {
-    s: Vec<f64>,
-    q: Vec<f64>,
-}
-
-impl Prefix {
-    fn new(m: &[f64]) -> Self {
-        let (mut s, mut q) = (vec![0.0; m.len() + 1], vec![0.0; m.len() + 1]);
-        for (i, &v) in m.iter().enumerate() {
-            s[i + 1] = s[i] + v;
-            q[i + 1] = q[i] + v * v;
-        }
-        Self { s, q }
-    }
-
-    fn mean(&self, a: usize, b: usize) -> f64 {
-        (self.s[b] - self.s[a]) / (b - a) as f64
-    }
-
-    fn sse(&self, a: usize, b: usize) -> f64 {
-        let sum = self.s[b] - self.s[a];
-        ((self.q[b] - self.q[a]) - sum * sum / (b - a) as f64).max(0.0)
-    }
-}
-
-/// The median of `v` (not empty).
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
 }
 
 /// The run-to-run variance of the whole history, robustly: from the median absolute difference
