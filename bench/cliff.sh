@@ -8,12 +8,7 @@ CLIFF_ROUNDS="${ROUNDS:-10}"
 source "$(dirname "$0")/common.sh"
 ROUNDS="$CLIFF_ROUNDS"
 LOAD="${LOAD:-2}"
-hogs=()
-for _ in $(seq "$LOAD"); do
-  (while :; do :; done) &
-  hogs+=("$!")
-done
-trap '[ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null' EXIT
+start_hogs "$LOAD"
 cd "$ROOT"
 cargo test --locked --test integration --no-run -q 2>/dev/null
 passed=0

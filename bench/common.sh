@@ -45,3 +45,14 @@ ratio() {
 median() {
   python3 -c "import sys,statistics; print(statistics.median(map(float, sys.argv[1:])))" "$@"
 }
+
+# start_hogs N: N busy loops beside the benchmark ("both CPUs loaded by other work"), killed when
+# the script exits.
+start_hogs() {
+  hogs=()
+  for _ in $(seq "$1"); do
+    (while :; do :; done) &
+    hogs+=("$!")
+  done
+  trap '[ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null' EXIT
+}

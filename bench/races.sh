@@ -7,12 +7,7 @@
 source "$(dirname "$0")/common.sh"
 STRESS="${STRESS:-5}"
 LOAD="${LOAD:-0}"
-hogs=()
-for _ in $(seq "$LOAD"); do
-  (while :; do :; done) &
-  hogs+=("$!")
-done
-trap '[ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null' EXIT
+start_hogs "$LOAD"
 cd "$ROOT"
 t0=$(date +%s)
 FSBENCH_STRESS_ROUNDS="$STRESS" cargo test --locked --test integration races -- --include-ignored 2>&1 |
