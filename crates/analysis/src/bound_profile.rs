@@ -1,8 +1,10 @@
 //! The verdict from the kernel's evidence (`--profile`): `crypto` when cipher functions lead the
 //! on-CPU profile (any thread, kernel workers included), else the largest share of fsbench's
 //! thread time when it is a wait: `lock`, `daemon` (FUSE round trips), `device` or `network`.
-//! A cell still `unknown` gets its largest wait as its reason. Without a profile the counters'
-//! verdict stands.
+//! A FUSE round trip to a daemon that serves a remote server, where the counters found neither
+//! side busy (`network`), is a round trip on the wire: the verdict stays `network`, with the wait
+//! as its evidence. A cell still `unknown` gets its largest wait as its reason. Without a profile
+//! the counters' verdict stands.
 
 use fsbench_model::profile::{self as p, Profile};
 use fsbench_model::{Bound, BoundBy};
@@ -29,6 +31,7 @@ pub fn refine(judged: Option<Bound>, profile: Option<&Profile>) -> Option<Bound>
     let share = 100.0 * ns as f64 / prof.wall_ns as f64;
     let by = match reason {
         p::REASON_LOCK => Some(BoundBy::Lock),
+        p::REASON_FUSE if b.by == BoundBy::Network => Some(BoundBy::Network),
         p::REASON_FUSE => Some(BoundBy::Daemon),
         p::REASON_DEVICE => Some(BoundBy::Device),
         p::REASON_NETWORK => Some(BoundBy::Network),
@@ -176,6 +179,24 @@ mod tests {
         assert_eq!(
             refine(judged(BoundBy::Cpu), Some(&small)).unwrap().by,
             BoundBy::Cpu
+        );
+    }
+
+    #[test]
+    fn a_round_trip_to_a_daemon_of_a_remote_server_stays_network() {
+        let fuse = profile(&[(p::REASON_FUSE, 850_000_000)]);
+        let b = refine(judged(BoundBy::Network), Some(&fuse)).unwrap();
+        assert_eq!(b.by, BoundBy::Network);
+        assert!(
+            b.evidence.starts_with("FUSE round trip waits took 85%")
+                && b.evidence.contains("counters"),
+            "{}",
+            b.evidence
+        );
+        // A daemon on this host (the counters saw no server) is the daemon.
+        assert_eq!(
+            refine(judged(BoundBy::Unknown), Some(&fuse)).unwrap().by,
+            BoundBy::Daemon
         );
     }
 
