@@ -42,9 +42,10 @@ run() { # run KIND: the IOPS of each of 3 warm samples of one run, space-separat
   [ -n "$rec" ] && { kill -INT "$rec"; wait "$rec" 2>/dev/null || true; }
   json_get "$out" "' '.join(str(s['metrics']['iops']) for s in d['results'][0]['samples'])"
 }
+declare -A got
 : >"$work/groups"; lost=()
 for round in $(seq "$ROUNDS"); do
-  declare -A got=()
+  got=()
   n=${#kinds[@]}
   for i in $(seq 0 $((n - 1))); do
     k=${kinds[$(((i + round) % n))]}
@@ -55,7 +56,6 @@ for round in $(seq "$ROUNDS"); do
   echo "${line% | }" >>"$work/groups"
   lost+=("$(json_get "$work/profiled.json" "d['results'][0]['profile']['lost']")")
   echo "round $round: unprofiled $(median ${got[plain]} | cut -d. -f1) IOPS, profiled $(median ${got[profiled]} | cut -d. -f1) IOPS${got[perf]:+, under perf record $(median ${got[perf]} | cut -d. -f1) IOPS}"
-  unset got
 done
 hz=$(json_get "$work/profiled.json" "d['results'][0]['profile']['frequency_hz']")
 python3 - "$work/groups" "$hz" "${lost[*]}" <<'PY'

@@ -35,7 +35,7 @@ impl StoreSink {
         waiting: &mut dyn FnMut(),
     ) -> Result<Self, StoreError> {
         let mut store = Store::open_waiting(path, waiting)?;
-        store.defer_checkpoints()?;
+        store.defer_checkpoints_and_flushes()?;
         let pid = std::process::id();
         let ticks = fsbench_scratch::process_start_ticks(pid).unwrap_or(0);
         let cursor = store.begin_run(record, pid, ticks)?;

@@ -51,7 +51,7 @@ impl Store {
     /// copied (with its fsyncs) once, when the connection closes after the run. Checkpoints mid-run
     /// blocked the measuring thread on the disk (an fsync, and reads of the log's pages being
     /// overwritten) between samples. Its commits do not wait for the disk either (see below).
-    pub fn defer_checkpoints(&mut self) -> Result<(), StoreError> {
+    pub fn defer_checkpoints_and_flushes(&mut self) -> Result<(), StoreError> {
         self.conn
             .pragma_update(None, "wal_autocheckpoint", 0)
             .map_err(|e| self.sql(e))?;
