@@ -179,7 +179,7 @@ pub struct DbArg {
 /// Exports, with hyperfine's flag names; `-` writes to standard output.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExportArgs {
-    /// Write the results as JSON to FILE (by `fsbench run`: rewritten after every sample).
+    /// Write the results as JSON to FILE (by `fsbench run`: rewritten during the run).
     #[arg(long, visible_alias = "json", value_name = "FILE")]
     pub export_json: Option<PathBuf>,
     /// Write one CSV row per sample (the cell's keys, then every metric) to FILE.

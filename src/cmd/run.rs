@@ -1,5 +1,5 @@
 //! `fsbench run`: validate the plan, record the environment and fsbench's own overhead, execute,
-//! print the tables, write JSON after every sample, and choose the exit code.
+//! print the tables, write JSON during the run, and choose the exit code.
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};

@@ -5,6 +5,7 @@
 
 mod aging;
 pub mod catalogue;
+mod entry_head;
 mod failure;
 pub mod fstype;
 mod kinds;

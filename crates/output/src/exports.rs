@@ -1,7 +1,7 @@
 //! The export files of a run, `show` or `compare` (`--export-json`/`--json`, `--export-csv`,
 //! `--export-markdown`): checked before any work, written through [`crate::file`] (never renamed over a
-//! device or a symlink), `-` meaning standard output. JSON is rewritten after every sample of a
-//! run, so a killed run leaves its samples; CSV and Markdown are written at the end.
+//! device or a symlink), `-` meaning standard output. JSON is rewritten during a run (see
+//! [`crate::run_sink`]), so a killed run leaves its samples; CSV and Markdown are written at the end.
 
 use crate::Refused;
 use crate::file::OutputKind;
@@ -105,7 +105,7 @@ impl Exports {
         })
     }
 
-    /// True when an export is rewritten after every sample (a JSON file).
+    /// True when an export is rewritten during a run (a JSON file).
     pub fn rewritten_during_run(&self) -> bool {
         self.outputs
             .iter()
@@ -119,7 +119,7 @@ impl Exports {
             .any(|(_, d, _)| matches!(d, Dest::Stdout))
     }
 
-    /// Writes the exports due now: JSON files after every sample, everything at the end (`last`).
+    /// Writes the exports due now: JSON files during a run, everything at the end (`last`).
     /// Markdown carries `seed`, the seed layout of the run's suite, as the terminal does;
     /// `stdout` writes an export that goes to standard output.
     pub fn write(
@@ -157,8 +157,12 @@ impl Exports {
         }
     }
 
-    /// What the signal watcher writes before a forced exit: the JSON files, marked interrupted.
-    pub fn last_words(&self, record: &RunRecord) -> Option<Box<dyn FnOnce() + Send>> {
+    /// What the signal watcher writes before a forced exit: the JSON files with the record that
+    /// `words` gives then (the run as it stands), marked interrupted.
+    pub fn last_words(
+        &self,
+        words: impl FnOnce() -> RunRecord + Send + 'static,
+    ) -> Option<Box<dyn FnOnce() + Send>> {
         let files: Vec<PathBuf> = self
             .outputs
             .iter()
@@ -170,9 +174,9 @@ impl Exports {
         if files.is_empty() {
             return None;
         }
-        let mut words = record.clone();
-        words.run.status = fsbench_model::RunStatus::Interrupted;
         Some(Box::new(move || {
+            let mut words = words();
+            words.run.status = fsbench_model::RunStatus::Interrupted;
             let text = Json.text(&words);
             let mut sealed = writing();
             for f in files {

@@ -1,6 +1,6 @@
 //! Executes a plan: scratch per target, then per workload: prepare on every target, sample the
 //! cells (interleaved across targets round by round, or sequentially), clean up. Results are
-//! handed to a sink as they arrive, so the JSON file is rewritten after every sample.
+//! handed to a sink as they arrive, so the JSON file is rewritten during the run.
 
 #![warn(missing_docs)]
 

@@ -11,6 +11,7 @@ mod error;
 mod open;
 mod profile_blob;
 mod read;
+mod sample_blob;
 pub mod schema;
 mod series_blob;
 pub mod timing;

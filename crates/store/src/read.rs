@@ -4,6 +4,7 @@
 use crate::{Store, StoreError};
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, RunStatus, Sample};
 use rusqlite::params;
+use rusqlite::types::Value;
 
 /// One line of the history.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,24 +288,36 @@ impl Store {
     }
 
     fn load_samples(&self, cell_id: i64) -> Result<Vec<Sample>, StoreError> {
+        let version = self.version()?;
         let mut stmt = self
             .conn
-            .prepare_cached(if self.has_series()? {
+            .prepare_cached(if version >= 4 {
                 "SELECT sample, latency_hdr, series FROM samples WHERE cell_id = ?1 ORDER BY seq"
             } else {
                 // Opened read-only before its migration to version 4: no series column.
                 "SELECT sample, latency_hdr, NULL FROM samples WHERE cell_id = ?1 ORDER BY seq"
             })
             .map_err(|e| self.sql(e))?;
-        type Row = (String, Option<String>, Option<Vec<u8>>);
+        type Row = (Value, Option<String>, Option<Vec<u8>>);
         let rows: Vec<Row> = stmt
             .query_map([cell_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.sql(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.sql(e))?;
+        let mut dict = None;
+        if version >= 8 && rows.iter().any(|(v, _, _)| matches!(v, Value::Blob(_))) {
+            dict = self
+                .conn
+                .query_row(
+                    "SELECT sample_dict FROM cells WHERE id = ?1",
+                    [cell_id],
+                    |r| r.get::<_, Option<Vec<u8>>>(0),
+                )
+                .map_err(|e| self.sql(e))?;
+        }
         rows.into_iter()
-            .map(|(json, hdr, series)| {
-                let mut s: Sample = self.parse(&json, "sample")?;
+            .map(|(body, hdr, series)| {
+                let mut s: Sample = self.sample_body(body, dict.as_deref())?;
                 s.latency_hdr = hdr;
                 if let Some(blob) = series {
                     let (points, interval) =
@@ -320,6 +333,30 @@ impl Store {
             .collect()
     }
 
+    /// A sample from its row's `sample` column: JSON text, or JSON compressed against the cell's
+    /// dictionary.
+    fn sample_body(&self, body: Value, dict: Option<&[u8]>) -> Result<Sample, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt {
+            path: self.path.clone(),
+            what,
+        };
+        match body {
+            Value::Text(json) => self.parse(&json, "sample"),
+            Value::Blob(blob) => {
+                let json = dict
+                    .and_then(|d| crate::sample_blob::decode(&blob, d))
+                    .ok_or_else(|| {
+                        corrupt("a compressed sample that this build cannot read".into())
+                    })?;
+                serde_json::from_slice(&json).map_err(|e| corrupt(format!("sample: {e}")))
+            }
+            other => Err(corrupt(format!(
+                "a sample stored as {:?}, not JSON",
+                other.data_type()
+            ))),
+        }
+    }
+
     /// The notes of a run, oldest first: (time, text).
     pub fn notes(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
         let mut stmt = self
@@ -330,11 +367,6 @@ impl Store {
             .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
-    }
-
-    /// Whether the samples table has its `series` column (schema version 4 and later).
-    fn has_series(&self) -> Result<bool, StoreError> {
-        Ok(self.version()? >= 4)
     }
 
     /// The database's schema version.

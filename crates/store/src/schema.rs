@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7, V8];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -122,4 +122,11 @@ ALTER TABLE cells ADD COLUMN profile BLOB;
 pub const V7: &str = "
 CREATE INDEX samples_headline ON samples(cell_id, seq, headline);
 CREATE INDEX cells_identity ON cells(run_id, position, target, workload, cache_state, headline, params, sweep);
+";
+
+/// Schema version 8: each cell's first sample (its JSON as first stored), the dictionary its
+/// samples' rows are compressed against (`sample_blob`); a row of an older version stays JSON
+/// text, and a build of version 7 refuses the database instead of misreading a compressed row.
+pub const V8: &str = "
+ALTER TABLE cells ADD COLUMN sample_dict BLOB;
 ";

@@ -126,6 +126,69 @@ fn a_run_round_trips_sample_by_sample() {
     assert_eq!(back, r);
 }
 
+/// Samples after a cell's first are stored compressed against it (issue 32: the rows' bytes
+/// were most of the store's cost); they read back exactly, and a damaged dictionary is a
+/// damaged database, not a panic or a wrong sample.
+#[test]
+fn samples_are_stored_compressed_against_their_cells_first_and_read_back_exactly() {
+    let (_d, path) = db();
+    let mut s = Store::open(&path).unwrap();
+    let mut r = record("20260101T000000Z-9", "2026-01-01T00:00:00Z");
+    let mut cur = s.begin_run(&r, 42, 7).unwrap();
+    let samples: Vec<Sample> = (0..50)
+        .map(|k| {
+            let mut x = sample(1000.0 + k as f64 * 3.7);
+            x.wall_ns = 34_000 + k * 17;
+            x.metrics.insert("cpu_pct".into(), 99.0 + k as f64 / 7.0);
+            x.metrics.insert("lat_p99_ns".into(), 50.0);
+            x.latency = Some(LatencySummary {
+                count: 1000,
+                min_ns: 20,
+                mean_ns: 33.4 + k as f64,
+                stddev_ns: 11.39,
+                p50_ns: 30,
+                p90_ns: 40,
+                p99_ns: 50,
+                p999_ns: 150,
+                max_ns: 310 + k,
+            });
+            x
+        })
+        .collect();
+    r.results.push(entry("ext4", samples));
+    s.sync(&mut cur, &r.results).unwrap();
+    r.run.status = fsbench_model::RunStatus::Ok;
+    s.finish_run(&mut cur, &r, "2026-01-01T00:01:00Z").unwrap();
+    drop(s);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let (blobs, stored, json): (i64, i64, i64) = c
+        .query_row(
+            "SELECT sum(typeof(sample) = 'blob'), sum(length(sample)), 0 FROM samples",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .unwrap();
+    let json = json
+        + r.results[0]
+            .samples
+            .iter()
+            .map(|x| serde_json::to_string(x).unwrap().len() as i64)
+            .sum::<i64>();
+    assert_eq!(blobs, 50, "every sample compressed");
+    assert!(
+        stored * 3 < json,
+        "{stored} bytes stored for {json} of JSON"
+    );
+    let back = Store::open_existing(&path).unwrap().unwrap();
+    assert_eq!(back.load(&r.run.id).unwrap(), r);
+    drop(back);
+    c.execute("UPDATE cells SET sample_dict = x'00'", [])
+        .unwrap();
+    let back = Store::open_existing(&path).unwrap().unwrap();
+    let err = back.load(&r.run.id).unwrap_err().to_string();
+    assert!(err.contains("compressed sample"), "{err}");
+}
+
 #[test]
 fn a_killed_run_keeps_its_finished_samples() {
     let (_d, path) = db();

@@ -13,35 +13,27 @@ use rusqlite::{OptionalExtension, params};
 #[derive(Debug, Default)]
 pub struct RunCursor {
     run_id: String,
-    cells: Vec<(i64, usize)>,
+    cells: Vec<CellCursor>,
+}
+
+/// A stored cell: its row, how many of its samples are stored, and the dictionary its samples
+/// are compressed against (its first sample's JSON, once stored).
+#[derive(Debug)]
+struct CellCursor {
+    id: i64,
+    stored: usize,
+    dict: Option<Vec<u8>>,
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("invariant: model types serialise")
 }
 
-/// The cell's entry as stored: everything but its samples.
-/// The cell without its samples (stored one by one), built field by field: cloning the entry
-/// first would copy every sample only to drop them.
+/// The cell's entry as stored: everything but its samples (stored one by one) and its profile
+/// (stored compressed in its own column).
 fn entry_json(e: &ResultEntry) -> String {
-    let head = ResultEntry {
-        target: e.target.clone(),
-        workload: e.workload.clone(),
-        params: e.params.clone(),
-        sweep: e.sweep.clone(),
-        cache: e.cache.clone(),
-        headline: e.headline.clone(),
-        also_shown: e.also_shown.clone(),
-        samples: Vec::new(),
-        summary: e.summary.clone(),
-        precision_reached: e.precision_reached,
-        steady: e.steady,
-        warnings: e.warnings.clone(),
-        error: e.error.clone(),
-        bound: e.bound.clone(),
-        // Stored compressed in its own column.
-        profile: None,
-    };
+    let mut head = e.without_samples();
+    head.profile = None;
     json(&head)
 }
 
@@ -118,7 +110,7 @@ impl Store {
             && results
                 .iter()
                 .zip(&cur.cells)
-                .all(|(e, (_, stored))| e.samples.len() == *stored);
+                .all(|(e, c)| e.samples.len() == c.stored);
         if nothing_new {
             return Ok(());
         }
@@ -130,13 +122,17 @@ impl Store {
         for (i, e) in results.iter().enumerate() {
             if i >= cur.cells.len() {
                 let id = insert_cell(&tx, &cur.run_id, i, e).map_err(|e| sql_err(&path, e))?;
-                cur.cells.push((id, 0));
+                cur.cells.push(CellCursor {
+                    id,
+                    stored: 0,
+                    dict: None,
+                });
             }
-            let (cell_id, stored) = cur.cells[i];
-            for (seq, s) in e.samples.iter().enumerate().skip(stored) {
-                insert_sample(&tx, cell_id, seq, s, &e.headline).map_err(|e| sql_err(&path, e))?;
+            let cell = &mut cur.cells[i];
+            for (seq, s) in e.samples.iter().enumerate().skip(cell.stored) {
+                insert_sample(&tx, cell, seq, s, &e.headline).map_err(|e| sql_err(&path, e))?;
             }
-            cur.cells[i].1 = e.samples.len();
+            cell.stored = e.samples.len();
         }
         tx.commit().map_err(|e| sql_err(&path, e))
     }
@@ -156,7 +152,8 @@ impl Store {
             .transaction_with_behavior(Immediate)
             .map_err(|e| sql_err(&path, e))?;
         for (i, e) in r.results.iter().enumerate() {
-            let cell_id = cur.cells[i].0;
+            let cell = &cur.cells[i];
+            let cell_id = cell.id;
             tx.execute(
                 "UPDATE cells SET entry = ?1, profile = ?2 WHERE id = ?3",
                 params![
@@ -168,7 +165,7 @@ impl Store {
             .map_err(|e| sql_err(&path, e))?;
             // Outlier flags are set once a cell is complete: rewrite the flagged samples.
             for (seq, s) in e.samples.iter().enumerate().filter(|(_, s)| s.outlier) {
-                update_sample(&tx, cell_id, seq, s).map_err(|e| sql_err(&path, e))?;
+                update_sample(&tx, cell, seq, s).map_err(|e| sql_err(&path, e))?;
             }
         }
         tx.execute(
@@ -248,16 +245,25 @@ fn insert_cell(
 
 fn update_sample(
     tx: &rusqlite::Transaction<'_>,
-    cell_id: i64,
+    cell: &CellCursor,
     seq: usize,
     s: &Sample,
 ) -> rusqlite::Result<()> {
     let (body, _) = stored(s);
     tx.execute(
         "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
-        params![body, cell_id, seq as i64],
+        params![compressed(body, cell.dict.as_deref()), cell.id, seq as i64],
     )?;
     Ok(())
+}
+
+/// The `sample` column's value: the JSON compressed against the cell's dictionary
+/// ([`crate::sample_blob`]) when that is smaller, else the JSON as text.
+fn compressed(body: String, dict: Option<&[u8]>) -> rusqlite::types::Value {
+    match dict.and_then(|d| crate::sample_blob::encode(body.as_bytes(), d)) {
+        Some(blob) => rusqlite::types::Value::Blob(blob),
+        None => rusqlite::types::Value::Text(body),
+    }
 }
 
 /// A sample as its row keeps it: its JSON and its series' compact column. A short sample's
@@ -279,21 +285,30 @@ fn stored(s: &Sample) -> (String, Option<Vec<u8>>) {
 /// A series of at most this many intervals is stored in the sample's JSON, not its own column.
 const SERIES_IN_JSON: usize = 8;
 
+/// Stores one sample; the cell's first stored sample becomes the dictionary of all of them (kept
+/// in the cell's row, never rewritten: an outlier flag set later changes the sample, not it).
 fn insert_sample(
     tx: &rusqlite::Transaction<'_>,
-    cell_id: i64,
+    cell: &mut CellCursor,
     seq: usize,
     s: &Sample,
     headline: &str,
 ) -> rusqlite::Result<()> {
+    let (body, series) = stored(s);
+    if cell.dict.is_none() {
+        tx.execute(
+            "UPDATE cells SET sample_dict = ?1 WHERE id = ?2",
+            params![body.as_bytes(), cell.id],
+        )?;
+        cell.dict = Some(body.clone().into_bytes());
+    }
     let mut stmt = tx.prepare_cached(
         "INSERT INTO samples (cell_id, seq, wall_ns, user_ns, sys_ns, ops, bytes, headline,
             latency_hdr, sample, series)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
-    let (body, series) = stored(s);
     stmt.execute(params![
-        cell_id,
+        cell.id,
         seq as i64,
         s.wall_ns as i64,
         s.user_ns as i64,
@@ -302,7 +317,7 @@ fn insert_sample(
         s.bytes as i64,
         s.metrics.get(headline),
         s.latency_hdr,
-        body,
+        compressed(body, cell.dict.as_deref()),
         series,
     ])?;
     Ok(())
