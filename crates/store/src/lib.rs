@@ -11,7 +11,7 @@ mod error;
 mod open;
 mod profile_blob;
 mod read;
-mod sample_blob;
+mod sample_row;
 pub mod schema;
 mod series_blob;
 pub mod timing;

@@ -1,6 +1,7 @@
 //! Reading runs back: the history list with filters, run ids from a unique prefix or `last~N`,
 //! and a whole stored run as the same `RunRecord` that `fsbench run` built.
 
+use crate::sample_row::Columns;
 use crate::{Store, StoreError};
 use fsbench_model::{ResultEntry, RunInfo, RunRecord, RunStatus, Sample};
 use rusqlite::params;
@@ -292,32 +293,37 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(if version >= 4 {
-                "SELECT sample, latency_hdr, series FROM samples WHERE cell_id = ?1 ORDER BY seq"
+                "SELECT sample, latency_hdr, series, wall_ns, user_ns, sys_ns, ops, bytes
+                 FROM samples WHERE cell_id = ?1 ORDER BY seq"
             } else {
                 // Opened read-only before its migration to version 4: no series column.
-                "SELECT sample, latency_hdr, NULL FROM samples WHERE cell_id = ?1 ORDER BY seq"
+                "SELECT sample, latency_hdr, NULL, wall_ns, user_ns, sys_ns, ops, bytes
+                 FROM samples WHERE cell_id = ?1 ORDER BY seq"
             })
             .map_err(|e| self.sql(e))?;
-        type Row = (Value, Option<String>, Option<Vec<u8>>);
+        type Row = (Value, Option<String>, Option<Vec<u8>>, Columns);
         let rows: Vec<Row> = stmt
-            .query_map([cell_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map([cell_id], |r| {
+                let columns = Columns {
+                    wall_ns: r.get::<_, i64>(3)? as u64,
+                    user_ns: r.get::<_, i64>(4)? as u64,
+                    sys_ns: r.get::<_, i64>(5)? as u64,
+                    ops: r.get::<_, i64>(6)? as u64,
+                    bytes: r.get::<_, i64>(7)? as u64,
+                };
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, columns))
+            })
             .map_err(|e| self.sql(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.sql(e))?;
-        let mut dict = None;
-        if version >= 8 && rows.iter().any(|(v, _, _)| matches!(v, Value::Blob(_))) {
-            dict = self
-                .conn
-                .query_row(
-                    "SELECT sample_dict FROM cells WHERE id = ?1",
-                    [cell_id],
-                    |r| r.get::<_, Option<Vec<u8>>>(0),
-                )
-                .map_err(|e| self.sql(e))?;
-        }
+        let compact = rows.iter().any(|(v, ..)| matches!(v, Value::Blob(_)));
+        let names = match compact && version >= 8 {
+            true => self.metric_names(cell_id)?,
+            false => None,
+        };
         rows.into_iter()
-            .map(|(body, hdr, series)| {
-                let mut s: Sample = self.sample_body(body, dict.as_deref())?;
+            .map(|(body, hdr, series, columns)| {
+                let mut s: Sample = self.sample_body(body, names.as_deref(), columns)?;
                 s.latency_hdr = hdr;
                 if let Some(blob) = series {
                     let (points, interval) =
@@ -333,27 +339,39 @@ impl Store {
             .collect()
     }
 
-    /// A sample from its row's `sample` column: JSON text, or JSON compressed against the cell's
-    /// dictionary.
-    fn sample_body(&self, body: Value, dict: Option<&[u8]>) -> Result<Sample, StoreError> {
-        let corrupt = |what: String| StoreError::Corrupt {
-            path: self.path.clone(),
-            what,
-        };
+    /// A cell's metric names (those its compact sample rows leave out).
+    fn metric_names(&self, cell_id: i64) -> Result<Option<Vec<String>>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT metric_names FROM cells WHERE id = ?1",
+                [cell_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.sql(e))?;
+        text.map(|t| self.parse(&t, "a cell's metric names"))
+            .transpose()
+    }
+
+    /// A sample from its row's `sample` column (JSON text, or a compact row) and its columns.
+    fn sample_body(
+        &self,
+        body: Value,
+        names: Option<&[String]>,
+        columns: Columns,
+    ) -> Result<Sample, StoreError> {
         match body {
             Value::Text(json) => self.parse(&json, "sample"),
-            Value::Blob(blob) => {
-                let json = dict
-                    .and_then(|d| crate::sample_blob::decode(&blob, d))
-                    .ok_or_else(|| {
-                        corrupt("a compressed sample that this build cannot read".into())
-                    })?;
-                serde_json::from_slice(&json).map_err(|e| corrupt(format!("sample: {e}")))
+            Value::Blob(row) => {
+                crate::sample_row::decode(&row, names, columns).ok_or_else(|| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    what: "a sample's row: not one this build reads".into(),
+                })
             }
-            other => Err(corrupt(format!(
-                "a sample stored as {:?}, not JSON",
-                other.data_type()
-            ))),
+            other => Err(StoreError::Corrupt {
+                path: self.path.clone(),
+                what: format!("a sample stored as {:?}", other.data_type()),
+            }),
         }
     }
 

@@ -124,9 +124,9 @@ CREATE INDEX samples_headline ON samples(cell_id, seq, headline);
 CREATE INDEX cells_identity ON cells(run_id, position, target, workload, cache_state, headline, params, sweep);
 ";
 
-/// Schema version 8: each cell's first sample (its JSON as first stored), the dictionary its
-/// samples' rows are compressed against (`sample_blob`); a row of an older version stays JSON
-/// text, and a build of version 7 refuses the database instead of misreading a compressed row.
+/// Schema version 8: each cell's metric names (those of its first sample, a JSON array), so that
+/// its samples' rows hold their values alone (`sample_row`); a row of an older version stays JSON
+/// text, and a build of version 7 refuses the database instead of misreading a compact row.
 pub const V8: &str = "
-ALTER TABLE cells ADD COLUMN sample_dict BLOB;
+ALTER TABLE cells ADD COLUMN metric_names TEXT;
 ";

@@ -16,13 +16,13 @@ pub struct RunCursor {
     cells: Vec<CellCursor>,
 }
 
-/// A stored cell: its row, how many of its samples are stored, and the dictionary its samples
-/// are compressed against (its first sample's JSON, once stored).
+/// A stored cell: its row, how many of its samples are stored, and its metric names (its first
+/// sample's, once stored), which its samples' rows leave out.
 #[derive(Debug)]
 struct CellCursor {
     id: i64,
     stored: usize,
-    dict: Option<Vec<u8>>,
+    names: Option<Vec<String>>,
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
@@ -125,7 +125,7 @@ impl Store {
                 cur.cells.push(CellCursor {
                     id,
                     stored: 0,
-                    dict: None,
+                    names: None,
                 });
             }
             let cell = &mut cur.cells[i];
@@ -249,44 +249,42 @@ fn update_sample(
     seq: usize,
     s: &Sample,
 ) -> rusqlite::Result<()> {
-    let (body, _) = stored(s);
+    let (body, _) = stored(s, cell.names.as_deref().unwrap_or_default());
     tx.execute(
         "UPDATE samples SET sample = ?1 WHERE cell_id = ?2 AND seq = ?3",
-        params![compressed(body, cell.dict.as_deref()), cell.id, seq as i64],
+        params![body, cell.id, seq as i64],
     )?;
     Ok(())
 }
 
-/// The `sample` column's value: the JSON compressed against the cell's dictionary
-/// ([`crate::sample_blob`]) when that is smaller, else the JSON as text.
-fn compressed(body: String, dict: Option<&[u8]>) -> rusqlite::types::Value {
-    match dict.and_then(|d| crate::sample_blob::encode(body.as_bytes(), d)) {
-        Some(blob) => rusqlite::types::Value::Blob(blob),
-        None => rusqlite::types::Value::Text(body),
-    }
-}
-
-/// A sample as its row keeps it: its JSON and its series' compact column. A short sample's
-/// few intervals stay in its JSON (the reader keeps them when the series column is empty):
-/// copying the sample to strip them cost more than they take. A long series goes to its
-/// compact column, and the JSON then holds neither it nor the histogram (its own column).
-fn stored(s: &Sample) -> (String, Option<Vec<u8>>) {
-    if s.series.len() <= SERIES_IN_JSON {
-        return (json(s), None);
+/// A sample as its row keeps it: the `sample` column (a compact row, [`crate::sample_row`], its
+/// metric values alone when their names are `names`; or JSON text for a sample that format
+/// leaves out) and the `series` column. A short series (a few intervals) stays in the sample; a
+/// long one goes to its compact column ([`crate::series_blob`]). The histogram has its own
+/// column and is never in the sample.
+fn stored(s: &Sample, names: &[String]) -> (rusqlite::types::Value, Option<Vec<u8>>) {
+    let short = s.series.len() <= SERIES_IN_SAMPLE;
+    let series = match short {
+        true => None,
+        false => crate::series_blob::encode(&s.series, s.series_interval_ns),
+    };
+    if let Some(row) = crate::sample_row::encode(s, names, short) {
+        return (rusqlite::types::Value::Blob(row), series);
     }
     let mut body = s.clone();
     body.latency_hdr = None;
-    body.series = Vec::new();
-    body.series_interval_ns = None;
-    let blob = crate::series_blob::encode(&s.series, s.series_interval_ns);
-    (json(&body), blob)
+    if !short {
+        body.series = Vec::new();
+        body.series_interval_ns = None;
+    }
+    (rusqlite::types::Value::Text(json(&body)), series)
 }
 
-/// A series of at most this many intervals is stored in the sample's JSON, not its own column.
-const SERIES_IN_JSON: usize = 8;
+/// A series of at most this many intervals is stored in the sample, not its own column.
+const SERIES_IN_SAMPLE: usize = 8;
 
-/// Stores one sample; the cell's first stored sample becomes the dictionary of all of them (kept
-/// in the cell's row, never rewritten: an outlier flag set later changes the sample, not it).
+/// Stores one sample; the cell's first stored sample gives the metric names of all of them (kept
+/// in the cell's row, never rewritten).
 fn insert_sample(
     tx: &rusqlite::Transaction<'_>,
     cell: &mut CellCursor,
@@ -294,14 +292,18 @@ fn insert_sample(
     s: &Sample,
     headline: &str,
 ) -> rusqlite::Result<()> {
-    let (body, series) = stored(s);
-    if cell.dict.is_none() {
-        tx.execute(
-            "UPDATE cells SET sample_dict = ?1 WHERE id = ?2",
-            params![body.as_bytes(), cell.id],
-        )?;
-        cell.dict = Some(body.clone().into_bytes());
-    }
+    let names = match &mut cell.names {
+        Some(n) => n,
+        names @ None => {
+            let n: Vec<String> = s.metrics.keys().cloned().collect();
+            tx.execute(
+                "UPDATE cells SET metric_names = ?1 WHERE id = ?2",
+                params![json(&n), cell.id],
+            )?;
+            names.insert(n)
+        }
+    };
+    let (body, series) = stored(s, names);
     let mut stmt = tx.prepare_cached(
         "INSERT INTO samples (cell_id, seq, wall_ns, user_ns, sys_ns, ops, bytes, headline,
             latency_hdr, sample, series)
@@ -317,7 +319,7 @@ fn insert_sample(
         s.bytes as i64,
         s.metrics.get(headline),
         s.latency_hdr,
-        compressed(body, cell.dict.as_deref()),
+        body,
         series,
     ])?;
     Ok(())
