@@ -56,3 +56,26 @@ start_hogs() {
   done
   trap '[ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null' EXIT
 }
+
+# paired_cost FILE: FILE holds one "A B" pair per line (the same work without and with what is
+# measured, run back to back); prints the median of the pairs' B/A with its 95% interval
+# (order statistics of the sorted ratios, as a sign test gives them) and the ratio of medians.
+# One process's rate differs from the next one's by up to 10-25% on a shared virtual machine:
+# pairing and a median with its interval say what that noise allows to conclude.
+paired_cost() {
+  python3 - "$1" <<'PY'
+import math, statistics as st, sys
+pairs = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+n = len(pairs)
+cdf, k = 0.0, 0
+while k < n:
+    cdf += math.comb(n, k) / 2**n
+    if cdf > 0.025:
+        break
+    k += 1
+r = sorted(b / a for a, b in pairs)
+lo, hi = (r[k - 1], r[n - k]) if k >= 1 else (r[0], r[-1])
+pooled = st.median(b for _, b in pairs) / st.median(a for a, _ in pairs)
+print(f"{st.median(r):.3f} (median of {n} pairs; 95% interval {lo:.3f}-{hi:.3f}; ratio of medians {pooled:.3f})")
+PY
+}

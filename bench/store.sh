@@ -15,19 +15,24 @@ run() { # run WORKLOAD EXTRA...: wall seconds of one fsbench run
   t1=$(date +%s.%N)
   python3 -c "print(f'{$t1-$t0:.3f}')"
 }
+# Pairs of runs back to back (order alternating), the store's cost as the median of the pairs'
+# ratios with its interval: PAIRS pairs (default 12).
+PAIRS="${PAIRS:-12}"
 for w in null "rand-read:size=1m,ops=256"; do
+  : >"$WORK/pairs"
   s=(); n=()
-  for r in $(seq "$ROUNDS"); do
+  for r in $(seq "$PAIRS"); do
     rm -f "$WORK/s.db"*
     if [ $((r % 2)) = 1 ]; then
       n+=("$(run "$w" --no-store)"); s+=("$(run "$w" --db "$WORK/s.db")")
     else
       s+=("$(run "$w" --db "$WORK/s.db")"); n+=("$(run "$w" --no-store)")
     fi
-    echo "$w round $r: no store ${n[-1]}s, store ${s[-1]}s"
+    echo "${n[-1]} ${s[-1]}" >>"$WORK/pairs"
+    echo "$w pair $r: no store ${n[-1]}s, store ${s[-1]}s"
   done
   per=$(python3 -c "import statistics as st; print(f'{(st.median(map(float, \"${s[*]}\".split()))-st.median(map(float, \"${n[*]}\".split())))/$SAMPLES*1e6:.1f}')")
-  echo "$w x $SAMPLES samples: store/no-store = $(ratio "$(median "${s[@]}")" "$(median "${n[@]}")") (goal <= 1.05); the store adds ${per} us per sample"
+  echo "$w x $SAMPLES samples: store/no-store = $(paired_cost "$WORK/pairs") (goal <= 1.05); the store adds ${per} us per sample"
 done
 # A database of 1,000 runs: one stored run exported, then imported under 999 other ids.
 "$FSBENCH" run -q -w null:ops=100 -w latency:count=5,interval=1ms,size=64k --cache warm --runs 5 \
