@@ -29,6 +29,7 @@ impl Sink for Exporting<'_> {
 /// The first export or store failure, as the run's error.
 fn output_error(exports: &mut RunSink, store: Option<&mut StoreSink>) -> Option<String> {
     let store = store.and_then(|s| {
+        s.closed();
         s.error.take().map(|e| {
             format!("results database: {e} (the run's samples are in --export-json if given)")
         })

@@ -69,6 +69,14 @@ impl Store {
         &self.path
     }
 
+    /// Closes the database: the last connection's close copies the write-ahead log into the
+    /// database file and syncs it (a run's commits deferred that to here). Unlike a drop, says
+    /// when that fails.
+    pub fn close(self) -> Result<(), StoreError> {
+        let path = self.path;
+        self.conn.close().map_err(|(_, e)| sql_err(&path, e))
+    }
+
     fn sql(&self, source: rusqlite::Error) -> StoreError {
         sql_err(&self.path, source)
     }
