@@ -11,7 +11,7 @@
 # each kind back to back on the same cached file (the order rotates), each run's rate the median
 # of its 3 samples. A cost is the median of the groups' ratios, with the 95% confidence interval
 # of that median (order statistics of the sorted ratios, as a sign test gives them), and beside
-# it the ratio of the two sides' medians over all their samples.
+# it the ratio of the two sides' medians (`paired_cost` in common.sh).
 # Usage: bench/profile.sh [DIR]   (default: a scratch directory under /var/tmp)
 ROUNDS="${ROUNDS:-24}"
 source "$(dirname "$0")/common.sh"
@@ -58,28 +58,16 @@ for round in $(seq "$ROUNDS"); do
   echo "round $round: unprofiled $(median ${got[plain]} | cut -d. -f1) IOPS, profiled $(median ${got[profiled]} | cut -d. -f1) IOPS${got[perf]:+, under perf record $(median ${got[perf]} | cut -d. -f1) IOPS}"
 done
 hz=$(json_get "$work/profiled.json" "d['results'][0]['profile']['frequency_hz']")
-python3 - "$work/groups" "$hz" "${lost[*]}" <<'PY'
-import math, statistics as st, sys
-groups = [[list(map(float, side.split())) for side in line.split("|")] for line in open(sys.argv[1])]
-n = len(groups)
-# The median's 95% interval: the k-th smallest and k-th largest ratios, k from the binomial(n, 1/2).
-cdf, k = 0.0, 0
-while k < n:
-    cdf += math.comb(n, k) / 2**n
-    if cdf > 0.025:
-        break
-    k += 1
-def cost(side):
-    ratios = sorted(st.median(g[side]) / st.median(g[0]) for g in groups)
-    lo, hi = (ratios[k - 1], ratios[n - k]) if k >= 1 else (ratios[0], ratios[-1])
-    pooled = st.median(x for g in groups for x in g[side]) / st.median(x for g in groups for x in g[0])
-    return f"{st.median(ratios):.3f} (median of the groups; 95% interval {lo:.3f}-{hi:.3f}); all samples' medians: {pooled:.3f}"
-plain = [x for g in groups for x in g[0]]
-prof = [x for g in groups for x in g[1]]
-print(f"cached 4 KiB rand-read, {n} groups of runs: unprofiled median {st.median(plain):.0f} IOPS, "
-      f"profiled median {st.median(prof):.0f} IOPS at {sys.argv[2]} Hz per CPU; "
-      f"lost records per run: {sys.argv[3]}")
-print(f"ratio profiled/unprofiled: {cost(1)} (goal >= 0.98)")
-if len(groups[0]) > 2:
-    print(f"reference, ratio under perf record -a -g -F 997 / unprofiled: {cost(2)}")
+# Per side, the groups as pairs of run medians (unprofiled, that side) for paired_cost.
+python3 - "$work" <<'PY'
+import statistics as st, sys
+groups = [[st.median(map(float, side.split())) for side in line.split("|")] for line in open(f"{sys.argv[1]}/groups")]
+for side in range(1, len(groups[0])):
+    with open(f"{sys.argv[1]}/pairs{side}", "w") as f:
+        f.writelines(f"{g[0]} {g[side]}\n" for g in groups)
 PY
+echo "cached 4 KiB rand-read, $ROUNDS groups of runs at $hz Hz per CPU; lost records per run: ${lost[*]}"
+echo "ratio profiled/unprofiled: $(paired_cost "$work/pairs1") (goal >= 0.98)"
+if [ -f "$work/pairs2" ]; then
+  echo "reference, ratio under perf record -a -g -F 997 / unprofiled: $(paired_cost "$work/pairs2")"
+fi

@@ -70,11 +70,19 @@ fn lock(live: &Mutex<Vec<ResultEntry>>) -> MutexGuard<'_, Vec<ResultEntry>> {
 
 /// Brings `mine` up to `theirs`, copying only what is new: new cells whole, and for a cell
 /// already copied its new samples and its other fields (a cell's samples are only appended
-/// during a run; one that has fewer than copied is copied again whole).
+/// during a run; one that has fewer than copied is copied again whole). A cell's other fields
+/// change with its samples, or at the end of its workload, an update that brings no sample: an
+/// update that brings samples leaves the cells without new ones alone, so that each sample
+/// copies its own cell, not every cell of the run.
 fn refresh(mine: &mut Vec<ResultEntry>, theirs: &[ResultEntry]) {
     mine.truncate(theirs.len());
+    let brings_samples = mine
+        .iter()
+        .zip(theirs)
+        .any(|(m, e)| m.samples.len() != e.samples.len());
     for (i, e) in theirs.iter().enumerate() {
         match mine.get_mut(i) {
+            Some(m) if brings_samples && m.samples.len() == e.samples.len() => {}
             Some(m) if m.samples.len() <= e.samples.len() => {
                 let mut samples = std::mem::take(&mut m.samples);
                 samples.extend_from_slice(&e.samples[samples.len()..]);
@@ -137,16 +145,20 @@ impl RunSink {
     pub fn save(&mut self, last: bool) {
         let seed = self.record.run.report;
         let stdout = self.stdout;
-        let document = match self.record.results.is_empty() {
-            true => {
-                let mut r = self.record.clone();
-                r.results = lock(&self.live).clone();
-                std::borrow::Cow::Owned(r)
+        {
+            // During the run the results so far are lent to the record for the write (not
+            // copied: they are every sample taken), and taken back.
+            let mut live = lock(&self.live);
+            let lent = self.record.results.is_empty();
+            if lent {
+                std::mem::swap(&mut self.record.results, &mut *live);
             }
-            false => std::borrow::Cow::Borrowed(&self.record),
-        };
-        self.exports
-            .write(&document, last, seed, &mut |t| stdout(t));
+            self.exports
+                .write(&self.record, last, seed, &mut |t| stdout(t));
+            if lent {
+                std::mem::swap(&mut self.record.results, &mut *live);
+            }
+        }
         if last {
             return;
         }
@@ -244,6 +256,13 @@ mod tests {
         theirs.push(entry("b", 1));
         refresh(&mut mine, &theirs);
         assert_eq!(mine, theirs, "appended sample, changed field, new cell");
+        // The end of a workload: fields change, no sample comes.
+        theirs[1].warnings.push(fsbench_model::Warning::new(
+            fsbench_model::WarningKind::Stack,
+            "at the end",
+        ));
+        refresh(&mut mine, &theirs);
+        assert_eq!(mine, theirs, "fields changed without a sample");
         // A cell whose samples were replaced by fewer is copied again whole.
         theirs[0].samples.truncate(1);
         refresh(&mut mine, &theirs);
