@@ -55,10 +55,11 @@ impl Rewrites {
     /// How many times its own duration must pass before the next rewrite.
     const COST_SHARE: u32 = 20;
 
-    /// Whether a rewrite is due now.
-    fn due(&self) -> bool {
+    /// Whether a rewrite is due at `now`.
+    fn due(&self, now: Instant) -> bool {
         self.last.is_none_or(|(at, took)| {
-            at.elapsed() >= Self::EVERY.max(took.saturating_mul(Self::COST_SHARE))
+            now.saturating_duration_since(at)
+                >= Self::EVERY.max(took.saturating_mul(Self::COST_SHARE))
         })
     }
 }
@@ -125,7 +126,7 @@ impl RunSink {
             return;
         }
         refresh(&mut lock(&self.live), results);
-        if self.rewrites.due() {
+        if self.rewrites.due(Instant::now()) {
             let started = Instant::now();
             self.save(false);
             self.rewrites.last = Some((Instant::now(), started.elapsed()));
@@ -272,13 +273,15 @@ mod tests {
     #[test]
     fn rewrites_are_due_first_then_after_a_second_and_twenty_times_their_cost() {
         let mut r = Rewrites::default();
-        assert!(r.due(), "the first sample is written at once");
-        r.last = Some((Instant::now(), Duration::from_millis(1)));
-        assert!(!r.due(), "not again within a second");
-        let ago = Instant::now() - Duration::from_millis(1500);
-        r.last = Some((ago, Duration::from_millis(10)));
-        assert!(r.due(), "a cheap rewrite: every second");
-        r.last = Some((ago, Duration::from_millis(100)));
-        assert!(!r.due(), "a 100 ms rewrite waits 2 s");
+        let t0 = Instant::now();
+        let later = |ms| t0 + Duration::from_millis(ms);
+        assert!(r.due(t0), "the first sample is written at once");
+        r.last = Some((t0, Duration::from_millis(1)));
+        assert!(!r.due(later(900)), "not again within a second");
+        r.last = Some((t0, Duration::from_millis(10)));
+        assert!(r.due(later(1500)), "a cheap rewrite: every second");
+        r.last = Some((t0, Duration::from_millis(100)));
+        assert!(!r.due(later(1500)), "a 100 ms rewrite waits 2 s");
+        assert!(r.due(later(2000)));
     }
 }
