@@ -12,7 +12,10 @@
 #   bench/simcluster-glusterfs.sh 2 1 -- --runs 3 -w postmark:number=200 -w tar-extract:scale=0.01
 #
 # FSBENCH is the fsbench built with MPI (default target/mpi/debug/fsbench: cargo test builds it,
-# or CARGO_TARGET_DIR=target/mpi cargo build --features mpi). Everything (namespaces, glusterd,
+# or CARGO_TARGET_DIR=target/mpi cargo build --features mpi). The hosts see the checkout, the
+# binary's directory and the data directory; SIMCLUSTER_SEE=DIR[:DIR...] adds more (where an
+# output such as --json FILE is written, when it lies elsewhere: each host has its own /tmp).
+# Everything (namespaces, glusterd,
 # bricks, mounts) goes when the script ends; the results are stored as usual.
 # Needs: openmpi-bin, glusterfs-server, glusterfs-client, iproute2.
 set -euo pipefail
@@ -33,7 +36,8 @@ SC="$root/tests/cluster/simcluster.sh"
 data="${XDG_DATA_HOME:-$HOME/.local/share}"
 dir="$(mktemp -d "${TMPDIR:-/var/tmp}/simcluster-glusterfs.XXXXXX")"
 mkdir -p "$dir/shared/brick" "$dir/shared/direct" "$dir/log" "$data"
-export SIMCLUSTER_SEE="$root:$(dirname "$FSBENCH"):$data"
+# The caller's SIMCLUSTER_SEE too: where its outputs go (`--json FILE` outside the checkout).
+export SIMCLUSTER_SEE="$root:$(dirname "$FSBENCH"):$data${SIMCLUSTER_SEE:+:$SIMCLUSTER_SEE}"
 coproc CLUSTER { "$SC" up "$dir" "$((clients + 1))" "$dir/shared"; }
 cleanup() {
   exec {CLUSTER[1]}>&- 2>/dev/null || true

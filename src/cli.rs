@@ -22,6 +22,10 @@ pub enum Command {
     /// Run a plan: targets × workloads × cache states.
     #[command(after_help = fsbench_model::EXIT_CODES)]
     Run(RunArgs),
+    /// A filesystem's character card: FxMark's 19 operations × job counts, how each scales and
+    /// the kernel lock that stops it. Takes run's targets, lab and output flags.
+    #[command(after_help = fsbench_model::card::ops_help())]
+    Card(CardArgs),
     /// Compare sets of numbers exactly as ministat does (drop-in).
     #[command(disable_help_flag = true)]
     Ministat {
@@ -335,6 +339,33 @@ pub enum LayoutArg {
     Shared,
 }
 
+/// Arguments of `fsbench card`: its own choices, then `run`'s (targets, lab, outputs, store).
+#[derive(Debug, Args)]
+pub struct CardArgs {
+    /// Operations, comma-separated: FxMark codes (MWCM) or names (create-shared-dir); default
+    /// all 19.
+    #[arg(long, value_name = "OPS")]
+    pub ops: Option<String>,
+    /// Job counts, comma-separated; default 1, 2, then doubling to 4x the CPUs.
+    #[arg(long, value_name = "N,N,...")]
+    pub jobs: Option<String>,
+    /// Jobs as threads (default: processes, FxMark's choice).
+    #[arg(long)]
+    pub threads: bool,
+    /// The timed window of each point (default 1s; a warm-up comes before it).
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// A quick card: 300 ms points at jobs 1, 2 and 4.
+    #[arg(long)]
+    pub quick: bool,
+    /// Without the kernel profile (on by default where it can run: it names the locks).
+    #[arg(long)]
+    pub no_profile: bool,
+    /// Everything `run` takes but workloads and suites.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
 /// Arguments of `fsbench run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -408,6 +439,10 @@ pub struct RunArgs {
     /// Confidence level of the comparisons, in percent [default: 95].
     #[arg(long, value_name = "PCT")]
     pub confidence: Option<f64>,
+    /// With `--runs auto`: a comparison whose interval lies within ±PCT of no change is decided
+    /// `equivalent` (and stops sampling) [default: 3].
+    #[arg(long, value_name = "PCT")]
+    pub margin: Option<f64>,
     /// Draw ministat's distribution plot for every comparison.
     #[arg(long)]
     pub plot: bool,
@@ -460,11 +495,14 @@ pub struct RunArgs {
     /// Allow writing to this exact block device (destroys its data); it must not be mounted.
     #[arg(long, value_name = "/dev/NAME")]
     pub allow_destroy: Option<PathBuf>,
-    /// Build throwaway targets and measure them too (root): tmpfs, ext4, xfs, btrfs,
-    /// ext4-fscrypt, gocryptfs, bindfs, overlay. Labels are the kinds; torn down on every exit.
-    /// KIND:aged[:fill=PCT,churn=N,seed=S] (image kinds) fills and churns it first (default
-    /// fill=70, churn=10), labelled KIND-aged: `--lab ext4,ext4:aged` compares fresh and aged.
-    #[arg(long, value_name = "KIND[:aged][,KIND...]", value_delimiter = ',')]
+    /// Build throwaway targets and measure them too (root): the kinds are listed in this help,
+    /// generated from the lab's registry ([`lab_help`]).
+    #[arg(
+        long,
+        value_name = "KIND[:aged][,KIND...]",
+        value_delimiter = ',',
+        help = lab_help()
+    )]
     pub lab: Vec<String>,
     /// Size of each lab image (sparse) and of the lab tmpfs [default: 512m].
     #[arg(long, value_name = "SIZE")]
@@ -472,4 +510,20 @@ pub struct RunArgs {
     /// Directory that holds the lab's scratch (images, mount points) [default: the current one].
     #[arg(long, value_name = "DIR")]
     pub lab_dir: Option<PathBuf>,
+}
+
+/// The help of `--lab`, naming every kind the lab knows (`fsbench lab list` says which can be
+/// built here), so that a new kind cannot be missing from it.
+pub fn lab_help() -> String {
+    let kinds: Vec<&str> = fsbench_model::LabKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    format!(
+        "Build throwaway targets and measure them too (root): {}. Labels are the kinds; torn \
+         down on every exit ('fsbench lab list' says which this machine can build). \
+         KIND:aged[:fill=PCT,churn=N,seed=S] (image kinds) fills and churns it first (default \
+         fill=70, churn=10), labelled KIND-aged: `--lab ext4,ext4:aged` compares fresh and aged.",
+        kinds.join(", ")
+    )
 }

@@ -8,7 +8,7 @@
 
 use crate::cli::ExportArgs;
 use crate::error::{CliError, CliResult, ExitKind};
-use fsbench_analysis::runs::{compare_records, environment_differences, merged};
+use fsbench_analysis::runs::{environment_differences, merged};
 use fsbench_model::RunRecord;
 use fsbench_report::terminal::TerminalOptions;
 
@@ -30,8 +30,11 @@ pub fn print_and_gate(
     gate: Option<Gate>,
     plot: bool,
     export: Option<&ExportArgs>,
+    sequential: Option<&fsbench_stats::sequential::Plan>,
 ) -> CliResult<()> {
-    let comparisons = compare_records(a, b, confidence);
+    let pct = gate.as_ref().map(|g| g.pct);
+    let comparisons =
+        fsbench_analysis::runs::compare_records_as(a, b, confidence, sequential.map(|p| (p, pct)));
     let env = environment_differences(a, b);
     let mut text = fsbench_report::terminal::compare_head(a, b, &env);
     let matched = comparisons.len();

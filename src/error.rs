@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-/// Exit codes of DESIGN.md (1, "a requested regression check failed", is reserved for the
-/// regression check that a later version adds).
+/// Exit codes of DESIGN.md: 0 ok; 1 a requested check failed (the gate of `--fail-if-slower`,
+/// or a trend step with `--fail-on-step`); 2 usage or input; 3 the run failed; 4 the gate could
+/// not judge; 130 interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitKind {
     /// A requested regression check failed (1).

@@ -1,11 +1,12 @@
 //! The time estimate of `fsbench run`, printed before the first sample: from the stored history
 //! of the same cells where there is one, else from a probe of each target's speed (see
 //! `fsbench_runner::estimate`). A suite states how long it takes (`time = "about 85 s per
-//! target"`); a plan estimated at more than [`SEVERAL`] times that, and over a minute, runs only
-//! with `--yes` or a "y" typed at the prompt on a terminal. After the run, the real duration is
-//! printed beside the estimate.
+//! target"`); a suite the user named (`--suite`) estimated at more than [`SEVERAL`] times that,
+//! and over a minute, runs only with `--yes` or a "y" typed at the prompt on a terminal — unless
+//! the estimate rests on a probe taken while other processes kept the CPUs busy, which is said
+//! and run. The default plan (`quick`, no `--suite`) is never refused. After the run, the real
+//! duration is printed beside the estimate.
 
-use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use fsbench_model::RunRecord;
 use fsbench_runner::estimate::{self, Estimate};
@@ -28,9 +29,10 @@ pub enum Next {
 /// The estimate step of `fsbench run`: checks the results database (the first thing that reads
 /// it, before the probe; with `--no-store` it is only read for history, and one that cannot be
 /// read is not an error), estimates, prints the estimate (`--estimate`: alone, on standard
-/// output, then stops) and refuses a suite estimated far above what it says.
+/// output, then stops) and refuses a suite estimated far above what it says (`suite`: the one
+/// the user named, `None` for the default plan).
 pub fn before_run(
-    args: &RunArgs,
+    session: &fsbench_spec::Session,
     team: &fsbench_runner::Team,
     plan: &Plan,
     record: &RunRecord,
@@ -39,8 +41,8 @@ pub fn before_run(
     if team.parallel() {
         return Ok(Next::Run(None));
     }
-    let db = crate::storage::db_path(args.db.db.as_deref());
-    let history = match (db, args.no_store) {
+    let db = crate::storage::db_path(session.db.as_deref());
+    let history = match (db, session.no_store) {
         (Ok(p), false) => fsbench_store::Store::open_existing(&p).map_err(CliError::from)?,
         (Ok(p), true) => fsbench_store::Store::open_existing(&p).ok().flatten(),
         (Err(e), false) => return Err(e),
@@ -49,15 +51,17 @@ pub fn before_run(
     let targets = &record.environment.targets;
     let cleanup = crate::signals::cleanup();
     let e = estimate::from_history(plan, targets, history.as_ref(), &record.run.id, cleanup);
-    if args.estimate {
+    if session.estimate_only {
         crate::out::stdout(&format!("{}\n", e.line(plan)))?;
         return Ok(Next::Stop);
     }
     // Nothing known (no history, no size known in advance): no line to print.
-    if !args.quiet && e.unknown() < e.cells.len() {
+    if !session.quiet && e.unknown() < e.cells.len() {
         crate::errln!("{}", e.line(plan));
     }
-    check(&e, suite, plan.targets.len(), args.yes)?;
+    // `suite` is the one the user named (`--suite`): the default plan prints its estimate and
+    // runs.
+    check(&e, suite, plan.targets.len(), session.yes)?;
     Ok(Next::Run(Some(e)))
 }
 
@@ -73,7 +77,8 @@ pub fn after_run(e: Option<&Estimate>, started: std::time::Instant, quiet: bool)
     }
 }
 
-/// Refuses (or asks, on a terminal) when `e` is over [`SEVERAL`] times what `suite` says.
+/// Refuses (or asks, on a terminal) when `e` is over [`SEVERAL`] times what `suite` says; when
+/// the estimate rests on a probe taken on a busy machine, says so in one line and runs instead.
 pub fn check(e: &Estimate, suite: Option<&Suite>, targets: usize, yes: bool) -> CliResult<()> {
     let (Some(s), false) = (suite, yes) else {
         return Ok(());
@@ -96,6 +101,12 @@ pub fn check(e: &Estimate, suite: Option<&Suite>, targets: usize, yes: bool) -> 
         s.name,
         fsbench_model::units::format_seconds(limit)
     );
+    if let Some(pct) = e.probe_load() {
+        crate::errln!(
+            "fsbench: {why}, but the probe ran while other processes took {pct:.0}% of the CPUs — running it; `run --estimate` on a quieter machine gives a better estimate"
+        );
+        return Ok(());
+    }
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         crate::errln!("fsbench: {why}. Run it? [y/N]");

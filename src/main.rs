@@ -6,6 +6,7 @@ mod cmd;
 mod compare_runs;
 mod error;
 mod estimate;
+mod labns;
 mod out;
 mod progress;
 mod signals;
@@ -34,6 +35,9 @@ fn main() {
         .collect();
     if argv.get(1).map(String::as_str) == Some(fsbench_tree::walk_procs::WORKER_COMMAND) {
         std::process::exit(fsbench_tree::walk_procs::worker_main(&argv[2..]));
+    }
+    if argv.get(1).map(String::as_str) == Some(fsbench_workload::fx::procs::WORKER_COMMAND) {
+        std::process::exit(fsbench_workload::fx::procs::worker_main(&argv[2..]));
     }
     if argv.get(1).map(String::as_str) == Some(guard::COMMAND) {
         std::process::exit(guard::main(&argv[2..]));

@@ -18,6 +18,8 @@ pub fn stdout(text: &str) -> CliResult<()> {
 }
 
 /// [`stdout`] with the error as its one-line message (for the exports' writer).
+// A String error, by design: the exports keep the first failure's line to report and never
+// match on it; the binary's own error type (with its exit kind) cannot cross into `output`.
 pub fn stdout_text(text: &str) -> Result<(), String> {
     stdout(text).map_err(|e| e.message)
 }

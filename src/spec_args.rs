@@ -1,9 +1,9 @@
 //! The one conversion from `fsbench run`'s clap arguments into the engine's plain
 //! [`RunSpec`]. A flag not given stays `None`, so a suite can fill it in.
 
-use crate::cli::{CacheArg, OrderArg, RunArgs};
+use crate::cli::{CacheArg, LayoutArg, OrderArg, RunArgs};
 use crate::error::CliResult;
-use fsbench_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
+use fsbench_spec::{CacheChoice, Order, RunSpec, Session, TargetSpec, WorkloadRequest};
 
 /// `fsbench run`'s arguments as a run specification; a malformed `--workload` is refused here.
 pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
@@ -13,6 +13,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         .map(|w| WorkloadRequest::parse(w))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(RunSpec {
+        layout: None,
         targets: args
             .targets
             .iter()
@@ -49,6 +50,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
             OrderArg::Sequential => Order::Sequential,
         }),
         confidence: args.confidence,
+        margin: args.margin,
         plot: args.plot,
         profile: args.profile,
         fix_comparable: args.fix_comparable,
@@ -63,5 +65,18 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         export_csv: args.export.export_csv.clone(),
         export_markdown: args.export.export_markdown.clone(),
         export_csv_series: args.export.export_csv_series.clone(),
+        session: Session {
+            quiet: args.quiet,
+            no_store: args.no_store,
+            db: args.db.db.clone(),
+            note: args.note.clone(),
+            html: args.html.clone(),
+            baseline: args.baseline.clone(),
+            fail_if_slower: args.fail_if_slower,
+            allow_incomparable: args.allow_incomparable,
+            yes: args.yes,
+            estimate_only: args.estimate,
+            shared_layout: args.layout == LayoutArg::Shared,
+        },
     })
 }

@@ -25,6 +25,7 @@ fn help_lists_the_subcommands() {
         help_commands(&help),
         [
             "run",
+            "card",
             "ministat",
             "postmark",
             "env",

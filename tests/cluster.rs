@@ -601,8 +601,9 @@ fn ranks_on_two_client_hosts_share_one_glusterfs_volume() {
     // by another host, and the ranks run on the clients (bench/simcluster-glusterfs.sh).
     let bin = mpi_fsbench();
     let _alone = crate::util::alone();
-    // Under the checkout, which the script lets every host see.
-    let out_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a dir the hosts see");
+    // In /tmp, which each host has its own of: the script lets the hosts see it when told
+    // (SIMCLUSTER_SEE), wherever it lies (a target directory beside a clone in /tmp too).
+    let out_dir = util::temp_dir();
     let json = out_dir.path().join("r.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/simcluster-glusterfs.sh");
     let out = Command::new(&script)
@@ -620,6 +621,8 @@ fn ranks_on_two_client_hosts_share_one_glusterfs_volume() {
         .args(["-w", "rand-read:size=4m,ops=500", "--json"])
         .arg(&json)
         .env("FSBENCH", bin)
+        .env("SIMCLUSTER_SEE", out_dir.path())
+        .env("XDG_DATA_HOME", util::data_home())
         .output()
         .expect("run the script");
     assert!(

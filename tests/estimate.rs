@@ -3,7 +3,7 @@
 //! times what it says it takes runs only with `--yes`; `--estimate` prints it and measures
 //! nothing; `suite list` shows how long a suite took here.
 
-use crate::util::{entries, fsbench, temp_dir};
+use crate::util::{entries, fsbench, hog_every_cpu, temp_dir};
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -115,4 +115,29 @@ fn the_second_run_is_estimated_from_the_first_and_suite_list_shows_it() {
         "{list}"
     );
     assert_eq!(here.matches("target").count(), 2, "two runs: {here}");
+}
+
+/// The README's first command (`fsbench run`, no arguments: the `quick` plan in the current
+/// directory) on a machine whose CPUs other work keeps busy: the estimate says its probe ran
+/// under load, and the run is never refused for overrunning what the suite says.
+#[test]
+fn the_default_plan_runs_beside_cpu_hogs_and_its_estimate_says_the_probe_was_loaded() {
+    let dir = temp_dir();
+    let out = {
+        let _hogs = hog_every_cpu();
+        fsbench()
+            .arg("run")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("estimated time:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("probed while other processes took"), "{line}");
+    assert!(!err.contains("--yes"), "{err}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }

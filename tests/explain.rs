@@ -69,21 +69,33 @@ fn comparison<'a>(v: &'a Value, other: &str) -> &'a Value {
     ignore = "needs root and mkfs.ext4"
 )]
 fn cold_reads_on_lab_ext4_are_device_bound_with_the_devices_counters_in_every_sample() {
-    // 1 MiB reads: each keeps the device busy far longer than the CPU work around it, so the
-    // device stays the limit on a machine whose CPUs other processes keep busy (with 4 KiB
-    // reads there, the reader's waits for a CPU left the device idle half the time, and the
-    // bound was rightly the CPU). 100 of 256 offsets: most read once, from the device. Alone:
-    // the other test thread's CPU work on top of such a load was still too much.
+    // Direct 1 MiB reads: the device works on each far longer than the CPU around it, so it
+    // stays the limit on any disk and beside other processes. Buffered 1 MiB reads were not a
+    // device-bound load: copying each MiB took about as long as reading it (device busy 41-58%,
+    // fsbench at 42% of a CPU), and a CI machine's verdict was rightly "no single limit".
+    // direct=auto: tmpfs has no direct I/O and reads buffered. 500 reads, each from the device
+    // (direct): samples of about 250 ms, long against the counters' ticks.
     let _alone = crate::util::alone();
     let db = temp_dir();
     let (v, text) = lab_cold(
         "ext4,tmpfs",
-        &["rand-read:size=256m,bs=1m,ops=100"],
+        &["rand-read:size=256m,bs=1m,ops=500,direct=auto"],
         &db.path().join("r.db"),
     );
     let (by, why) = bound(&v, "ext4", "rand-read");
-    assert_eq!(by, "device", "{why}\n{text}");
     let ext4 = cell(&v, "ext4", "rand-read");
+    // Other processes taking the CPUs (a shared CI runner; the CI's second pass) starve the
+    // reader and the loop device's worker alike, so the device idles: then the honest verdict
+    // is the CPUs, taken by others, and the run says they were (a `load` warning).
+    let loaded = ext4["warnings"]
+        .as_array()
+        .is_some_and(|w| w.iter().any(|w| w["kind"] == "load"));
+    if loaded && by == "cpu" {
+        assert!(why.contains("taken by other processes"), "{text}\n{why}");
+    } else {
+        // The verdict's evidence last: it is what a truncated CI log keeps.
+        assert_eq!(by, "device", "{text}\n{why}");
+    }
     for s in ext4["samples"].as_array().expect("samples") {
         let devices = s["devices"]
             .as_array()
@@ -98,7 +110,7 @@ fn cold_reads_on_lab_ext4_are_device_bound_with_the_devices_counters_in_every_sa
             .as_f64()
             .expect("device_read_bytes");
         assert!(
-            read >= 100.0 * 1_048_576.0 * 0.5,
+            read >= 500.0 * 1_048_576.0 * 0.5,
             "cold reads came from the device: {read}"
         );
         assert!(
@@ -265,8 +277,17 @@ fn small_writes_on_gocryptfs_are_daemon_bound_with_its_cpu_in_the_table() {
         &db.path().join("r.db"),
     );
     let (by, why) = bound(&v, "gocryptfs", "seq-write");
-    assert_eq!(by, "daemon", "{why}\n{text}");
-    assert!(why.contains("gocryptfs"), "{why}");
+    // Beside other processes taking the CPUs, the daemon gets less than it needs and the honest
+    // verdict is the CPUs, taken by others (with the run's load warning), as in the ext4 test.
+    let loaded = cell(&v, "gocryptfs", "seq-write")["warnings"]
+        .as_array()
+        .is_some_and(|w| w.iter().any(|w| w["kind"] == "load"));
+    if loaded && by == "cpu" {
+        assert!(why.contains("taken by other processes"), "{text}\n{why}");
+    } else {
+        assert_eq!(by, "daemon", "{text}\n{why}");
+        assert!(why.contains("gocryptfs"), "{why}");
+    }
     assert!(text.contains("daemon CPU"), "{text}");
     let target = &v["environment"]["targets"][0]["stack"]["fuse"];
     assert!(

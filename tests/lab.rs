@@ -331,6 +331,12 @@ fn a_failed_cell_after_building_still_tears_down() {
     assert_torn_down(&lab.path());
 }
 
+/// `path` as process `pid` sees it, in its mount namespace (`/proc/PID/root/PATH`): a lab run's
+/// targets are mounted in a namespace of the run's own.
+pub(crate) fn as_seen_by(pid: u32, path: &Path) -> PathBuf {
+    Path::new(&format!("/proc/{pid}/root")).join(path.strip_prefix("/").unwrap_or(path))
+}
+
 /// Starts a long `null` run on lab `kinds` and waits until its workload directory exists in the
 /// lab target mounted at `inside` (`KIND/mnt`, or `KIND/fuse` for a FUSE kind).
 #[allow(clippy::zombie_processes)] // the caller waits for the child (wait_exit)
@@ -356,7 +362,10 @@ pub(crate) fn start_long_lab_run(lab: &Path, kinds: &str, inside: &str) -> Child
         let scratch = entries(lab)
             .into_iter()
             .find(|e| e.starts_with(".fsbench-lab-"));
-        let mnt = scratch.map(|s| lab.join(s).join(inside));
+        // Inside the run's own mount namespace, where its lab targets are mounted.
+        let seen = Path::new(&format!("/proc/{}/root", child.id()))
+            .join(lab.strip_prefix("/").unwrap_or(lab));
+        let mnt = scratch.map(|s| seen.join(s).join(inside));
         let run = mnt.as_ref().and_then(|m| {
             let s = entries(m)
                 .into_iter()
@@ -401,25 +410,79 @@ fn sigint_mid_run_tears_the_lab_down_and_exits_130() {
     )),
     ignore = "needs root, mkfs.ext4, bindfs and /dev/fuse"
 )]
-fn sigkill_mid_run_then_clean_tears_the_lab_down() {
+fn sigkill_mid_run_leaves_no_mount_loop_device_or_daemon_and_clean_removes_the_images() {
     let lab = LabDir::new();
     let mut child = start_long_lab_run(&lab.path(), "ext4,bindfs", "bindfs/fuse");
     child.kill().expect("SIGKILL");
     let _ = child.wait();
-    let (mounts, loops) = leftovers(&lab.path());
-    // ext4's mount, bindfs's own ext4 image and the FUSE mount over it; two loop devices.
-    assert_eq!(
-        (mounts.len(), loops.len()),
-        (3, 2),
-        "the dead run left its lab"
+    // The run's mount namespace went with its last process: its mounts with it, and the loop
+    // devices (autoclear) once the kernel let go of their filesystems.
+    assert_nothing_left_running(&lab.path());
+    // What the kernel cannot remove (the images on disk) the next run there names, with how.
+    let next = fsbench()
+        .args([
+            "run",
+            "--lab",
+            "tmpfs",
+            "-w",
+            "null",
+            "--runs",
+            "1",
+            "--no-store",
+        ])
+        .arg("--lab-dir")
+        .arg(lab.path())
+        .output()
+        .expect("run fsbench");
+    let err = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{err}");
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("leftover scratch"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    let clean = format!("'fsbench clean {}' removes it", lab.path().display());
+    assert!(
+        said[0].contains("from a run that is gone") && said[0].contains(&clean),
+        "{err}"
     );
     let text = clean_lab(&lab.path());
     assert!(
-        text.contains("unmounted") && text.contains("detached /dev/loop"),
+        !text.contains("unmounted") && !text.contains("detached"),
         "{text}"
     );
     assert!(text.contains("1 stale scratch directory removed"), "{text}");
     assert_torn_down(&lab.path());
+}
+
+/// After a lab run in `dir` died: no mount and no loop device of it, and no process naming it
+/// (a FUSE daemon, a host), waiting (up to a minute) for the kernel to end the namespaces'
+/// processes and detach the loop devices after their filesystems went.
+pub(crate) fn assert_nothing_left_running(dir: &Path) {
+    let ours = dir.to_string_lossy().into_owned();
+    let left = || {
+        let (mounts, loops) = leftovers(dir);
+        let procs: Vec<String> = crate::util::processes_mentioning(&ours)
+            .into_iter()
+            .map(|p| {
+                let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+                format!("{p}: {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+            })
+            .collect();
+        (mounts, loops, procs)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (mounts, loops, procs) = left();
+        if mounts.is_empty() && loops.is_empty() && procs.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the dead run left mounts {mounts:?}, loop devices {loops:?}, processes {procs:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn the_report_is_self_contained_and_has_its_charts() {
 }
 
 /// Fraction of pixels of a PNG that are not (near) white.
-fn ink(png_file: &Path) -> f64 {
+pub(crate) fn ink(png_file: &Path) -> f64 {
     let decoder = png::Decoder::new(std::fs::File::open(png_file).unwrap());
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
@@ -82,28 +82,8 @@ fn chromium_renders_the_report_with_charts_and_no_console_errors() {
     let (_, report) = make_report(d.path());
     let url = format!("file://{}", report.display());
     let shot = d.path().join("shot.png");
-    let common = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--enable-logging=stderr",
-        "--v=0",
-    ];
     let profile = d.path().join("profile");
-    let run = |extra: &[String]| {
-        std::process::Command::new("chromium")
-            .args(common)
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .args(extra)
-            .arg(&url)
-            .output()
-            .expect("run chromium")
-    };
+    let run = |extra: &[String]| crate::screenshots::chromium(&url, &profile, extra);
     let out = run(&[
         format!("--screenshot={}", shot.display()),
         "--window-size=1280,2000".into(),

@@ -174,13 +174,15 @@ fn colours(png_file: &Path) -> (f64, f64) {
     (top as f64 / total as f64, ink as f64 / total as f64)
 }
 
-/// Runs Chromium headless on `url` with `extra` flags; its output.
-fn chromium(url: &str, profile: &Path, extra: &[String]) -> std::process::Output {
+/// Runs Chromium headless on `url` with `extra` flags and a profile directory of its own,
+/// logging to stderr (console errors are read there); its output.
+pub(crate) fn chromium(url: &str, profile: &Path, extra: &[String]) -> std::process::Output {
     std::process::Command::new("chromium")
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-quic",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",

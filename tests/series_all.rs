@@ -36,10 +36,12 @@ fn checked_series(s: &Value) -> &Vec<Value> {
 
 #[test]
 fn a_tree_creation_counts_its_files_as_it_goes() {
-    // ~440 files and their directories created, then removed: a few hundred ms.
-    for s in samples("tree-create:profile=small,scale=0.2") {
+    // ~2,200 files and their directories created, then removed: 100 ms or more here (an
+    // earlier 440 files took 30 ms on a quiet machine: 6 intervals of 5 ms). How many intervals
+    // a sample has depends on the machine's speed; that its work spreads over them does not.
+    for s in samples("tree-create:profile=small,scale=1") {
         let series = checked_series(&s);
-        assert!(series.len() >= 10, "{} intervals: {s}", series.len());
+        assert!(series.len() >= 4, "{} intervals: {s}", series.len());
         let working = series
             .iter()
             .filter(|p| p["ops"].as_u64() > Some(0))
@@ -55,9 +57,12 @@ fn a_tree_creation_counts_its_files_as_it_goes() {
 
 #[test]
 fn an_extraction_counts_its_entries_as_it_goes() {
-    for s in samples("tar-extract:profile=small,scale=0.3,archive_on=target") {
+    // How many 5 ms intervals an extraction lasts depends on the machine's speed (a quiet one
+    // extracted the earlier 0.3-scale archive in under 50 ms); that it counts its entries in
+    // every one of them does not.
+    for s in samples("tar-extract:profile=small,scale=1,archive_on=target") {
         let series = checked_series(&s);
-        assert!(series.len() >= 10, "{} intervals: {s}", series.len());
+        assert!(series.len() >= 4, "{} intervals: {s}", series.len());
         assert_eq!(
             s["ops"].as_f64().unwrap(),
             s["metrics"]["files"].as_f64().unwrap() + s["metrics"]["dirs"].as_f64().unwrap(),

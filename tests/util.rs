@@ -93,6 +93,39 @@ pub fn command() -> std::process::Command {
     cmd
 }
 
+/// CPU hogs that are killed when dropped: the other work of a busy machine.
+pub struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    /// `n` busy loops (`sh -c 'while :; do :; done'`), other processes to fsbench.
+    pub fn start(n: usize) -> Self {
+        Self(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("sh")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// One CPU hog per CPU ([`Hogs::start`]): the machine kept busy by other work.
+pub fn hog_every_cpu() -> Hogs {
+    Hogs::start(std::thread::available_parallelism().map_or(2, |n| n.get()))
+}
+
 /// A fresh temporary directory, removed when dropped.
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

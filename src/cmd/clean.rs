@@ -27,7 +27,7 @@ pub fn run(dir: &Path) -> CliResult<i32> {
                     removed += 1;
                 }
                 Err(why) => {
-                    crate::errln!("fsbench: left {}: {why}", f.path.display());
+                    crate::errln!("fsbench: left {}: {}", f.path.display(), why.message);
                     left_stale += 1;
                 }
             },
@@ -54,8 +54,8 @@ pub fn run(dir: &Path) -> CliResult<i32> {
 }
 
 /// Undoes a dead run's lab in `f` and removes it; the lab's lines, or why it is left.
-fn remove(f: &Found) -> Result<Vec<String>, String> {
-    let lines = crate::lab::teardown_dead(&f.path).map_err(|e| e.message)?;
-    scratch::remove_tree(&f.path).map_err(|e| e.message)?;
+fn remove(f: &Found) -> CliResult<Vec<String>> {
+    let lines = crate::lab::teardown_dead(&f.path).map_err(|e| CliError::run(e.message))?;
+    scratch::remove_tree(&f.path).map_err(|e| CliError::run(e.message))?;
     Ok(lines)
 }

@@ -34,6 +34,7 @@ pub fn run(args: CompareArgs) -> CliResult<i32> {
         }),
         args.plot,
         Some(&args.export),
+        None,
     )?;
     Ok(0)
 }

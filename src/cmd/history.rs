@@ -68,7 +68,7 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
             r.started_at.clone().into(),
             duration(r).into(),
             r.shown_status().to_string().into(),
-            r.suite.clone().unwrap_or_else(|| "-".into()).into(),
+            suite_or_card(r).into(),
             dash_if_empty(notes.join("; ")).into(),
             r.targets.join(", ").into(),
             r.workloads.join(", ").into(),
@@ -79,6 +79,15 @@ pub fn run(args: HistoryArgs) -> CliResult<i32> {
     let text = fsbench_report::table::terminal::render(&t, style);
     crate::out::stdout(&fsbench_report::format::terminal_safe(&text))?;
     Ok(0)
+}
+
+/// The suite column: `card` for a character card, else the suite or `-`.
+fn suite_or_card(r: &RunRow) -> String {
+    if r.kind == fsbench_model::RunKind::Card {
+        "card".into()
+    } else {
+        r.suite.clone().unwrap_or_else(|| "-".into())
+    }
 }
 
 fn dash_if_empty(s: String) -> String {
@@ -114,6 +123,7 @@ fn row_json(r: &RunRow) -> serde_json::Value {
         "workloads": r.workloads,
         "samples": r.samples,
         "suite": r.suite,
+        "kind": r.kind,
         "duration_s": r.seconds(),
     })
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand; `dispatch` routes to them and returns the exit code.
 
 pub mod baseline;
+pub mod card;
 pub mod clean;
 pub mod compare;
 pub mod env;
@@ -10,6 +11,7 @@ pub mod import;
 pub mod lab;
 pub mod metrics;
 pub mod ministat;
+mod ministat_input;
 pub mod postmark;
 pub mod report;
 pub mod run;
@@ -34,6 +36,7 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Report { runs, output, db } => report::run(&runs, &output, db.db.as_deref()),
         Command::Suite { command } => suite::run(command),
         Command::Run(args) => run::run(args),
+        Command::Card(args) => card::run(args),
         Command::Metrics => metrics::run(),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),

@@ -8,6 +8,7 @@ use crate::runner::{self, Event, Sink};
 use fsbench_model::RunRecord;
 use fsbench_output::exports::{ExportPaths, Exports};
 use fsbench_output::run_sink::RunSink;
+use fsbench_runner::order::Agreed;
 use fsbench_runner::record::Invocation;
 use fsbench_runner::store_sink::StoreSink;
 use fsbench_spec::RunSpec;
@@ -37,10 +38,20 @@ fn output_error(exports: &mut RunSink, store: Option<&mut StoreSink>) -> Option<
     exports.exports.error.take().or(store)
 }
 
-/// Runs the plan described by `args` (on every rank when started by mpirun).
-pub fn run(mut args: RunArgs) -> CliResult<i32> {
-    let team = join_ranks(&mut args)?;
-    let result = run_with(args, &team);
+/// Runs the plan described by `args` (on every rank when started by mpirun). Every option is
+/// read through the run's specification; one that does not parse is reported once the ranks
+/// have joined, as every other input error is.
+pub fn run(args: RunArgs) -> CliResult<i32> {
+    run_spec(crate::spec_args::run_spec(&args))
+}
+
+/// Runs the plan `spec` describes (`run`, and `card` with its operations as workloads).
+pub fn run_spec(spec: CliResult<RunSpec>) -> CliResult<i32> {
+    // Before any thread starts: a lab's mounts in a namespace of the run's own.
+    crate::labns::enter(&spec);
+    let shared = spec.as_ref().is_ok_and(|s| s.session.shared_layout);
+    let team = join_ranks(shared)?;
+    let result = run_with(spec, &team);
     if team.parallel() {
         // Rank 0 says why before MPI is finalised: another rank's early exit makes mpirun end
         // the job, and rank 0 with it.
@@ -66,27 +77,30 @@ struct Inputs {
     exports: Exports,
     baseline: Option<RunRecord>,
     cancel: CancelToken,
-    lab: crate::lab::Lab,
+    /// The lab, torn down before the early words are released: until the run's own exports
+    /// take over, what a forced exit writes (the JSON, interrupted).
+    held: runner::order::Held<crate::lab::Lab, Option<fsbench_sys::cleanup::Registration>>,
     /// The run's record before anything is measured.
     record: RunRecord,
-    /// Until the run's own exports take over: what a forced exit writes (the JSON, interrupted).
-    early_words: Option<fsbench_sys::cleanup::Registration>,
 }
 
 /// Checks the inputs and builds the lab: everything before the ranks first talk.
-fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
+fn inputs(spec: CliResult<RunSpec>, team: &runner::Team) -> CliResult<Inputs> {
     // First of all: a signal from here on stops the run with its JSON written, never kills it.
     let cancel = CancelToken::new();
     crate::signals::install(cancel.clone())
         .map_err(|e| CliError::run(format!("cannot install signal handlers: {e}")))?;
-    let settling = crate::signals::Settling::begin();
-    let mut spec = crate::spec_args::run_spec(args)?;
+    let begun = runner::order::Begun::new(crate::signals::Settling::begin());
+    let mut spec = spec?;
+    if team.parallel() && !team.root() {
+        spec.silence();
+    }
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(
         spec.lab.entries()?,
         spec.lab.size.as_deref(),
         spec.lab.dir.as_deref(),
-        args.quiet,
+        spec.session.quiet,
     )?;
     let mut plan = fsbench_spec::plan::build(&spec)?;
     let spread = Spread {
@@ -95,25 +109,36 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
     };
     fsbench_spec::checks::team(spread, &spec, &plan)?;
     let confidence = spec.confidence();
-    fsbench_spec::checks::percentages(confidence, args.fail_if_slower, args.baseline.is_some())?;
-    let mut exports = check_outputs(&spec, args, &plan, suite.as_ref())?;
-    let baseline = load_baseline(args)?;
+    let session = &spec.session;
+    fsbench_spec::checks::percentages(
+        confidence,
+        session.fail_if_slower,
+        session.baseline.is_some(),
+    )?;
+    let mut exports = check_outputs(&spec, &plan, suite.as_ref())?;
+    let baseline = load_baseline(&spec.session)?;
+    if let (Some(b), Some(_)) = (&baseline, &plan.sequential) {
+        plan.against = against(b, spec.session.gate().map(|(pct, _)| pct));
+    }
     if spec.profile {
         let said = fsbench_profile::prepare().map_err(|e| CliError::usage(e.to_string()))?;
         said.iter().for_each(|line| crate::errln!("{line}"));
     }
     let record = runner::record::provisional(invocation(&spec, suite.as_ref()));
     let cleanup = crate::signals::cleanup();
-    let early_words = fsbench_output::run_sink::early_words(&exports, &record, cleanup);
-    drop(settling);
-    // Built after every input check; torn down when `lab` drops, on every path out of here.
-    let built = build_lab(lab, suite.as_ref(), &mut plan).and_then(|lab| {
-        fsbench_spec::precondition::when_asked(&spec, &mut plan, &lab.labels())?;
-        Ok(lab)
+    let speaking = begun.speak(fsbench_output::run_sink::early_words(
+        &exports, &record, cleanup,
+    ));
+    // Built after every input check; torn down when `held` drops, on every path out of here.
+    let built = speaking.build_lab(|| {
+        build_lab(lab, suite.as_ref(), &mut plan).and_then(|lab| {
+            fsbench_spec::precondition::when_asked(&spec, &mut plan, &lab.labels())?;
+            Ok(lab)
+        })
     });
-    let lab = match built {
-        Ok(lab) => lab,
-        Err(e) => return Err(end_before_start(&mut exports, record, e)),
+    let held = match built {
+        Ok(held) => held,
+        Err((_words, e)) => return Err(end_before_start(&mut exports, record, e)),
     };
     Ok(Inputs {
         spec,
@@ -123,9 +148,8 @@ fn inputs(args: &RunArgs, team: &runner::Team) -> CliResult<Inputs> {
         exports,
         baseline,
         cancel,
-        lab,
+        held,
         record,
-        early_words,
     })
 }
 
@@ -151,44 +175,51 @@ fn interrupted_by(e: &CliError) -> bool {
 /// fail on one host only (a target that host does not have), and a rank that left alone would
 /// leave the others waiting at their first exchange. The first failing rank's message (naming
 /// its rank and host) and exit code are everyone's.
-fn in_step(team: &runner::Team, mine: CliResult<Inputs>) -> CliResult<Inputs> {
-    if !team.parallel() {
-        return mine;
-    }
-    let err = mine.as_ref().err();
-    let Some(message) = team.agree(err.map(|e| e.message.clone())) else {
-        return mine;
-    };
-    let code = err.map_or(0, |e| e.kind.code().clamp(0, 255) as u8);
-    let kind = team
-        .dist
-        .all_gather(&[code])
-        .iter()
-        .find_map(|c| c.first().copied().filter(|&c| c != 0))
-        .map_or(crate::error::ExitKind::Usage, |c| {
-            crate::error::ExitKind::from_code(i32::from(c))
-        });
-    Err(CliError { kind, message })
+fn in_step(team: &runner::Team, mine: CliResult<Inputs>) -> CliResult<Agreed<Inputs>> {
+    Agreed::new(mine, |err| {
+        if !team.parallel() {
+            return None; // Alone: this rank's own verdict stands.
+        }
+        let message = team.agree(err.map(|e| e.message.clone()))?;
+        let code = err.map_or(0, |e| e.kind.code().clamp(0, 255) as u8);
+        let kind = team
+            .cluster
+            .all_gather(&[code])
+            .iter()
+            .find_map(|c| c.first().copied().filter(|&c| c != 0))
+            .map_or(crate::error::ExitKind::Usage, |c| {
+                crate::error::ExitKind::from_code(i32::from(c))
+            });
+        Some(CliError { kind, message })
+    })
 }
 
-fn run_with(args: RunArgs, team: &runner::Team) -> CliResult<i32> {
-    let checked = inputs(&args, team);
-    let mut inputs = in_step(team, checked)?;
+fn run_with(spec: CliResult<RunSpec>, team: &runner::Team) -> CliResult<i32> {
+    let checked = inputs(spec, team);
+    let mut agreed = in_step(team, checked)?;
+    let inputs = agreed.get_mut();
     let provisional = inputs.record.clone();
     let mut record = runner::record::complete(provisional, &inputs.plan, team.root());
     // Every rank names its scratch after rank 0's run id.
-    record.run.id = team.dist.broadcast(&record.run.id);
-    inputs.lab.annotate(&mut record.environment.targets);
-    let suite = inputs.suite.as_ref();
-    let estimate = match crate::estimate::before_run(&args, team, &inputs.plan, &record, suite) {
+    record.run.id = team.cluster.broadcast(&record.run.id);
+    inputs.held.lab().annotate(&mut record.environment.targets);
+    // The guard against a suite running far longer than it says is for a suite the user named
+    // (`--suite`), never for the default plan.
+    let named = inputs
+        .suite
+        .as_ref()
+        .filter(|_| inputs.spec.suite.is_some());
+    let session = &inputs.spec.session;
+    let estimate = match crate::estimate::before_run(session, team, &inputs.plan, &record, named) {
         Ok(crate::estimate::Next::Stop) => return Ok(0),
         Ok(crate::estimate::Next::Run(e)) => e,
         Err(e) => return Err(end_before_start(&mut inputs.exports, record, e)),
     };
     let started = std::time::Instant::now();
-    let measured = measure(&args, team, &mut inputs, record)?;
-    crate::estimate::after_run(estimate.as_ref(), started, args.quiet);
-    conclude(&args, &inputs, measured)
+    let measured = measure(team, &mut agreed, record)?;
+    let inputs = agreed.get();
+    crate::estimate::after_run(estimate.as_ref(), started, inputs.spec.session.quiet);
+    conclude(inputs, measured)
 }
 
 /// What the record says of how this run was started.
@@ -205,7 +236,7 @@ fn invocation(spec: &RunSpec, suite: Option<&fsbench_spec::suite::file::Suite>) 
             name.to_string()
         }),
         scale: spec.scale,
-        report: suite.and_then(|s| s.report),
+        report: suite.and_then(|s| s.report).or(spec.layout),
     }
 }
 
@@ -219,11 +250,11 @@ struct Measured {
 /// Runs the plan with its sinks (progress, the store, the exports), then finishes, stores and
 /// exports the record.
 fn measure(
-    args: &RunArgs,
     team: &runner::Team,
-    inputs: &mut Inputs,
+    agreed: &mut Agreed<Inputs>,
     record: RunRecord,
 ) -> CliResult<Measured> {
+    let inputs = agreed.get_mut();
     let plan = &inputs.plan;
     let exports = std::mem::take(&mut inputs.exports);
     let mark = runner::store_sink::mark_interrupted;
@@ -238,15 +269,16 @@ fn measure(
     // The JSON exists from here on, and every way out of this function leaves it with a final
     // status (a forced exit's last words, or `fail` below).
     out.save(false);
-    inputs.early_words = None;
+    inputs.held.words_taken_over();
     if let Some(e) = out.exports.error.take() {
         return Err(CliError::usage(e));
     }
-    let mut store = match args.no_store {
+    let session = &inputs.spec.session;
+    let mut store = match session.no_store {
         true => None,
         false => {
-            let path = crate::storage::db_path(args.db.db.as_deref())?;
-            let note = args.note.as_deref();
+            let path = crate::storage::db_path(session.db.as_deref())?;
+            let note = session.note.as_deref();
             let mut waiting = || {
                 crate::errln!(
                     "fsbench: waiting for another program to release {} (up to 30 s)",
@@ -263,7 +295,7 @@ fn measure(
         out.db = Some(s.path());
         out.save(false);
     }
-    let mut progress = Progress::new(args.quiet, plan.planned_samples(), team.live.clone());
+    let mut progress = Progress::new(session.quiet, plan.planned_samples(), team.live.clone());
     let id = out.record.run.id.clone();
     let executed = {
         let mut sinks: Vec<&mut dyn Sink> = vec![&mut progress];
@@ -295,6 +327,9 @@ fn measure(
     if let Some(s) = &inputs.suite {
         fsbench_analysis::policy::suite_policy(s.compare, &mut out.record, confidence);
     }
+    if let Some(seq) = &plan.sequential {
+        fsbench_analysis::sequential::attach(&mut out.record, &seq.plan);
+    }
     if let Some(s) = &mut store {
         s.finish(&out.record);
     }
@@ -308,18 +343,19 @@ fn measure(
 
 /// Prints the tables, writes `--html`, gates against `--baseline`, and turns the run's ending
 /// into the exit code.
-fn conclude(args: &RunArgs, inputs: &Inputs, m: Measured) -> CliResult<i32> {
+fn conclude(inputs: &Inputs, m: Measured) -> CliResult<i32> {
+    let session = &inputs.spec.session;
     let Measured {
         mut out,
         mut store,
         outcome,
     } = m;
-    let html = match &args.html {
+    let html = match &session.html {
         Some(p) => super::report::write(p, &super::report::html(Vec::new(), &out.record)),
         None => Ok(()),
     };
     // An output on standard output (`-`) has it alone: no tables after its last line.
-    let html_on_stdout = args.html.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let html_on_stdout = session.html.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let plot = inputs.spec.plot;
     let printed = if out.exports.uses_stdout() || html_on_stdout {
         Ok(())
@@ -331,52 +367,80 @@ fn conclude(args: &RunArgs, inputs: &Inputs, m: Measured) -> CliResult<i32> {
             b,
             &out.record,
             inputs.confidence,
-            args.fail_if_slower.map(|pct| crate::compare_runs::Gate {
-                pct,
-                allow_incomparable: args.allow_incomparable,
-            }),
+            session
+                .gate()
+                .map(|(pct, allow_incomparable)| crate::compare_runs::Gate {
+                    pct,
+                    allow_incomparable,
+                }),
             plot,
             None,
+            inputs
+                .plan
+                .sequential
+                .as_ref()
+                .filter(|_| !inputs.plan.against.is_empty())
+                .map(|s| &s.plan),
         ),
         None => Ok(()),
     };
-    if let Some(e) = output_error(&mut out, store.as_mut()) {
-        return Err(CliError::run(e));
-    }
-    if let Some(e) = &outcome.cleanup_failure {
-        return Err(CliError::run(e.clone()));
-    }
-    if outcome.interrupted || crate::signals::interrupted() {
-        return Err(CliError::interrupted());
-    }
-    if let Some((last, rest)) = outcome.failures.split_last() {
-        for f in rest {
-            crate::errln!("fsbench: error: {}", crate::escape_controls(f));
+    let interrupted = outcome.interrupted || crate::signals::interrupted();
+    let ending = runner::order::Ending {
+        outputs: output_error(&mut out, store.as_mut()).map(CliError::run),
+        cleanup: outcome.cleanup_failure.map(CliError::run),
+        interrupted: interrupted.then(CliError::interrupted),
+        failures: outcome.failures.into_iter().map(CliError::run).collect(),
+        printing: printed.err(),
+        html: html.err(),
+        gate: gate.err(),
+    };
+    match ending.first() {
+        (None, _) => Ok(0),
+        (Some(e), printed_before) => {
+            for f in printed_before {
+                crate::errln!("fsbench: error: {}", crate::escape_controls(&f.message));
+            }
+            Err(e)
         }
-        return Err(CliError::run(last.clone()));
     }
-    printed?;
-    html?;
-    gate.map(|()| 0)
+}
+
+/// The cells of the stored run `baseline` that this run's `--runs auto` cells sample against,
+/// each with the gate's threshold (`--fail-if-slower PCT`) as a change of its headline.
+fn against(baseline: &RunRecord, gate: Option<f64>) -> Vec<fsbench_spec::plan::Against> {
+    baseline
+        .results
+        .iter()
+        .filter(|e| !e.samples.is_empty())
+        .map(|e| fsbench_spec::plan::Against {
+            target: e.target.clone(),
+            workload: e.workload.clone(),
+            params: e.params.clone(),
+            sweep: e.sweep.clone(),
+            cache: e.cache.state,
+            values: fsbench_analysis::cells::values(e),
+            gate_pct: gate.map(|pct| fsbench_analysis::sequential::gate_pct(&e.headline, pct)),
+        })
+        .collect()
 }
 
 /// The stored run `--baseline` names, loaded before the run starts (so a wrong id costs
 /// nothing); a note when it is one that moves with every stored run.
-fn load_baseline(args: &RunArgs) -> CliResult<Option<RunRecord>> {
-    if args.fail_if_slower.is_some()
-        && args
+fn load_baseline(session: &fsbench_spec::Session) -> CliResult<Option<RunRecord>> {
+    if session.fail_if_slower.is_some()
+        && session
             .baseline
             .as_deref()
             .is_some_and(|b| b == "last" || b.starts_with("last~"))
     {
         crate::errln!(
             "note: --baseline {} moves with every stored run; pin one with 'fsbench baseline set NAME RUN' and gate on --baseline NAME",
-            args.baseline.as_deref().unwrap_or_default()
+            session.baseline.as_deref().unwrap_or_default()
         );
     }
-    Ok(match &args.baseline {
+    Ok(match &session.baseline {
         // Loaded before the run starts, so a wrong id costs nothing.
-        Some(b) => Some(super::show::load(args.db.db.as_deref(), b)?),
+        Some(b) => Some(super::show::load(session.db.as_deref(), b)?),
         None => None,
     })
 }
@@ -385,7 +449,6 @@ fn load_baseline(args: &RunArgs) -> CliResult<Option<RunRecord>> {
 /// the suite file or another output. The exports of the run.
 fn check_outputs(
     spec: &RunSpec,
-    args: &RunArgs,
     plan: &Plan,
     suite: Option<&fsbench_spec::suite::file::Suite>,
 ) -> CliResult<Exports> {
@@ -395,12 +458,16 @@ fn check_outputs(
         markdown: spec.export_markdown.clone(),
         csv_series: spec.export_csv_series.clone(),
     };
-    let mut protected = crate::storage::protected_db(args.db.db.as_deref());
+    let session = &spec.session;
+    let mut protected = crate::storage::protected_db(session.db.as_deref());
     protected.extend(fsbench_spec::checks::protected_inputs(plan, suite));
-    let html: Vec<(&str, &std::path::Path)> =
-        args.html.iter().map(|p| ("--html", p.as_path())).collect();
+    let html: Vec<(&str, &std::path::Path)> = session
+        .html
+        .iter()
+        .map(|p| ("--html", p.as_path()))
+        .collect();
     let exports = Exports::check(&export, &protected, &html)?;
-    if let Some(p) = args.html.as_ref().filter(|p| p.as_os_str() != "-") {
+    if let Some(p) = session.html.as_ref().filter(|p| p.as_os_str() != "-") {
         fsbench_output::file::check(p, "--html")?;
     }
     Ok(exports)
@@ -435,23 +502,18 @@ fn build_lab(
 
 /// Joins the MPI job when mpirun started several ranks. Ranks other than 0 then print, store
 /// and write nothing: rank 0 speaks for the run.
-fn join_ranks(args: &mut RunArgs) -> CliResult<runner::Team> {
-    let dist = fsbench_dist::Dist::init(&|k| std::env::var(k).ok()).map_err(CliError::usage)?;
+fn join_ranks(shared: bool) -> CliResult<runner::Team> {
+    let dist = fsbench_cluster::Cluster::init(&|k| std::env::var(k).ok())
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let team = runner::Team {
-        dist,
-        shared: args.layout == crate::cli::LayoutArg::Shared,
+        cluster: dist,
+        shared,
         clock: runner::ClockChoice::Real,
         cleanup: crate::signals::cleanup().clone(),
         live: Default::default(),
     };
     if team.parallel() && !team.root() {
         crate::out::silence();
-        args.quiet = true;
-        args.no_store = true;
-        args.export = Default::default();
-        args.html = None;
-        args.baseline = None;
-        args.fail_if_slower = None;
     }
     Ok(team)
 }

@@ -28,6 +28,7 @@ pub fn load(db: Option<&std::path::Path>, spec: &str) -> CliResult<RunRecord> {
             e.summary = fsbench_runner::metrics::summarize(&e.samples);
         }
     }
+    fsbench_analysis::card::attach(&mut r);
     Ok(r)
 }
 

@@ -30,21 +30,9 @@ pub fn run(name: Option<&str>) -> CliResult<i32> {
             crate::outln!("    {:<14} {:<10} {}", p.key, default, p.help)?;
         }
         // Keys every workload takes: the plan reads them before the workload sees the rest.
-        for (key, help) in COMMON {
-            crate::outln!("    {:<14} {:<10} {}", key, "-", help)?;
+        for p in fsbench_workload::knobs::every::DOCS {
+            crate::outln!("    {:<14} {:<10} {}", p.key, "-", p.help)?;
         }
     }
     Ok(0)
 }
-
-/// The keys every workload takes, with their help.
-const COMMON: [(&str, &str); 2] = [
-    (
-        "label",
-        "names the cell in every table, chart and comparison (any workload)",
-    ),
-    (
-        "until",
-        "until=steady: sample until the SNIA steady state holds (any workload; --until-steady for all)",
-    ),
-];

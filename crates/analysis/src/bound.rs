@@ -71,7 +71,7 @@ fn is_memory(t: &TargetInfo) -> bool {
 /// The busiest device of the chain under the target (a loop device can be busy while the disk
 /// below it is not), in percent of wall time, averaged over the samples; `None` without device
 /// counters.
-fn chain_busy(e: &ResultEntry) -> Option<f64> {
+pub(crate) fn chain_busy(e: &ResultEntry) -> Option<f64> {
     let per: Vec<f64> = e
         .samples
         .iter()
@@ -159,11 +159,22 @@ pub fn classify(f: &Facts<'_>) -> Option<Bound> {
         machine_busy,
         fuse: f.target.and_then(|t| t.stack.fuse.as_ref()),
     };
-    let judged = RULES
-        .iter()
-        .find_map(|rule| rule(&seen))
-        .or_else(|| unknown(&seen));
-    crate::bound_profile::refine(judged, e.profile.as_ref())
+    let ev = crate::bound_checks::Evidence::of(e, f.target);
+    let ctx = crate::bound_profile::Context {
+        encrypted: ev.encrypted,
+        workers: parallel(e),
+    };
+    crate::bound_checks::settle(&ev, |aside| {
+        let judged = RULES
+            .iter()
+            .filter_map(|rule| rule(&seen))
+            .find(|b| !aside.contains(&b.by))
+            .or_else(|| unknown(&seen));
+        match crate::bound_profile::refine(judged.clone(), e.profile.as_ref(), ctx) {
+            Some(r) if aside.contains(&r.by) => judged,
+            r => r,
+        }
+    })
 }
 
 /// Share of the asked rate a paced cell must reach for its schedule to be what set its pace.
@@ -341,7 +352,7 @@ fn served_words(v: f64) -> String {
 
 /// fsbench's own threads or processes working at once (`workers=`, `jobs=`), at least 1.
 fn parallel(e: &ResultEntry) -> u32 {
-    ["workers", "jobs"]
+    [fsbench_model::param::WORKERS, fsbench_model::param::JOBS]
         .iter()
         .filter_map(|p| e.params.get(*p).and_then(|v| v.parse::<u32>().ok()))
         .max()

@@ -14,7 +14,7 @@ pub const SERVER_CPU_PCT: f64 = 70.0;
 pub const CLIENT_BUSY_PCT: f64 = 60.0;
 
 /// Each server host's mean CPU over the cell's samples, % of one CPU, in host order.
-fn server_shares(e: &ResultEntry) -> Vec<(String, f64)> {
+pub(crate) fn server_shares(e: &ResultEntry) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64, usize)> = Vec::new();
     for s in &e.samples {
         for h in &s.servers {
@@ -34,7 +34,7 @@ fn server_shares(e: &ResultEntry) -> Vec<(String, f64)> {
 }
 
 /// Mean bytes on the wire per sample (both ways, every server's link) and MiB/s of wall time.
-fn wire(e: &ResultEntry) -> (f64, f64) {
+pub(crate) fn wire(e: &ResultEntry) -> (f64, f64) {
     let (mut bytes, mut wall) = (0.0, 0.0);
     for s in e.samples.iter().filter(|s| !s.servers.is_empty()) {
         bytes += s

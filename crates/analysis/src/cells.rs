@@ -10,7 +10,8 @@ use fsbench_stats::{Method, compare, compare_ministat, ministat};
 use fsbench_model::names::CellNames;
 use fsbench_model::names::cell_label;
 
-fn values(r: &ResultEntry) -> Vec<f64> {
+/// The headline values of a cell, in sampling order.
+pub fn values(r: &ResultEntry) -> Vec<f64> {
     r.samples
         .iter()
         .filter_map(|s| s.metrics.get(&r.headline).copied())
@@ -96,6 +97,7 @@ pub fn one(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<C
     let how = how_to_compare(base, other, &reasons);
     Some(Comparison {
         how_to_compare: how,
+        decision: None,
         comparable: reasons.is_empty(),
         proven: d.proven && reasons.is_empty(),
         not_comparable: reasons,
@@ -119,6 +121,15 @@ fn mean_of(r: &ResultEntry, metric: &str) -> Option<f64> {
         .map(|s| s.metrics.get(metric).copied())
         .collect::<Option<_>>()?;
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The share of a cell's pages cached before its samples: the cell's, or while it is still
+/// being sampled, the mean of its samples' so far.
+fn resident(r: &ResultEntry) -> Option<f64> {
+    r.cache.resident_pct.or_else(|| {
+        let v: Vec<f64> = r.samples.iter().filter_map(|s| s.resident_pct).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    })
 }
 
 /// How much of a cell's data was in the page cache before its samples.
@@ -172,7 +183,7 @@ pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
             ));
         }
     }
-    if let (Some(ra), Some(rb)) = (a.cache.resident_pct, b.cache.resident_pct) {
+    if let (Some(ra), Some(rb)) = (resident(a), resident(b)) {
         let (ba, bb) = (residency_band(ra), residency_band(rb));
         if a.cache.state == b.cache.state && !both_direct && ba != bb {
             why.push(format!(

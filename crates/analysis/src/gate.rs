@@ -153,15 +153,19 @@ fn decide(c: &Comparison, pct: f64) -> CellDecision {
         Better::Higher => 1.0,
         Better::Lower => -1.0,
     };
-    let d = sign * c.difference_pct;
-    let h = c.ci_half_pct;
+    // The interval (the sequential decision's where the sampling stopped on one), signed.
+    let (d, lo, hi) = match c.change_pct() {
+        (d, lo, hi) if sign > 0.0 => (d, lo, hi),
+        (d, lo, hi) => (-d, -hi, -lo),
+    };
+    let h = (hi - lo) / 2.0;
     let decision = if !c.comparable {
         Decision::NotComparable(c.not_comparable.clone())
-    } else if !(d.is_finite() && h.is_finite()) {
+    } else if !(lo.is_finite() && hi.is_finite()) {
         Decision::Inconclusive
-    } else if d + h < -pct {
+    } else if hi < -pct {
         Decision::Slower
-    } else if d - h >= -pct {
+    } else if lo >= -pct {
         Decision::Pass
     } else {
         Decision::Inconclusive
@@ -237,6 +241,7 @@ mod tests {
                 vec!["direct I/O on one side only".into()]
             },
             how_to_compare: None,
+            decision: None,
         }
     }
 

@@ -4,10 +4,12 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod bound_checks;
 pub mod bound_profile;
 pub mod bound_server;
 #[cfg(test)]
 mod bound_tests;
+pub mod card;
 pub mod cells;
 pub mod explain;
 pub mod gate;
@@ -17,5 +19,6 @@ pub mod plausible;
 pub mod policy;
 pub mod runs;
 pub mod scaling;
+pub mod sequential;
 pub mod sweeps;
 pub mod trend;

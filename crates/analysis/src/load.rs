@@ -70,13 +70,16 @@ pub fn cpus_busy(pct: f64, cpus: u32) -> String {
     )
 }
 
+/// How [`run_difference`]'s line starts among a comparison's or a step's environment differences.
+pub const DIFFERENCE: &str = "load: ";
+
 /// The runs' loads differ: one line for the environment differences, when one of them was
 /// loaded and the other not.
 pub fn run_difference(a: &RunRecord, b: &RunRecord) -> Option<String> {
     let (la, lb) = (run_others_pct(a)?, run_others_pct(b)?);
     ((la >= LOADED_PCT) != (lb >= LOADED_PCT)).then(|| {
         format!(
-            "load: other processes took {} → {} of the machine",
+            "{DIFFERENCE}other processes took {} → {} of the machine",
             cpus_busy(la, a.environment.cpus),
             cpus_busy(lb, b.environment.cpus)
         )
@@ -134,6 +137,29 @@ pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
     ));
 }
 
+/// Names the neighbours of a profiled cell in its load warning: the counters' warning gains who
+/// took the CPUs; without one, neighbours that took [`LOADED_PCT`] of the CPUs' samples (idle
+/// included) or more are the warning.
+pub fn flag_neighbours(e: &mut ResultEntry) {
+    let Some(p) = &e.profile else { return };
+    let Some((pct_busy, named)) = p.neighbours(3) else {
+        return;
+    };
+    let all = (p.on_cpu_samples + p.idle_samples).max(1) as f64;
+    let of_cpus = pct_busy * p.on_cpu_samples as f64 / all;
+    let words = format!("neighbours took {of_cpus:.0}% of the CPUs: {named}");
+    match e.warnings.iter_mut().find(|w| w.kind == WarningKind::Load) {
+        Some(w) => w.message = format!("{} ({words})", w.message),
+        None if of_cpus >= LOADED_PCT => e.warnings.push(Warning::new(
+            WarningKind::Load,
+            format!(
+                "{words} (kernel profile) — compare only with runs under the same load, or rerun on a quiet machine"
+            ),
+        )),
+        None => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +208,60 @@ mod tests {
         let mut short = sample(100.0, 0.0, 0.0);
         short.wall_ns = 2_000_000;
         assert_eq!(others_pct(&short, 2), None);
+    }
+
+    #[test]
+    fn neighbours_of_a_profiled_cell_are_named_in_its_load_warning() {
+        use fsbench_model::profile::{Profile, Role, WhoShare};
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "ext4", "workload": "seq-write", "params": {}, "cache": {"state": "cold", "method": "drop_caches"},
+            "headline": "mib_s", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        let share = |who: &str, role, pct: f64| WhoShare {
+            who: who.into(),
+            role,
+            samples: pct as u64,
+            pct,
+            ..Default::default()
+        };
+        e.profile = Some(Profile {
+            on_cpu_samples: 100,
+            idle_samples: 0,
+            who: vec![
+                share("cc1", Role::Neighbour, 31.0),
+                share("fsbench", Role::Cell, 47.0),
+                share("kworker flush-7:4", Role::Neighbour, 22.0),
+            ],
+            ..Default::default()
+        });
+        flag_neighbours(&mut e);
+        assert_eq!(e.warnings.len(), 1);
+        assert!(
+            e.warnings[0]
+                .message
+                .starts_with("neighbours took 53% of the CPUs: cc1 31%, kworker flush-7:4 22%"),
+            "{}",
+            e.warnings[0].message
+        );
+        // Below the threshold, nothing; the counters' warning gains the names.
+        if let Some(p) = &mut e.profile {
+            p.idle_samples = 300;
+        }
+        e.warnings.clear();
+        flag_neighbours(&mut e);
+        assert!(e.warnings.is_empty());
+        e.warnings.push(Warning::new(
+            WarningKind::Load,
+            "2 of 3 samples ran while …".to_string(),
+        ));
+        flag_neighbours(&mut e);
+        assert!(
+            e.warnings[0]
+                .message
+                .ends_with("(neighbours took 13% of the CPUs: cc1 31%, kworker flush-7:4 22%)"),
+            "{}",
+            e.warnings[0].message
+        );
     }
 }

@@ -102,6 +102,18 @@ pub(crate) fn key(
 
 /// Every shared cell of `a` (baseline) and `b`, compared; cell labels carry `A:`/`B:`.
 pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Comparison> {
+    compare_records_as(a, b, confidence, None)
+}
+
+/// [`compare_records`], where `b` sampled against `a` with `--runs auto` (`sequential`: its
+/// plan and the gate's threshold): each comparison also gets the sequential decision its
+/// sampling stopped on, which becomes its verdict.
+pub fn compare_records_as(
+    a: &RunRecord,
+    b: &RunRecord,
+    confidence: f64,
+    sequential: Option<(&fsbench_stats::sequential::Plan, Option<f64>)>,
+) -> Vec<Comparison> {
     let mut out = Vec::new();
     let tagged = merged(a, b, Vec::new()).results;
     let names = fsbench_model::names::CellNames::new(&tagged);
@@ -122,6 +134,13 @@ pub fn compare_records(a: &RunRecord, b: &RunRecord, confidence: f64) -> Vec<Com
             });
             c.comparable = false;
             c.proven = false;
+        }
+        if let Some((plan, gate)) = sequential {
+            let gate_pct = gate.map(|pct| crate::sequential::gate_pct(&ea.headline, pct));
+            c.decision = crate::sequential::decision_against(plan, gate_pct, ea, eb);
+            if let Some(d) = &c.decision {
+                c.proven = c.comparable && d.verdict == "different";
+            }
         }
         if a.run.fsbench_version != b.run.fsbench_version {
             c.not_comparable.push(format!(

@@ -126,7 +126,7 @@ impl std::fmt::Display for Verdict {
                 efficiency,
             } => write!(
                 f,
-                "scales: {speedup:.2}x at J={workers} ({:.0}% parallel efficiency)",
+                "{speedup:.2}x at J={workers} ({:.0}% parallel efficiency)",
                 efficiency * 100.0
             ),
             Self::Saturates {
@@ -135,7 +135,7 @@ impl std::fmt::Display for Verdict {
                 machine_sys_pct,
             } => write!(
                 f,
-                "saturates at J={at} (best speedup {speedup:.2}x); more workers do not help{}",
+                "at J={at} (best speedup {speedup:.2}x); more workers do not help{}",
                 machine_note(*machine_sys_pct)
             ),
             Self::LockContention {
@@ -155,7 +155,7 @@ impl std::fmt::Display for Verdict {
                 efficiency,
             } => write!(
                 f,
-                "latency-bound: {speedup:.2}x at J={workers} ({:.0}% parallel efficiency, far above linear) — one worker waits (on the device, or on a daemon's round trips) and leaves the CPUs idle; more workers overlap the waits, so this is not CPU scaling",
+                "{speedup:.2}x at J={workers} ({:.0}% parallel efficiency, far above linear) — one worker waits (on the device, or on a daemon's round trips) and leaves the CPUs idle; more workers overlap the waits, so this is not CPU scaling",
                 efficiency * 100.0
             ),
             Self::DaemonBound {

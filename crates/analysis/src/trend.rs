@@ -1,5 +1,6 @@
 //! Trends across runs (`fsbench trend`): each cell's headline per run (median and the 95%
-//! interval of the mean), the lasting steps in it (`fsbench_stats::steps`), each named by what
+//! interval of the mean), the lasting steps in it (`fsbench_stats::steps`, as ratios: headlines
+//! are rates and times, whose run-to-run noise scales with their level), each named by what
 //! changed in the environment between the run before it and the run at it, and whether the
 //! newest run is on the worse side of a step (the `--fail-on-step` gate).
 
@@ -91,7 +92,7 @@ fn cell(h: CellHistory, name: String, confidence: f64, env: &mut EnvironmentOf<'
         .map(|r| r.values)
         .filter(|v| fsbench_stats::summarize(v).is_some())
         .collect();
-    let found = fsbench_stats::steps::run_steps(&values, confidence / 100.0);
+    let found = fsbench_stats::steps::run_steps_ratio(&values, confidence / 100.0);
     let worse = |before: f64, after: f64| match better {
         Better::Higher => after < before,
         Better::Lower => after > before,
@@ -117,10 +118,12 @@ fn cell(h: CellHistory, name: String, confidence: f64, env: &mut EnvironmentOf<'
         .collect();
     steps.reverse();
     let newest = runs.last().map_or(f64::NAN, |r| r.median);
-    // On the worse side of a step: past its midpoint towards the worse level.
+    // On the worse side of a step: past its midpoint towards the worse level. A step across a
+    // change of the machine's load is shown (its differences name the load) but held back
+    // from the gate: the load, not what was measured, may have made it.
     let newest_on_worse_side = steps
         .iter()
-        .any(|s| s.worse && worse((s.before + s.after) / 2.0, newest));
+        .any(|s| s.worse && !across_load_change(s) && worse((s.before + s.after) / 2.0, newest));
     TrendCell {
         name,
         target: h.target,
@@ -136,6 +139,13 @@ fn cell(h: CellHistory, name: String, confidence: f64, env: &mut EnvironmentOf<'
         newest_differs_from: found.newest_differs,
         newest_on_worse_side,
     }
+}
+
+/// Whether the machine's load changed across step `s` (one of its environment differences).
+fn across_load_change(s: &TrendStep) -> bool {
+    s.environment
+        .iter()
+        .any(|e| e.starts_with(crate::load::DIFFERENCE))
 }
 
 #[cfg(test)]
@@ -162,6 +172,7 @@ mod tests {
             results: Vec::new(),
             comparisons: Vec::new(),
             scaling: Vec::new(),
+            cards: Vec::new(),
         }
     }
 
@@ -204,6 +215,46 @@ mod tests {
         assert_eq!(s.environment, ["same filesystem: tmpfs → ext4"]);
         assert!(c.newest_on_worse_side);
         assert_eq!(asked, ["r3", "r4"]);
+    }
+
+    /// [`record`] with one cell of one-second samples during which other processes took
+    /// `others` % of the machine's two CPUs.
+    fn loaded(fs: &str, others: f64) -> RunRecord {
+        let mut r = record(fs);
+        r.environment.cpus = 2;
+        let sample = serde_json::json!({
+            "wall_ns": 1_000_000_000u64, "user_ns": 0, "sys_ns": 0, "ops": 1, "bytes": 0,
+            "metrics": {"machine_user_pct": others, "machine_sys_pct": 0.0, "cpu_pct": 0.0}
+        });
+        r.results = vec![
+            serde_json::from_value(serde_json::json!({
+                "target": "same", "workload": "seq-write", "params": {},
+                "cache": {"state": "warm", "method": "none"}, "headline": "throughput_mib_s",
+                "samples": [sample.clone(), sample], "summary": {}
+            }))
+            .unwrap(),
+        ];
+        r
+    }
+
+    #[test]
+    fn a_step_across_a_change_of_load_is_named_but_held_back_from_the_gate() {
+        let levels = [900.0, 905.0, 898.0, 902.0, 300.0, 301.0, 299.0, 300.0];
+        // The same filesystem throughout; from r4 on, other processes kept the machine busy.
+        let mut env = |id: &str| Some(loaded("ext4", if id == "r4" { 90.0 } else { 0.0 }));
+        let t = trend(vec![history(&levels)], 95.0, None, &mut env);
+        let c = &t.cells[0];
+        assert_eq!(c.steps.len(), 1);
+        let named = &c.steps[0].environment;
+        assert!(named.iter().any(|e| e.starts_with("load: ")), "{named:?}");
+        assert!(
+            !c.newest_on_worse_side,
+            "a load change is no proof against the target"
+        );
+        // Under the same load on both sides, the step counts.
+        let mut same = |_: &str| Some(loaded("ext4", 90.0));
+        let t = trend(vec![history(&levels)], 95.0, None, &mut same);
+        assert!(t.cells[0].newest_on_worse_side);
     }
 
     #[test]

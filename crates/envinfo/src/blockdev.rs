@@ -104,7 +104,7 @@ fn dm_kind(node: &Path, name: &str, table: TableReader<'_>) -> (BlockKind, Optio
     let uuid = read(node, "dm/uuid").unwrap_or_default();
     let dm_name = read(node, "dm/name").unwrap_or_else(|| "unknown".into());
     let text = if dm_name == "unknown" {
-        Err("dm/name is unreadable".to_string())
+        Err(dmcrypt::NoTable::Unnamed)
     } else {
         table(&dm_name)
     };

@@ -58,8 +58,8 @@ impl FakeSys {
     }
 }
 
-fn no_dmsetup(_: &str) -> Result<String, String> {
-    Err("install dmsetup".into())
+fn no_dmsetup(_: &str) -> Result<String, super::dmcrypt::NoTable> {
+    Err(super::dmcrypt::NoTable::NoDmsetup)
 }
 
 #[test]
@@ -70,7 +70,7 @@ fn crypt_over_partition_is_followed_to_the_disk() {
     sys.write(&dm0, "dm/uuid", "CRYPT-LUKS2-abcd-root\n");
     sys.write(&dm0, "dm/name", "root\n");
     sys.slave(&dm0, &vda2);
-    let table = |name: &str| -> Result<String, String> {
+    let table = |name: &str| -> Result<String, super::dmcrypt::NoTable> {
         assert_eq!(name, "root");
         Ok("0 1000 crypt aes-xts-plain64 :64:logon:cryptsetup:x-d0 0 253:2 32768\n".into())
     };
@@ -121,7 +121,9 @@ fn linear_dm_and_lvm_are_named_from_table_or_uuid() {
     sys.write(&dm1, "dm/uuid", "LVM-xyz\n");
     sys.write(&dm1, "dm/name", "vg-lv\n");
     sys.slave(&dm1, &vda2);
-    let linear = |_: &str| -> Result<String, String> { Ok("0 2048 linear 253:2 2048\n".into()) };
+    let linear = |_: &str| -> Result<String, super::dmcrypt::NoTable> {
+        Ok("0 2048 linear 253:2 2048\n".into())
+    };
     let c = chain_in(sys.root(), "254:1", &linear);
     assert_eq!(c.layers[0].kind, BlockKind::DmTarget("linear".into()));
     assert!(c.crypt.is_empty());

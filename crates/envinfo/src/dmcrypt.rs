@@ -7,7 +7,39 @@
 use fsbench_model::DmCryptInfo;
 
 /// Reads the table of the mapping `name`; `Err` holds why it is unknown.
-pub type TableReader<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+pub type TableReader<'a> = &'a dyn Fn(&str) -> Result<String, NoTable>;
+
+/// Why a mapping's table is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NoTable {
+    /// `dmsetup` is not installed.
+    NoDmsetup,
+    /// `dmsetup` could not be run.
+    Spawn(String),
+    /// `dmsetup table NAME` failed, saying this.
+    Refused {
+        /// The mapping.
+        name: String,
+        /// What dmsetup wrote to stderr.
+        stderr: String,
+    },
+    /// The mapping's name could not be read from sysfs.
+    Unnamed,
+}
+
+impl std::fmt::Display for NoTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoDmsetup => f.write_str("install dmsetup"),
+            Self::Spawn(e) => write!(f, "dmsetup: {e}"),
+            Self::Refused { name, stderr } => write!(f, "dmsetup table {name}: {stderr}"),
+            Self::Unnamed => f.write_str("dm/name is unreadable"),
+        }
+    }
+}
+
+impl std::error::Error for NoTable {}
 
 /// One `crypt` target line of a table.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +120,7 @@ pub fn crypt_info(
     device: &str,
     name: &str,
     uuid: &str,
-    table: &Result<String, String>,
+    table: &Result<String, NoTable>,
 ) -> DmCryptInfo {
     let mut info = DmCryptInfo {
         device: device.to_string(),
@@ -120,17 +152,20 @@ pub fn summary(i: &DmCryptInfo) -> String {
 }
 
 /// The table of mapping `name` from `dmsetup table NAME` (needs root); `Err` says why not.
-pub fn dmsetup_table(name: &str) -> Result<String, String> {
+pub fn dmsetup_table(name: &str) -> Result<String, NoTable> {
     if !super::on_path("dmsetup") {
-        return Err("install dmsetup".into());
+        return Err(NoTable::NoDmsetup);
     }
     let out = std::process::Command::new("dmsetup")
         .args(["table", name])
         .output()
-        .map_err(|e| format!("dmsetup: {e}"))?;
+        .map_err(|e| NoTable::Spawn(e.to_string()))?;
     if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("dmsetup table {name}: {}", err.trim()));
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(NoTable::Refused {
+            name: name.to_string(),
+            stderr,
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -180,12 +215,7 @@ mod tests {
 
     #[test]
     fn unknown_cipher_says_why() {
-        let i = crypt_info(
-            "dm-0",
-            "root",
-            "CRYPT-LUKS1-x",
-            &Err("install dmsetup".into()),
-        );
+        let i = crypt_info("dm-0", "root", "CRYPT-LUKS1-x", &Err(NoTable::NoDmsetup));
         assert_eq!(i.format, "LUKS1");
         assert_eq!(i.cipher, None);
         assert_eq!(summary(&i), "dm-crypt (cipher unknown: install dmsetup)");

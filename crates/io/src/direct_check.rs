@@ -17,6 +17,77 @@ use std::path::Path;
 /// Bytes the probe writes and reads back: four 4 KiB pages (or four alignment units).
 const PROBE_BLOCKS: u64 = 4;
 
+/// Why direct I/O cannot be had (or verified) on a file: said in `direct=auto`'s note and in
+/// `direct=true`'s refusal.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoDirect {
+    /// The data file's path has no parent directory to probe in.
+    #[error("the data file has no directory")]
+    NoDirectory,
+    /// statx says the file takes no direct I/O.
+    #[error(
+        "the kernel reports that this file does not support direct I/O \
+         (statx DIOALIGN is 0: e.g. fscrypt without inline encryption)"
+    )]
+    KernelSaysNo,
+    /// The kernel wants buffers aligned more than fsbench aligns them.
+    #[error("buffers must be aligned to {needed} bytes, more than fsbench's {ours}")]
+    BufferAlignment {
+        /// The kernel's memory alignment.
+        needed: u32,
+        /// fsbench's buffer alignment.
+        ours: usize,
+    },
+    /// The block size is not a multiple of the file's direct I/O alignment.
+    #[error("bs={bs} is not a multiple of the direct I/O alignment ({unit} bytes) of this file")]
+    BlockAlignment {
+        /// The block size asked for.
+        bs: u64,
+        /// The alignment.
+        unit: u64,
+    },
+    /// open(O_DIRECT) gave EINVAL.
+    #[error("the filesystem refuses O_DIRECT (EINVAL)")]
+    Refused,
+    /// A call of the probe failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What failed (`an O_DIRECT read failed`).
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The user's file could not be opened for direct reads.
+    #[error("{0}")]
+    Open(Box<WorkloadError>),
+    /// The probe's pages were cached: the direct I/O was buffered underneath.
+    #[error(
+        "O_DIRECT {what} went through the page cache ({resident} of {total} probe pages cached): \
+         the filesystem or a layer under it (fscrypt, FUSE, tmpfs) falls back to buffered I/O"
+    )]
+    Cached {
+        /// `reads` or `writes`.
+        what: &'static str,
+        /// Probe pages found cached.
+        resident: u64,
+        /// Probe pages.
+        total: u64,
+    },
+    /// The page cache could not be inspected.
+    #[error("cannot verify direct I/O here (the file cannot be mapped to check the page cache)")]
+    Unverifiable,
+    /// The file's cached pages stayed: a direct read could not be told from a cached one.
+    #[error(
+        "cannot verify direct I/O: the file's cached pages cannot be evicted (another process keeps them mapped or locked)"
+    )]
+    Pinned,
+}
+
+fn io(what: &'static str) -> impl FnOnce(std::io::Error) -> NoDirect {
+    move |source| NoDirect::Io { what, source }
+}
+
 /// The outcome of resolving a `direct` parameter on one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -66,13 +137,13 @@ pub fn settle(
 }
 
 /// Ok when O_DIRECT on `file` in `bs` blocks is real; otherwise the reason in words.
-pub fn check(file: &DataFile, bs: u64) -> Result<(), String> {
+pub fn check(file: &DataFile, bs: u64) -> Result<(), NoDirect> {
     if file.external {
         return check_external(file, bs);
     }
     let (dir, name) = match (file.path.parent(), file.path.file_name()) {
         (Some(d), Some(n)) => (d, n.to_string_lossy().into_owned()),
-        _ => return Err("the data file has no directory".into()),
+        _ => return Err(NoDirect::NoDirectory),
     };
     // The pid keeps MPI ranks probing next to one shared file out of each other's way.
     let probe = Path::new(&format!(".dio-probe-{}", std::process::id())).with_extension(name);
@@ -83,7 +154,7 @@ pub fn check(file: &DataFile, bs: u64) -> Result<(), String> {
 
 /// The kernel's word on direct I/O for an open file: Ok(offset alignment) when supported,
 /// Err(reason) when it says no, Ok(None) when it does not say (older kernels, some filesystems).
-fn kernel_alignment(f: &std::fs::File) -> Result<Option<u64>, String> {
+fn kernel_alignment(f: &std::fs::File) -> Result<Option<u64>, NoDirect> {
     use rustix::fs::{AtFlags, StatxFlags};
     let Ok(st) = rustix::fs::statx(f, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN) else {
         return Ok(None);
@@ -92,81 +163,71 @@ fn kernel_alignment(f: &std::fs::File) -> Result<Option<u64>, String> {
         return Ok(None);
     }
     if st.stx_dio_mem_align == 0 || st.stx_dio_offset_align == 0 {
-        return Err(
-            "the kernel reports that this file does not support direct I/O \
-                    (statx DIOALIGN is 0: e.g. fscrypt without inline encryption)"
-                .into(),
-        );
+        return Err(NoDirect::KernelSaysNo);
     }
     if file::ALIGN as u32 % st.stx_dio_mem_align != 0 {
-        return Err(format!(
-            "buffers must be aligned to {} bytes, more than fsbench's {}",
-            st.stx_dio_mem_align,
-            file::ALIGN
-        ));
+        return Err(NoDirect::BufferAlignment {
+            needed: st.stx_dio_mem_align,
+            ours: file::ALIGN,
+        });
     }
     Ok(Some(u64::from(st.stx_dio_offset_align)))
 }
 
-fn check_bs(bs: u64, align: Option<u64>) -> Result<u64, String> {
+fn check_bs(bs: u64, align: Option<u64>) -> Result<u64, NoDirect> {
     let unit = align.unwrap_or(512).max(512);
     if bs % unit != 0 {
-        return Err(format!(
-            "bs={bs} is not a multiple of the direct I/O alignment ({unit} bytes) of this file"
-        ));
+        return Err(NoDirect::BlockAlignment { bs, unit });
     }
     Ok(unit.max(4096))
 }
 
 /// Writes and reads a probe file with O_DIRECT; its pages must stay out of the page cache.
-fn probe_in(dir: &Path, probe: &Path, bs: u64) -> Result<(), String> {
+fn probe_in(dir: &Path, probe: &Path, bs: u64) -> Result<(), NoDirect> {
     let created = file::open_beneath(dir, probe, libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC)
-        .map_err(|e| format!("cannot create a probe file: {e}"))?;
+        .map_err(io("cannot create a probe file"))?;
     let align = kernel_alignment(&created)?;
     let unit = check_bs(bs, align)?;
     drop(created);
     let f = file::open_beneath(dir, probe, libc::O_RDWR | libc::O_DIRECT).map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) {
-            "the filesystem refuses O_DIRECT (EINVAL)".to_string()
+            NoDirect::Refused
         } else {
-            format!("cannot open a probe file with O_DIRECT: {e}")
+            io("cannot open a probe file with O_DIRECT")(e)
         }
     })?;
     let len = unit * PROBE_BLOCKS;
     let mut buf = AlignedBuf::new(len as usize);
     buf.as_mut_slice().fill(0x5a);
     f.write_all_at(buf.as_slice(), 0)
-        .map_err(|e| format!("an O_DIRECT write failed: {e}"))?;
-    f.sync_data()
-        .map_err(|e| format!("fdatasync failed: {e}"))?;
+        .map_err(io("an O_DIRECT write failed"))?;
+    f.sync_data().map_err(io("fdatasync failed"))?;
     stayed_uncached(&f, len, "writes")?;
     f.read_exact_at(buf.as_mut_slice(), 0)
-        .map_err(|e| format!("an O_DIRECT read failed: {e}"))?;
+        .map_err(io("an O_DIRECT read failed"))?;
     stayed_uncached(&f, len, "reads")
 }
 
 /// Err when any of the first `len` bytes' pages are resident after direct `what`.
-fn stayed_uncached(f: &std::fs::File, len: u64, what: &str) -> Result<(), String> {
+fn stayed_uncached(f: &std::fs::File, len: u64, what: &'static str) -> Result<(), NoDirect> {
     match residency::pages(f, 0, len) {
         Some((0, _)) => Ok(()),
-        Some((resident, total)) => Err(format!(
-            "O_DIRECT {what} went through the page cache ({resident} of {total} probe pages cached): \
-             the filesystem or a layer under it (fscrypt, FUSE, tmpfs) falls back to buffered I/O"
-        )),
-        None => Err(
-            "cannot verify direct I/O here (the file cannot be mapped to check the page cache)"
-                .into(),
-        ),
+        Some((resident, total)) => Err(NoDirect::Cached {
+            what,
+            resident,
+            total,
+        }),
+        None => Err(NoDirect::Unverifiable),
     }
 }
 
 /// A user's file or a device: only read. The kernel's answer, an O_DIRECT open, and for regular
 /// files a read of the first blocks after evicting them, which must not bring them back.
-fn check_external(file: &DataFile, bs: u64) -> Result<(), String> {
-    let plain = std::fs::File::open(&file.path).map_err(|e| format!("cannot open: {e}"))?;
+fn check_external(file: &DataFile, bs: u64) -> Result<(), NoDirect> {
+    let plain = std::fs::File::open(&file.path).map_err(io("cannot open"))?;
     let align = kernel_alignment(&plain)?;
     let unit = check_bs(bs, align)?;
-    let f = file::open_read(file, true).map_err(|e| e.to_string())?;
+    let f = file::open_read(file, true).map_err(|e| NoDirect::Open(Box::new(e)))?;
     let is_file = plain.metadata().map(|m| m.is_file()).unwrap_or(false);
     if !is_file {
         return Ok(()); // A block device: O_DIRECT there always bypasses the cache.
@@ -178,7 +239,7 @@ fn check_external(file: &DataFile, bs: u64) -> Result<(), String> {
     evict(&plain, len)?;
     let mut buf = AlignedBuf::new(len as usize);
     f.read_exact_at(buf.as_mut_slice(), 0)
-        .map_err(|e| format!("an O_DIRECT read failed: {e}"))?;
+        .map_err(io("an O_DIRECT read failed"))?;
     stayed_uncached(&plain, len, "reads")
 }
 
@@ -188,7 +249,7 @@ fn check_external(file: &DataFile, bs: u64) -> Result<(), String> {
 /// a folio is dropped whole or not at all, so a 16 KiB range inside a 2 MiB folio stays. Pages
 /// still dirty are written back first (`fdatasync`, which writes what is there, never changes
 /// it).
-fn evict(plain: &std::fs::File, len: u64) -> Result<(), String> {
+fn evict(plain: &std::fs::File, len: u64) -> Result<(), NoDirect> {
     let drop_all = || rustix::fs::fadvise(plain, 0, None, rustix::fs::Advice::DontNeed);
     let resident = || residency::pages(plain, 0, len).is_some_and(|(r, _)| r > 0);
     let _ = drop_all();
@@ -197,7 +258,7 @@ fn evict(plain: &std::fs::File, len: u64) -> Result<(), String> {
         let _ = drop_all();
     }
     match resident() {
-        true => Err("cannot verify direct I/O: the file's cached pages cannot be evicted (another process keeps them mapped or locked)".into()),
+        true => Err(NoDirect::Pinned),
         false => Ok(()),
     }
 }
@@ -256,7 +317,7 @@ mod tests {
     fn misaligned_block_sizes_are_named() {
         assert!(check_bs(4096, Some(4096)).is_ok());
         let e = check_bs(1024, Some(4096)).unwrap_err();
-        assert!(e.contains("4096"), "{e}");
+        assert!(e.to_string().contains("4096"), "{e}");
         assert!(check_bs(512, None).is_ok());
     }
 }

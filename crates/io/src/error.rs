@@ -50,3 +50,13 @@ impl From<fsbench_sys::cancel::Interrupted> for WorkloadError {
         Self::Interrupted
     }
 }
+
+/// A parameter value that does not parse (`dist=`, `rate=`), with what to give instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{value}'{hint}")]
+pub struct BadValue {
+    /// The value as given.
+    pub value: String,
+    /// What is wrong and what to give (`: give zipf:THETA …`, ` is not a rate: …`).
+    pub hint: &'static str,
+}

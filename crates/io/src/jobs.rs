@@ -116,23 +116,25 @@ where
     })
 }
 
-/// The start gate: jobs wait until every thread exists, then all go (or all give up).
+/// The start gate: jobs wait until every thread exists, then all go (or all give up). Also the
+/// card's jobs' meeting point: opened by the last job to be ready, or shut when one could not
+/// start.
 #[derive(Default)]
-struct Gate {
+pub struct Gate {
     state: Mutex<Option<bool>>,
     opened: Condvar,
 }
 
 impl Gate {
     /// Opens the gate: `go` true releases the jobs, false makes them return without running.
-    fn open(&self, go: bool) {
+    pub fn open(&self, go: bool) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         *s = Some(go);
         self.opened.notify_all();
     }
 
     /// Waits until the gate opens; true to run.
-    fn wait(&self) -> bool {
+    pub fn wait(&self) -> bool {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(go) = *s {

@@ -80,7 +80,7 @@ impl Pace {
 
 /// `2000`, `2000iops`, `2.5k` requests/s; `50m`, `50MiB`, `1g/s` bytes/s (divided by `bs`);
 /// `curve`.
-pub fn parse_rate(text: &str, bs: u64) -> Result<Rate, String> {
+pub fn parse_rate(text: &str, bs: u64) -> Result<Rate, crate::error::BadValue> {
     let t = text.trim().to_ascii_lowercase();
     if t == "curve" {
         return Ok(Rate::Curve(0));
@@ -100,12 +100,14 @@ pub fn parse_rate(text: &str, bs: u64) -> Result<Rate, String> {
     };
     match per_s {
         Some(r) if r.is_finite() && r > 0.0 && r <= 1e8 => Ok(Rate::PerSecond(r)),
-        Some(_) => Err(format!(
-            "'{text}' is not a usable rate: give more than 0 and at most 100 million requests/s"
-        )),
-        None => Err(format!(
-            "'{text}' is not a rate: give requests/s (2000 or 2000iops), bytes/s (50m, 50MiB), or curve"
-        )),
+        Some(_) => Err(crate::error::BadValue {
+            value: text.to_string(),
+            hint: " is not a usable rate: give more than 0 and at most 100 million requests/s",
+        }),
+        None => Err(crate::error::BadValue {
+            value: text.to_string(),
+            hint: " is not a rate: give requests/s (2000 or 2000iops), bytes/s (50m, 50MiB), or curve",
+        }),
     }
 }
 
@@ -338,7 +340,7 @@ mod tests {
     use super::*;
 
     fn rate(text: &str) -> Result<Rate, String> {
-        parse_rate(text, 4096)
+        parse_rate(text, 4096).map_err(|e| e.to_string())
     }
 
     #[test]

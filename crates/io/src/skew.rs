@@ -23,22 +23,27 @@ pub enum Dist {
 
 /// Parses a `dist` value (`uniform`, `zipf:THETA`, `pareto:H`, `normal:PCT%`); the error says
 /// what to give instead.
-pub fn parse_dist(text: &str) -> Result<Dist, String> {
+pub fn parse_dist(text: &str) -> Result<Dist, crate::error::BadValue> {
     let t = text.trim().to_ascii_lowercase();
     let (name, value) = t.split_once(':').unwrap_or((&t, ""));
     let v = value.trim().trim_end_matches('%').parse::<f64>().ok();
-    let bad = |what: &str| Err(format!("'{text}': {what}"));
+    let bad = |hint: &'static str| {
+        Err(crate::error::BadValue {
+            value: text.to_string(),
+            hint,
+        })
+    };
     match (name, v) {
         ("uniform", _) if value.is_empty() => Ok(Dist::Uniform),
         ("zipf", Some(th)) if th > 0.0 && th.is_finite() && th <= 100.0 => Ok(Dist::Zipf(th)),
-        ("zipf", _) => bad("give zipf:THETA with THETA above 0, e.g. zipf:1.2"),
+        ("zipf", _) => bad(": give zipf:THETA with THETA above 0, e.g. zipf:1.2"),
         ("pareto", Some(h)) if h > 0.0 && h < 1.0 => Ok(Dist::Pareto(h)),
-        ("pareto", _) => bad("give pareto:H with 0 < H < 1, e.g. pareto:0.2"),
+        ("pareto", _) => bad(": give pareto:H with 0 < H < 1, e.g. pareto:0.2"),
         ("normal", Some(s)) if s > 0.0 && s <= 100.0 => Ok(Dist::Normal(s)),
         ("normal", _) => {
-            bad("give normal:SIGMA, the stddev in % of the range (0 to 100], e.g. normal:10")
+            bad(": give normal:SIGMA, the stddev in % of the range (0 to 100], e.g. normal:10")
         }
-        _ => bad("use uniform, zipf:THETA, pareto:H or normal:SIGMA"),
+        _ => bad(": use uniform, zipf:THETA, pareto:H or normal:SIGMA"),
     }
 }
 
@@ -205,8 +210,18 @@ mod tests {
         assert_eq!(parse_dist("pareto:0.2"), Ok(Dist::Pareto(0.2)));
         assert_eq!(parse_dist("normal:10%"), Ok(Dist::Normal(10.0)));
         assert_eq!(parse_dist("uniform"), Ok(Dist::Uniform));
-        assert!(parse_dist("pareto:1.5").unwrap_err().contains("0 < H < 1"));
-        assert!(parse_dist("zipf").unwrap_err().contains("zipf:1.2"));
+        assert!(
+            parse_dist("pareto:1.5")
+                .unwrap_err()
+                .to_string()
+                .contains("0 < H < 1")
+        );
+        assert!(
+            parse_dist("zipf")
+                .unwrap_err()
+                .to_string()
+                .contains("zipf:1.2")
+        );
         assert!(parse_dist("gauss:3").is_err());
     }
 

@@ -35,17 +35,42 @@ pub trait Source {
 
 /// Whether this process may use io_uring: a ring can be set up (no seccomp filter or
 /// `kernel.io_uring_disabled` forbids it) and the kernel knows the opcodes used. Probed once.
-pub fn available() -> Result<(), String> {
-    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn available() -> Result<(), Unavailable> {
+    static PROBE: OnceLock<Result<(), Unavailable>> = OnceLock::new();
     PROBE.get_or_init(probe).clone()
 }
 
-fn probe() -> Result<(), String> {
+/// Why this process cannot use io_uring. The probe's answer is kept for the process's life, so
+/// it holds the OS error's words, not the error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unavailable {
+    /// io_uring_setup is not implemented.
+    #[error("the kernel has no io_uring (ENOSYS)")]
+    NoKernelSupport,
+    /// The sysctl forbids it.
+    #[error("sysctl kernel.io_uring_disabled={0} forbids it")]
+    Disabled(String),
+    /// EPERM without the sysctl: a seccomp filter, a container's policy.
+    #[error("io_uring is forbidden here (a seccomp filter?): {0}")]
+    Forbidden(String),
+    /// Another failure of io_uring_setup.
+    #[error("cannot set up an io_uring: {0}")]
+    Setup(String),
+    /// The opcodes could not be listed.
+    #[error("cannot list the kernel's io_uring opcodes: {0}")]
+    Probe(String),
+    /// An opcode fsbench uses is missing.
+    #[error("the kernel's io_uring lacks IORING_OP_{0}")]
+    Lacks(&'static str),
+}
+
+fn probe() -> Result<(), Unavailable> {
     let ring = IoUring::new(2).map_err(|e| refusal(&e))?;
     let mut probe = io_uring::Probe::new();
     ring.submitter()
         .register_probe(&mut probe)
-        .map_err(|e| format!("cannot list the kernel's io_uring opcodes: {e}"))?;
+        .map_err(|e| Unavailable::Probe(e.to_string()))?;
     let needed = [
         (opcode::Read::CODE, "READ"),
         (opcode::Write::CODE, "WRITE"),
@@ -53,23 +78,21 @@ fn probe() -> Result<(), String> {
         (opcode::WriteFixed::CODE, "WRITE_FIXED"),
     ];
     match needed.iter().find(|(code, _)| !probe.is_supported(*code)) {
-        Some((_, name)) => Err(format!("the kernel's io_uring lacks IORING_OP_{name}")),
+        Some((_, name)) => Err(Unavailable::Lacks(name)),
         None => Ok(()),
     }
 }
 
 /// Why setting up a ring failed, in words.
-fn refusal(e: &std::io::Error) -> String {
+fn refusal(e: &std::io::Error) -> Unavailable {
     let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     match e.raw_os_error() {
-        Some(libc::ENOSYS) => "the kernel has no io_uring (ENOSYS)".into(),
-        Some(libc::EPERM) if !sysctl.is_empty() && sysctl != "0" => {
-            format!("sysctl kernel.io_uring_disabled={sysctl} forbids it")
-        }
-        Some(libc::EPERM) => format!("io_uring is forbidden here (a seccomp filter?): {e}"),
-        _ => format!("cannot set up an io_uring: {e}"),
+        Some(libc::ENOSYS) => Unavailable::NoKernelSupport,
+        Some(libc::EPERM) if !sysctl.is_empty() && sysctl != "0" => Unavailable::Disabled(sysctl),
+        Some(libc::EPERM) => Unavailable::Forbidden(e.to_string()),
+        _ => Unavailable::Setup(e.to_string()),
     }
 }
 

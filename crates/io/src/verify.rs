@@ -31,9 +31,57 @@ pub fn seal(block: &mut [u8], offset: u64, tag: u64) {
     block[4..8].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// What a block read back was, against what was written there: each says what was expected
+/// and what was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Mismatch {
+    /// No fsbench header: never written, or overwritten by something else.
+    #[error(
+        "no fsbench block header (found {found:#010x}, expected {MAGIC:#010x}): the block was never written, or was overwritten"
+    )]
+    NoHeader {
+        /// The magic word found.
+        found: u32,
+    },
+    /// The data does not match its header's checksum.
+    #[error(
+        "checksum mismatch: the header says {header:#010x}, the data gives {data:#010x} (corrupted data)"
+    )]
+    Checksum {
+        /// The checksum in the header.
+        header: u32,
+        /// The checksum of the data.
+        data: u32,
+    },
+    /// The block written for another offset.
+    #[error(
+        "the block written for offset {written_at} was found at {found_at} (a misplaced write)"
+    )]
+    Misplaced {
+        /// Where it was written.
+        written_at: u64,
+        /// Where it was read.
+        found_at: u64,
+    },
+    /// The file ends inside the block.
+    #[error("the file ends {read} bytes into this block (a lost write)")]
+    Short {
+        /// Bytes of the block the file still has.
+        read: usize,
+    },
+    /// An older write of the block.
+    #[error("expected write #{expected}, found write #{found} (a lost or stale write)")]
+    Stale {
+        /// The write expected last.
+        expected: u64,
+        /// The write found.
+        found: u64,
+    },
+}
+
 /// Checks `block`, read at `offset`, against its header; `tag`, when known, must match too.
-/// The error says what was expected and what was found.
-pub fn check(block: &[u8], offset: u64, tag: Option<u64>) -> Result<(), String> {
+pub fn check(block: &[u8], offset: u64, tag: Option<u64>) -> Result<(), Mismatch> {
     let word = |r: std::ops::Range<usize>| {
         let mut b = [0u8; 8];
         b[..r.len()].copy_from_slice(&block[r]);
@@ -41,26 +89,27 @@ pub fn check(block: &[u8], offset: u64, tag: Option<u64>) -> Result<(), String> 
     };
     let (magic, crc) = (word(0..4) as u32, word(4..8) as u32);
     if magic != MAGIC {
-        return Err(format!(
-            "no fsbench block header (found {magic:#010x}, expected {MAGIC:#010x}): the block was never written, or was overwritten"
-        ));
+        return Err(Mismatch::NoHeader { found: magic });
     }
     let (at, found_tag) = (word(8..16), word(16..24));
     let actual = crc32fast::hash(&block[8..]);
     if actual != crc {
-        return Err(format!(
-            "checksum mismatch: the header says {crc:#010x}, the data gives {actual:#010x} (corrupted data)"
-        ));
+        return Err(Mismatch::Checksum {
+            header: crc,
+            data: actual,
+        });
     }
     if at != offset {
-        return Err(format!(
-            "the block written for offset {at} was found at {offset} (a misplaced write)"
-        ));
+        return Err(Mismatch::Misplaced {
+            written_at: at,
+            found_at: offset,
+        });
     }
     match tag {
-        Some(t) if t != found_tag => Err(format!(
-            "expected write #{t}, found write #{found_tag} (a lost or stale write)"
-        )),
+        Some(t) if t != found_tag => Err(Mismatch::Stale {
+            expected: t,
+            found: found_tag,
+        }),
         _ => Ok(()),
     }
 }
@@ -133,17 +182,13 @@ fn read_block(
     let n = file::pread_full(f, buf.as_mut_slice(), off)
         .map_err(|e| WorkloadError::io("read back", &file.path, e))?;
     if n < want {
-        return Err(mismatch(
-            file,
-            off,
-            &format!("the file ends {n} bytes into this block (a lost write)"),
-        ));
+        return Err(mismatch(file, off, &Mismatch::Short { read: n }));
     }
     Ok(())
 }
 
 /// The error of a block that failed its check.
-pub fn mismatch(file: &DataFile, off: u64, what: &str) -> WorkloadError {
+pub fn mismatch(file: &DataFile, off: u64, what: &Mismatch) -> WorkloadError {
     WorkloadError::Invalid(format!(
         "verify failed at offset {off} of {}: {what}",
         file.path.display()
@@ -209,14 +254,23 @@ mod tests {
         let mut b = vec![7u8; 4096];
         seal(&mut b, 8192, 3);
         assert_eq!(check(&b, 8192, Some(3)), Ok(()));
-        assert!(check(&b, 4096, Some(3)).unwrap_err().contains("misplaced"));
-        assert!(
-            check(&b, 8192, Some(4))
-                .unwrap_err()
-                .contains("expected write #4")
-        );
+        let misplaced = check(&b, 4096, Some(3)).unwrap_err();
+        assert!(matches!(
+            misplaced,
+            Mismatch::Misplaced {
+                written_at: 8192,
+                found_at: 4096
+            }
+        ));
+        assert!(misplaced.to_string().contains("misplaced"));
+        let stale = check(&b, 8192, Some(4)).unwrap_err();
+        assert!(stale.to_string().contains("expected write #4"), "{stale}");
         b[1000] ^= 1;
-        assert!(check(&b, 8192, Some(3)).unwrap_err().contains("checksum"));
-        assert!(check(&[0u8; 64], 0, None).unwrap_err().contains("header"));
+        assert!(matches!(
+            check(&b, 8192, Some(3)),
+            Err(Mismatch::Checksum { .. })
+        ));
+        let none = check(&[0u8; 64], 0, None).unwrap_err();
+        assert!(none.to_string().contains("header"), "{none}");
     }
 }

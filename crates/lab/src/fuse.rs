@@ -3,7 +3,9 @@
 //! (built as the `ext4` kind is), so that compared with lab ext4 they sit on the same kind of
 //! storage and only the FUSE layer differs. The FUSE mount is `KIND/fuse`, the image's `KIND/mnt`.
 //! Both daemons daemonise into their own session, so they survive the process-group kill of the
-//! command that started them, and exit when `fusermount3 -u` unmounts them.
+//! command that started them, and exit when `fusermount3 -u` unmounts them. Each runs inside a
+//! PID namespace held by fsbench ([`super::simhost::start_daemon_holder`]): when fsbench ends,
+//! however it ends, the kernel kills the daemon with the namespace.
 
 use super::error::Error;
 use super::undo::Undo;
@@ -21,6 +23,7 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, Error> {
         "gocryptfs",
         &["-init", "-q", "-passfile", text(&pass), text(&cipher)],
     )?;
+    let holder = super::simhost::start_daemon_holder(b)?;
     b.info.options = "-nosyslog".into();
     b.undo(Undo::Unmount {
         point: mnt.clone(),
@@ -34,7 +37,7 @@ pub fn gocryptfs(b: &mut Building) -> Result<PathBuf, Error> {
         text(&cipher),
         text(&mnt),
     ];
-    b.run("gocryptfs", &args)?;
+    holder.run(b, "gocryptfs", &args)?;
     Ok(mnt)
 }
 
@@ -44,12 +47,14 @@ pub fn bindfs(b: &mut Building) -> Result<PathBuf, Error> {
     let base = super::loopfs::image_fs(b, "mkfs.ext4", super::loopfs::EXT4)?;
     let src = super::subdir(&base, "src")?;
     let mnt = b.mkdir("fuse")?;
+    let holder = super::simhost::start_daemon_holder(b)?;
     b.info.options = "-s,no-allow-other".into();
     b.undo(Undo::Unmount {
         point: mnt.clone(),
         fuse: true,
     });
-    b.run(
+    holder.run(
+        b,
         "bindfs",
         &["-s", "-o", "no-allow-other", text(&src), text(&mnt)],
     )?;

@@ -11,6 +11,8 @@ use super::simhost;
 use super::{Building, text};
 use std::path::PathBuf;
 
+/// glusterd's management port (the volfile server the client asks first).
+const GLUSTERD_PORT: u16 = 24007;
 /// The volume's name.
 const VOLUME: &str = "fsbench";
 /// Where glusterd, the bricks and the CLI keep state, logs and sockets inside a server host.
@@ -67,7 +69,13 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     }
     let mut options = volume_options(&info);
     options.extend(args.iter().map(|a| a.to_string()));
-    served::record(b, &served, format!("{server}:/{VOLUME}"), options, versions);
+    let export = served::Export {
+        export: format!("{server}:/{VOLUME}"),
+        options,
+        versions,
+        port: GLUSTERD_PORT,
+    };
+    served::record(b, &served, export);
     Ok(mnt)
 }
 

@@ -32,6 +32,7 @@ mod overlay;
 mod prepare;
 pub mod probe;
 mod request;
+mod rtt;
 mod secret;
 mod served;
 mod simhost;
@@ -588,6 +589,10 @@ pub fn build(
             "target label '{t}' is both a --target and a --lab kind — give the --target another label (LABEL=DIR)"
         )));
     }
+    say_leftovers(&req.dir, hooks.say);
+    if !req.quiet {
+        say_namespace(hooks.say);
+    }
     let id = format!("{}{}-{}", LAB_ID, std::process::id(), nanos());
     let scratch = Scratch::create(&req.dir, &id, cleanup).map_err(|e| Failure::input(e.message))?;
     let root = scratch.path().to_path_buf();
@@ -625,6 +630,30 @@ pub fn build(
     Ok((lab, targets))
 }
 
+/// One line per scratch in `dir` that a run which is gone left there (a lab's images, after a
+/// SIGKILL), with how to remove it.
+fn say_leftovers(dir: &Path, say: fn(&str)) {
+    let found = fsbench_scratch::find_scratches(dir).unwrap_or_default();
+    for f in found.iter().filter(|f| f.stale) {
+        say(&format!(
+            "warning: leftover scratch {} from a run that is gone — 'fsbench clean {}' removes it",
+            f.path.display(),
+            dir.display()
+        ));
+    }
+}
+
+/// When this process has a mount namespace of its own (`fsbench run` enters one for a lab),
+/// says so, and how to see the lab's targets from outside.
+fn say_namespace(say: fn(&str)) {
+    let me = std::process::id();
+    if fsbench_sys::mountns::entered() {
+        say(&format!(
+            "lab: its mounts are this run's own (gone with it, however it ends); to look from outside: nsenter -t {me} -m -- ls DIR, or /proc/{me}/root/DIR"
+        ));
+    }
+}
+
 fn built_line(label: &str, path: &Path, infos: &[(String, LabInfo)]) -> String {
     let info = infos.iter().find(|(l, _)| l == label).map(|(_, i)| i);
     let dev = info
@@ -639,7 +668,21 @@ fn built_line(label: &str, path: &Path, infos: &[(String, LabInfo)]) -> String {
         })
         .unwrap_or_default();
     let frag = info.map(prepare::summary).unwrap_or_default();
-    format!("lab: built {label} at {}{dev}{frag}", path.display())
+    let rtt = info.and_then(|i| i.net.as_ref()).map(rtt_summary);
+    format!(
+        "lab: built {label} at {}{dev}{frag}{}",
+        path.display(),
+        rtt.unwrap_or_default()
+    )
+}
+
+/// The measured round trip of a served target, for its built line: `; RTT 0.06 ms (how)`, or
+/// why it was not measured.
+fn rtt_summary(net: &fsbench_model::NetLabInfo) -> String {
+    match net.rtt_measured_ms {
+        Some(ms) => format!("; RTT {ms:.3} ms ({})", net.rtt_how),
+        None => format!("; RTT {}", net.rtt_how),
+    }
 }
 
 fn nanos() -> u128 {

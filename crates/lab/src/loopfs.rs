@@ -1,7 +1,8 @@
 //! ext4, xfs and btrfs on a sparse image file in the lab scratch, attached to a loop device with
 //! `--direct-io=on` (the loop device then reads and writes the image with O_DIRECT, so a cold
 //! read reaches the disk under the image instead of the image's page cache), made with `mkfs`
-//! on the loop device and mounted at `KIND/mnt`.
+//! on the loop device and mounted at `KIND/mnt`. Each device is attached with autoclear set and
+//! held open by fsbench until its teardown: it never outlives fsbench and its filesystem.
 
 use super::error::Error;
 use super::undo::Undo;
@@ -77,6 +78,33 @@ pub(super) fn fs_on(
     Ok(mnt)
 }
 
+/// The loop devices this process attached, each held open with autoclear set
+/// ([`fsbench_sys::loopdev::hold_autoclear`]) until its teardown releases it.
+static HELD: std::sync::Mutex<Vec<(String, std::fs::File)>> = std::sync::Mutex::new(Vec::new());
+
+fn held() -> std::sync::MutexGuard<'static, Vec<(String, std::fs::File)>> {
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sets autoclear on `dev` and holds it open: it stays attached through `mkfs` and detaches
+/// itself once this process is gone and its filesystem unmounted (SIGKILL included).
+fn hold(dev: &str) -> Result<(), Error> {
+    let file = fsbench_sys::loopdev::hold_autoclear(dev)
+        .map_err(|e| Error::io("set autoclear on", dev, e))?;
+    held().push((dev.to_string(), file));
+    Ok(())
+}
+
+/// Closes this process's hold on `dev` (before detaching it): with its filesystem unmounted,
+/// the kernel then detaches it; returns whether it was held.
+pub(crate) fn release(dev: &str) -> bool {
+    let mut all = held();
+    let before = all.len();
+    all.retain(|(d, _)| d != dev);
+    all.len() != before
+}
+
 /// `losetup -f --show --direct-io=on IMAGE` (retried: another process may take the same free
 /// device); records the device and whether the kernel kept direct I/O on.
 fn attach(b: &mut Building, image: &Path) -> Result<String, Error> {
@@ -99,6 +127,7 @@ fn attach(b: &mut Building, image: &Path) -> Result<String, Error> {
         device: dev.to_string(),
         image: image.to_path_buf(),
     });
+    hold(dev)?;
     let name = dev.trim_start_matches("/dev/");
     let dio = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok();
     b.info.direct_io = dio.map(|d| d.trim() == "1");

@@ -114,19 +114,35 @@ fn with_path(program: &str, args: &[&str]) -> Result<Vec<String>, Error> {
     Ok(all)
 }
 
+/// What a served target is: what is exported, with which options, by which versions, and the
+/// server daemon's port (where its round trips are timed).
+pub(crate) struct Export {
+    /// What the client mounts (`10.79.0.11:/fsbench`, `root@10.79.0.11:DIR`).
+    pub export: String,
+    /// Volume or daemon options.
+    pub options: Vec<String>,
+    /// Server and client versions.
+    pub versions: Vec<String>,
+    /// The first server's daemon's TCP port (glusterd 24007, sshd 22).
+    pub port: u16,
+}
+
 /// Records the served target in `b.info.net`: the hosts, what is exported with which options,
-/// the versions, and the round-trip time set and measured (a ping from the client to the
-/// first server).
-pub(crate) fn record(
-    b: &mut Building,
-    served: &Served,
-    export: String,
-    options: Vec<String>,
-    versions: Vec<String>,
-) {
+/// the versions, and the round-trip time set and measured (fsbench's own TCP connects from
+/// the client to the first server's daemon, [`super::rtt`]).
+pub(crate) fn record(b: &mut Building, served: &Served, e: Export) {
+    let Export {
+        export,
+        options,
+        versions,
+        port,
+    } = e;
     let rtt_set_ms = b.net.and_then(|n| n.rtt_us).map(|us| us as f64 / 1000.0);
-    let first = simhost::server_address(1);
-    let rtt_measured_ms = simhost::ping(b, &served.client, &first);
+    let first = std::net::SocketAddr::from((simhost::server_ip(1), port));
+    let (rtt_measured_ms, rtt_how) = match super::rtt::measure(served.client.init, first) {
+        Ok((ms, how)) => (Some(ms), how),
+        Err(why) => (None, format!("not measured: {why}")),
+    };
     b.info.options = options.join(",");
     b.info.net = Some(NetLabInfo {
         servers: served.servers.iter().map(|(_, s)| s.clone()).collect(),
@@ -136,6 +152,7 @@ pub(crate) fn record(
         versions,
         rtt_set_ms,
         rtt_measured_ms,
+        rtt_how,
     });
 }
 

@@ -58,6 +58,11 @@ pub(crate) fn server_address(i: usize) -> String {
     format!("{SUBNET}.{}", 10 + i)
 }
 
+/// Server `i`'s address as an IP address (`i` from 1).
+pub(crate) fn server_ip(i: usize) -> std::net::Ipv4Addr {
+    std::net::Ipv4Addr::new(10, 79, 0, u8::try_from(10 + i).unwrap_or(u8::MAX))
+}
+
 /// Server `i`'s name (`i` from 1).
 pub(crate) fn server_name(i: usize) -> String {
     format!("server{i}")
@@ -72,6 +77,8 @@ pub(crate) struct Host {
     pub init: i32,
     /// A server host (own mount and UTS namespaces) rather than the client.
     pub server: bool,
+    /// With a network namespace of its own (every simulated host; not a FUSE daemon's holder).
+    pub net: bool,
 }
 
 impl Host {
@@ -133,7 +140,10 @@ impl Host {
     /// insists on one).
     fn nsenter(&self, program: &str, args: &[&str]) -> Result<Vec<String>, Error> {
         let path = tool::require(program)?;
-        let mut all = vec!["-t".to_string(), self.init.to_string(), "-n".into()];
+        let mut all = vec!["-t".to_string(), self.init.to_string()];
+        if self.net {
+            all.push("-n".into());
+        }
         if self.server {
             all.extend(["-m".into(), "-u".into()]);
         }
@@ -266,28 +276,31 @@ fn label(b: &Building) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// Mean round-trip time from the client to `address` (`ping`), ms; `None` when it could not be
-/// measured (no `ping`: the record then says so by its absence).
-pub(crate) fn ping(b: &mut Building, client: &Host, address: &str) -> Option<f64> {
-    let args = ["-c", "5", "-i", "0.2", "-q", address];
-    let out = client.run(b, "ping", &args).ok()?;
-    parse_ping(&out)
-}
-
-/// The mean of ping's summary (`rtt min/avg/max/mdev = 0.04/2.05/2.1/0.01 ms`), ms.
-fn parse_ping(out: &str) -> Option<f64> {
-    let line = out.lines().find(|l| l.contains("min/avg/max"))?;
-    let values = line.split_once('=')?.1.trim();
-    values.split('/').nth(1)?.trim().parse().ok()
+/// A PID namespace holding a local FUSE daemon (`gocryptfs`, `bindfs`), as a host holds its
+/// daemons: the daemon runs inside it (`Host::run`; it shares fsbench's network and mounts), and
+/// when fsbench ends, however it ends, the holder dies with it and the kernel kills every process
+/// in the namespace — so no daemon outlives the run to keep its mount (and fsbench's mount
+/// namespace) alive. Its end is recorded to undo.
+pub(crate) fn start_daemon_holder(b: &mut Building) -> Result<Host, Error> {
+    start_with(b, "daemon", false, false)
 }
 
 /// Starts host `name` of `b` and waits for its init; its end is recorded to undo.
 fn start(b: &mut Building, name: &str, server: bool) -> Result<Host, Error> {
+    start_with(b, name, server, true)
+}
+
+/// Starts `name`'s holder (network namespace too when `net`; mount, UTS and `/proc` too for a
+/// server) and waits for its init; its end is recorded to undo.
+fn start_with(b: &mut Building, name: &str, server: bool, net: bool) -> Result<Host, Error> {
     b.undo(Undo::EndHost {
         dir: b.dir.clone(),
         name: name.to_string(),
     });
-    let mut args = vec!["--net", "--pid", "--fork", "--kill-child"];
+    let mut args = vec!["--pid", "--fork", "--kill-child"];
+    if net {
+        args.insert(0, "--net");
+    }
     if server {
         args.extend(["--mount", "--uts", "--mount-proc"]);
     }
@@ -316,6 +329,7 @@ fn start(b: &mut Building, name: &str, server: bool) -> Result<Host, Error> {
                 name: name.to_string(),
                 init,
                 server,
+                net,
             });
         }
         if Instant::now() > deadline || b.cleanup.is_closed() {
@@ -460,13 +474,5 @@ mod tests {
                 "/var/tmp/x/.fsbench-lab-2-9/ext4/mnt"
             ])
         );
-    }
-
-    #[test]
-    fn pings_mean_is_read() {
-        let out = "--- 10.79.0.11 ping statistics ---\n5 packets transmitted, 5 received, 0% packet loss, time 810ms\nrtt min/avg/max/mdev = 2.041/2.105/2.170/0.040 ms";
-        assert_eq!(parse_ping(out), Some(2.105));
-        assert_eq!(parse_ping("no reply"), None);
-        assert_eq!(server_address(2), "10.79.0.12");
     }
 }

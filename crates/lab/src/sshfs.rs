@@ -63,7 +63,13 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
         format!("-o {options}"),
         format!("sshd Subsystem sftp {sftp}"),
     ];
-    served::record(b, &served, remote, options, versions);
+    let export = served::Export {
+        export: remote,
+        options,
+        versions,
+        port: 22,
+    };
+    served::record(b, &served, export);
     Ok(mnt)
 }
 

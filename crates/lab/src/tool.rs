@@ -109,10 +109,6 @@ pub const TOOLS: &[Tool] = &[
         package: "iproute2",
     },
     Tool {
-        name: "ping",
-        package: "iputils-ping",
-    },
-    Tool {
         name: "glusterd",
         package: "glusterfs-server",
     },

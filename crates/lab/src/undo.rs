@@ -181,6 +181,13 @@ pub(crate) fn backing_file(name: &str) -> Option<PathBuf> {
 /// Detaches `device` if it is still backed by `image`; waits (2 s) for the kernel to let go.
 pub(crate) fn detach(device: &str, image: &Path) -> Result<Option<String>, Error> {
     let name = device.trim_start_matches("/dev/");
+    if super::loopfs::release(device) {
+        // Autoclear: the last close detaches it (udev may hold it a moment after the unmount).
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while backing_file(name).as_deref() == Some(image) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     if backing_file(name).as_deref() != Some(image) {
         return Ok(None); // already detached (and perhaps reused by someone else)
     }

@@ -35,20 +35,57 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+/// Why the wire could not start.
+#[derive(Debug)]
+enum WireError {
+    /// Not the five arguments.
+    Usage,
+    /// The delay is not a number of microseconds.
+    Delay(String),
+    /// A host's init is not a process id.
+    NotAProcess(String),
+    /// `what` failed with `source`.
+    Os {
+        /// What was being done.
+        what: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Usage => f.write_str(
+                "usage: __lab-wire CLIENT_INIT CLIENT_TAP SERVER_INIT SERVER_TAP ONE_WAY_US",
+            ),
+            Self::Delay(d) => write!(f, "bad delay '{d}' (microseconds)"),
+            Self::NotAProcess(p) => write!(f, "not a process: {p}"),
+            Self::Os { what, source } => write!(f, "{what}: {source}"),
+        }
+    }
+}
+
+fn os(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> WireError {
+    let what = what.into();
+    move |source| WireError::Os { what, source }
+}
+
+fn run(args: &[String]) -> Result<(), WireError> {
     let [client, client_tap, server, server_tap, one_way_us] = args else {
-        return Err(
-            "usage: __lab-wire CLIENT_INIT CLIENT_TAP SERVER_INIT SERVER_TAP ONE_WAY_US".into(),
-        );
+        return Err(WireError::Usage);
     };
-    let delay = Duration::from_micros(one_way_us.parse().map_err(|_| "bad delay")?);
+    let us = one_way_us
+        .parse()
+        .map_err(|_| WireError::Delay(one_way_us.clone()))?;
+    let delay = Duration::from_micros(us);
     let a = open_in(client, client_tap)?;
     let b = open_in(server, server_tap)?;
     // Both ends attached: what could go wrong was said; the caller's pipes are let go.
-    fsbench_sys::tap::detach_stdio().map_err(|e| format!("/dev/null: {e}"))?;
+    fsbench_sys::tap::detach_stdio().map_err(os("/dev/null"))?;
     let (a2, b2) = (
-        a.try_clone().map_err(|e| e.to_string())?,
-        b.try_clone().map_err(|e| e.to_string())?,
+        a.try_clone().map_err(os("dup"))?,
+        b.try_clone().map_err(os("dup"))?,
     );
     let forward = std::thread::spawn(move || carry(a, b, delay));
     carry(b2, a2, delay);
@@ -57,11 +94,13 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Opens TAP device `name` in the network namespace of process `init`.
-fn open_in(init: &str, name: &str) -> Result<File, String> {
-    let pid: i32 = init.parse().map_err(|_| format!("not a process: {init}"))?;
+fn open_in(init: &str, name: &str) -> Result<File, WireError> {
+    let pid: i32 = init
+        .parse()
+        .map_err(|_| WireError::NotAProcess(init.to_string()))?;
     fsbench_sys::tap::enter_net_namespace_of(pid)
-        .map_err(|e| format!("enter host {init}'s network: {e}"))?;
-    fsbench_sys::tap::open_tap(name).map_err(|e| format!("attach to {name}: {e}"))
+        .map_err(os(format!("enter host {init}'s network")))?;
+    fsbench_sys::tap::open_tap(name).map_err(os(format!("attach to {name}")))
 }
 
 /// Carries frames from `from` to `to`, each `delay` after it was read, in order.

@@ -9,6 +9,7 @@ pub mod diskstats;
 pub mod histo;
 pub mod live;
 mod machine;
+pub mod memory;
 pub mod netstats;
 mod overhead;
 pub mod proctree;

@@ -191,6 +191,13 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("verified_bytes", Bytes, H, "verified", "verify=true: bytes checked against their checksums"),
     m("mmap_minor_faults", Count, L, "mmap minor faults", "engine=mmap: page faults served from the page cache"),
     m("mmap_major_faults", Count, L, "mmap major faults", "engine=mmap: page faults that read from storage"),
+    m("fx_ops_per_s", PerS("ops/s"), H, "ops/s", "card operation: operations per second of the timed window, summed over the jobs"),
+    m("fx_all_ops", Count, H, "all ops", "card operation: every operation of the sample, warm-up included"),
+    m("fx_user_pct", Pct, L, "user", "card operation: the machine's user time over the timed window, % of all CPUs"),
+    m("fx_sys_pct", Pct, L, "sys", "card operation: the machine's system time over the timed window, % of all CPUs"),
+    m("fx_idle_pct", Pct, H, "idle", "card operation: the machine's idle time over the timed window, % of all CPUs"),
+    m("fx_iowait_pct", Pct, L, "iowait", "card operation: the machine's I/O wait over the timed window, % of all CPUs"),
+    m("fx_late_start_ns", Ns, L, "late start", "card operation: the latest a job began its timed loop after the common start"),
 ];
 
 /// The catalogue entry of `name`, if it is listed.

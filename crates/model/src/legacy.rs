@@ -37,11 +37,16 @@ pub fn scale_of(argv: &[String]) -> Option<f64> {
         .filter(|&s: &f64| s != 1.0)
 }
 
-/// Fills `run.suite` and `run.scale` of a record older than schema 3 from its command line.
+/// Fills `run.suite` and `run.scale` of a record older than schema 3 from its command line, and
+/// the roles of profiles written before roles.
 pub fn upgrade(record: &mut crate::RunRecord) {
     if record.schema_version < 3 && record.run.suite.is_none() {
         record.run.suite = suite_of(&record.run.argv);
         record.run.scale = scale_of(&record.run.argv);
+    }
+    // Profiles written before roles take them from their names.
+    for p in record.results.iter_mut().filter_map(|e| e.profile.as_mut()) {
+        p.fill_legacy_roles();
     }
 }
 

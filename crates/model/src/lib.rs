@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 mod aging;
+pub mod card;
 pub mod catalogue;
 mod entry_head;
 mod failure;

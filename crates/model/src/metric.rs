@@ -236,6 +236,23 @@ pub fn curve_step(load_pct: u32, what: &str) -> String {
     format!("curve_{load_pct}_{what}")
 }
 
+/// `fx_ops_per_s`: a card operation's operations per second of the timed window, summed over
+/// its jobs.
+pub const FX_OPS_PER_S: &str = "fx_ops_per_s";
+/// `fx_all_ops`: every operation a card sample's jobs did, warm-up included (the denominator of
+/// a lock's wait per operation: the profile covers the whole sample).
+pub const FX_ALL_OPS: &str = "fx_all_ops";
+/// `fx_user_pct`: the machine's user time over a card sample's timed window, % of all CPUs.
+pub const FX_USER_PCT: &str = "fx_user_pct";
+/// `fx_sys_pct`: system time over the timed window, % of all CPUs.
+pub const FX_SYS_PCT: &str = "fx_sys_pct";
+/// `fx_idle_pct`: idle time over the timed window, % of all CPUs.
+pub const FX_IDLE_PCT: &str = "fx_idle_pct";
+/// `fx_iowait_pct`: I/O wait over the timed window, % of all CPUs.
+pub const FX_IOWAIT_PCT: &str = "fx_iowait_pct";
+/// `fx_late_start_ns`: the latest a card job began its timed loop after the common start.
+pub const FX_LATE_START_NS: &str = "fx_late_start_ns";
+
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
     WALL_NS,
@@ -350,6 +367,13 @@ pub const ALL: &[&str] = &[
     VERIFIED_BYTES,
     MMAP_MINOR_FAULTS,
     MMAP_MAJOR_FAULTS,
+    FX_OPS_PER_S,
+    FX_ALL_OPS,
+    FX_USER_PCT,
+    FX_SYS_PCT,
+    FX_IDLE_PCT,
+    FX_IOWAIT_PCT,
+    FX_LATE_START_NS,
 ];
 
 #[cfg(test)]

@@ -162,6 +162,7 @@ mod tests {
             results: vec![entry("ext4"), entry("x,y|z")],
             comparisons: Vec::new(),
             scaling: Vec::new(),
+            cards: Vec::new(),
         }
     }
 

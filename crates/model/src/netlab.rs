@@ -55,10 +55,15 @@ pub struct NetLabInfo {
     /// Round-trip time put on the links (`tc netem`, half each way), ms; `null` when none.
     #[serde(default)]
     pub rtt_set_ms: Option<f64>,
-    /// Round-trip time measured from the client to the first server after building (`ping`,
-    /// mean of a few), ms; `null` when it could not be measured.
+    /// Round-trip time measured from the client to the first server after building (fsbench's
+    /// own TCP connects to the server's daemon, median of ten; `ping` before issue 45), ms;
+    /// `null` when it could not be measured.
     #[serde(default)]
     pub rtt_measured_ms: Option<f64>,
+    /// How `rtt_measured_ms` was measured (`TCP connect to 10.79.0.11:22, median of 10`), or
+    /// why it could not be; empty in records made before fsbench said.
+    #[serde(default)]
+    pub rtt_how: String,
 }
 
 /// One simulated server host: its own network, mount, PID and UTS namespaces, a veth link to

@@ -54,13 +54,22 @@ pub struct Profile {
     /// Folded stacks: `who;user frames;kernel frames` (root first, `;`-separated) → samples.
     /// The 2,000 most frequent stacks are kept; the rest are counted in `[other stacks]`.
     pub on_cpu: BTreeMap<String, u64>,
-    /// Off-CPU time of fsbench's threads (and a command's children) by reason, ns.
+    /// Off-CPU time of the cell's threads (fsbench's workers and a command's children, not its
+    /// helpers) by reason, ns.
     pub off_cpu: BTreeMap<String, u64>,
     /// Off-CPU time of the FUSE daemon's threads by reason, ns.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub daemon_off_cpu: BTreeMap<String, u64>,
-    /// Lock waits of fsbench's and the daemon's threads, largest first.
+    /// Off-CPU time of fsbench's helpers (sampler, ticker, the measuring thread waiting for its
+    /// workers and children) by reason, ns: never the cell's reasons.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub helper_off_cpu: BTreeMap<String, u64>,
+    /// Lock waits of the cell's threads (fsbench's workers and children, the daemons'), largest
+    /// first.
     pub locks: Vec<LockWait>,
+    /// Lock waits whose end was never seen, dropped rather than guessed (by why).
+    #[serde(default, skip_serializing_if = "LockDrops::is_empty")]
+    pub lock_drops: LockDrops,
     /// The block requests of the target's device, as the device saw them; `None` without one.
     pub device: Option<DeviceLatency>,
     /// On-CPU samples by who ran them, largest first.
@@ -81,7 +90,69 @@ pub struct LockWait {
     pub wait_ns: u64,
     /// Contended acquisitions.
     pub count: u64,
+    /// Distinct threads that waited (a wait's share of the wall time is at most this × 100%).
+    #[serde(default)]
+    pub threads: u64,
+    /// Of [`LockWait::wait_ns`], the time the waiting threads slept off the CPU, ns; the rest
+    /// they spun (or were preempted) on it.
+    #[serde(default)]
+    pub asleep_ns: u64,
 }
+
+impl LockWait {
+    /// True for a lock whose waiters spin on the CPU (spinlock, rwlock): its wait is on-CPU
+    /// time, not sleep.
+    pub fn spins(&self) -> bool {
+        is_spinning_kind(&self.kind)
+    }
+}
+
+/// True for the lock kinds whose waiters spin on the CPU rather than sleep.
+pub fn is_spinning_kind(kind: &str) -> bool {
+    matches!(kind, "spinlock" | "rwlock")
+}
+
+/// Lock waits begun but never seen to end, dropped (not counted in [`Profile::locks`]) because
+/// what ended them was not seen.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct LockDrops {
+    /// Open when the kernel dropped records (the end may be among them).
+    pub lost: u64,
+    /// Open when their thread exited.
+    pub exited: u64,
+    /// Still open when the sample ended.
+    pub open_at_end: u64,
+    /// Ends without a begin (begun before the sample, or the begin was lost).
+    pub unmatched_ends: u64,
+}
+
+impl LockDrops {
+    /// True when nothing was dropped.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Self) {
+        self.lost += o.lost;
+        self.exited += o.exited;
+        self.open_at_end += o.open_at_end;
+        self.unmatched_ends += o.unmatched_ends;
+    }
+
+    /// The drops in words, for a profile's notes; `None` when nothing was dropped.
+    pub fn note(&self) -> Option<String> {
+        (!self.is_empty()).then(|| {
+            format!(
+                "{LOCK_DROPS_NOTE} {} at lost records, {} at a thread's exit, {} open at the sample's end; {} ends without a begin ignored",
+                self.lost, self.exited, self.open_at_end, self.unmatched_ends
+            )
+        })
+    }
+}
+
+/// How the note of [`LockDrops::note`] starts (one such note per profile).
+pub const LOCK_DROPS_NOTE: &str = "lock waits dropped unpaired:";
 
 /// The device's request latency (issue to completion) and queue depth.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -107,11 +178,51 @@ pub struct LatencyBucket {
     pub count: u64,
 }
 
+/// Who a piece of a profile belongs to (`docs/methodology.md`, "Roles").
+#[derive(
+    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The cell's own work: its threads and children, its FUSE daemons and simulated servers,
+    /// the kernel workers serving its target's devices.
+    Cell,
+    /// fsbench's helpers: the sampler, ticker, progress and the measuring thread's waits for its
+    /// workers. Never an input of a verdict.
+    Helper,
+    /// Anything else running on the machine, named by command (or kernel worker and the device
+    /// it serves).
+    Neighbour,
+    /// Kernel work that could not be tied to any device (softirqs, shared workqueues). Also the
+    /// role of shares recorded before roles existed.
+    #[default]
+    Unattributed,
+}
+
+impl Role {
+    /// The role's name as JSON and the tables spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Cell => "cell",
+            Role::Helper => "helper",
+            Role::Neighbour => "neighbour",
+            Role::Unattributed => "unattributed",
+        }
+    }
+}
+
 /// Who ran a share of the on-CPU samples.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct WhoShare {
-    /// `fsbench`, `daemon COMM`, `kworker WORKQUEUE`, `kthread NAME` or `other`.
+    /// `fsbench`, `daemon COMM`, `fsbench helper`, `kworker WORKQUEUE`, `kthread NAME`, or a
+    /// neighbour's command (`cc1`); the root of its folded stacks.
     pub who: String,
+    /// Whose work it was.
+    #[serde(default)]
+    pub role: Role,
+    /// The device a kernel worker serves, when its name or its requests tell (`loop4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serves: Option<String>,
     /// On-CPU samples.
     pub samples: u64,
     /// Percent of the busy on-CPU samples.
@@ -129,6 +240,70 @@ pub fn is_cipher(frame: &str) -> bool {
 }
 
 impl Profile {
+    /// The role of the shares whose folded stacks start with `who`.
+    pub fn role_of(&self, who: &str) -> Role {
+        self.who
+            .iter()
+            .find(|w| w.who == who)
+            .map_or(Role::Unattributed, |w| w.role)
+    }
+
+    /// Gives the shares of a profile recorded before roles their role from their name:
+    /// `fsbench` and `daemon …` the cell's, `other` a neighbour's, kernel threads unattributed
+    /// (the old profile did not tie them to devices). A profile with any role set is left as
+    /// it is. Its `off_cpu` still holds the helpers' waits: it cannot be split afterwards.
+    pub fn fill_legacy_roles(&mut self) {
+        if self.who.iter().any(|w| w.role != Role::Unattributed) {
+            return;
+        }
+        for w in &mut self.who {
+            w.role = match w.who.as_str() {
+                "fsbench" => Role::Cell,
+                d if d.starts_with("daemon ") => Role::Cell,
+                "other" => Role::Neighbour,
+                _ => Role::Unattributed,
+            };
+        }
+    }
+
+    /// The neighbours' share of the busy samples, % of them, and the largest ones named (`cc1
+    /// 31%, kworker flush-7:4 (loop4, not in this run) 22%`); `None` without neighbours.
+    pub fn neighbours(&self, named: usize) -> Option<(f64, String)> {
+        let n: Vec<&WhoShare> = self
+            .who
+            .iter()
+            .filter(|w| w.role == Role::Neighbour)
+            .collect();
+        let total: f64 = n.iter().map(|w| w.pct).sum();
+        // Those that round to 0% are in the total, not named.
+        let words: Vec<String> = n
+            .iter()
+            .filter(|w| w.pct >= 0.5)
+            .take(named)
+            .map(|w| match &w.serves {
+                Some(d) => format!("{} ({d}, not in this run) {:.0}%", w.who, w.pct),
+                None => format!("{} {:.0}%", w.who, w.pct),
+            })
+            .collect();
+        (!n.is_empty()).then(|| (total, words.join(", ")))
+    }
+
+    /// On-CPU samples of `role`.
+    pub fn samples_of(&self, role: Role) -> u64 {
+        let shares = self.who.iter().filter(|w| w.role == role);
+        shares.map(|w| w.samples).sum()
+    }
+
+    /// Busy samples whose running function is a cipher's, in the stacks of `roles` only.
+    pub fn cipher_samples_of(&self, roles: &[Role]) -> u64 {
+        let cipher = self.on_cpu.iter().filter(|(stack, _)| {
+            let leaf = stack.rsplit(';').next().unwrap_or(stack);
+            let who = stack.split(';').next().unwrap_or(stack);
+            is_cipher(leaf) && roles.contains(&self.role_of(who))
+        });
+        cipher.map(|(_, n)| n).sum()
+    }
+
     /// On-CPU samples by innermost frame (the function that was running), largest first.
     pub fn top_frames(&self) -> Vec<(&str, u64)> {
         let mut by: BTreeMap<&str, u64> = BTreeMap::new();
@@ -166,5 +341,48 @@ mod tests {
         assert_eq!(p.cipher_samples(), 6);
         assert!(is_cipher("aes_xts_decrypt_vaes_avx2"));
         assert!(!is_cipher("filemap_read"));
+    }
+
+    #[test]
+    fn neighbours_are_named_with_the_device_they_serve_and_ciphers_counted_by_role() {
+        let share = |who: &str, role, serves: Option<&str>, pct| WhoShare {
+            who: who.into(),
+            role,
+            serves: serves.map(String::from),
+            samples: pct as u64,
+            pct,
+        };
+        let mut p = Profile {
+            who: vec![
+                share("cc1", Role::Neighbour, None, 31.0),
+                share("kworker flush-7:4", Role::Neighbour, Some("loop4"), 22.0),
+                share("fsbench", Role::Cell, None, 40.0),
+            ],
+            ..Default::default()
+        };
+        let (pct, words) = p.neighbours(3).unwrap();
+        assert_eq!(pct, 53.0);
+        assert_eq!(
+            words,
+            "cc1 31%, kworker flush-7:4 (loop4, not in this run) 22%"
+        );
+        p.on_cpu
+            .insert("kworker flush-7:4;aesti_encrypt".into(), 22);
+        p.on_cpu.insert("fsbench;filemap_read".into(), 40);
+        assert_eq!(p.cipher_samples_of(&[Role::Cell]), 0);
+        assert_eq!(p.cipher_samples_of(&[Role::Neighbour]), 22);
+        assert_eq!(p.samples_of(Role::Cell), 40);
+        p.fill_legacy_roles();
+        assert_eq!(p.role_of("cc1"), Role::Neighbour, "roles set are kept");
+        let mut old: Profile = serde_json::from_str(
+            r#"{"frequency_hz":997,"cpus":2,"samples":1,"wall_ns":1,"on_cpu_samples":3,
+            "idle_samples":0,"lost":0,"on_cpu":{},"off_cpu":{},"locks":[],"device":null,
+            "who":[{"who":"fsbench","samples":1,"pct":33.0},{"who":"other","samples":1,"pct":33.0},
+            {"who":"kworker flush-7:4","samples":1,"pct":33.0}]}"#,
+        )
+        .unwrap();
+        old.fill_legacy_roles();
+        let roles: Vec<Role> = old.who.iter().map(|w| w.role).collect();
+        assert_eq!(roles, [Role::Cell, Role::Neighbour, Role::Unattributed]);
     }
 }

@@ -22,6 +22,9 @@ pub struct RunRecord {
     /// Scaling analyses of workloads swept over `workers`.
     #[serde(default)]
     pub scaling: Vec<Scaling>,
+    /// A card run's cards, one per target (built from its cells; `fsbench card`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cards: Vec<crate::card::Card>,
 }
 
 /// A workload swept over its worker count on one target and cache state.
@@ -93,6 +96,32 @@ pub struct RunInfo {
     /// The seed layout the suite asks for after the standard tables (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<crate::SeedLayout>,
+    /// `run` or `card` (`fsbench card`: its cells are a character card's points).
+    #[serde(default)]
+    pub kind: RunKind,
+}
+
+/// What a stored run is: a plain run (`fsbench run`) or a character card (`fsbench card`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    /// `fsbench run`.
+    #[default]
+    Run,
+    /// `fsbench card`.
+    Card,
+}
+
+impl RunKind {
+    /// The kind of a run whose report layout is `layout` (a card is stored as a run whose
+    /// layout is the card's).
+    pub fn of(layout: Option<crate::SeedLayout>) -> Self {
+        if layout == Some(crate::SeedLayout::Card) {
+            Self::Card
+        } else {
+            Self::Run
+        }
+    }
 }
 
 /// Host facts and one entry per target.
@@ -814,6 +843,50 @@ pub struct Sample {
     /// With `--profile`: this sample's off-CPU time of fsbench's threads by reason, ns (schema 4).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub off_cpu: BTreeMap<String, u64>,
+    /// The largest resident set during the sample, KiB: of fsbench itself (its workers are its
+    /// threads) or of any child process reaped in the sample (a `command`'s process tree, walk
+    /// workers), whichever is larger; `None` when unmeasured (older records, MPI ranks'
+    /// merged samples, a kernel that refused to reset the high-water mark).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
+}
+
+impl Sample {
+    /// A sample of what was measured, with nothing else observed yet: the one way to build a
+    /// sample (the store's decoder, which names every field, aside), so that a new observation
+    /// is one field here and its default.
+    pub fn new(wall_ns: u64, user_ns: u64, sys_ns: u64, ops: u64, bytes: u64) -> Self {
+        Self {
+            wall_ns,
+            user_ns,
+            sys_ns,
+            ops,
+            bytes,
+            metrics: BTreeMap::new(),
+            latency: None,
+            latency_hdr: None,
+            phases: BTreeMap::new(),
+            resident_pct: None,
+            outlier: false,
+            machine: None,
+            daemon: None,
+            process: None,
+            devices: Vec::new(),
+            series: Vec::new(),
+            series_interval_ns: None,
+            hosts: Vec::new(),
+            servers: Vec::new(),
+            off_cpu: BTreeMap::new(),
+            peak_rss_kib: None,
+        }
+    }
+
+    /// This sample with `metrics` (a test's or a merge's shorthand).
+    pub fn with_metrics<'a>(mut self, metrics: impl IntoIterator<Item = (&'a str, f64)>) -> Self {
+        self.metrics
+            .extend(metrics.into_iter().map(|(k, v)| (k.to_string(), v)));
+        self
+    }
 }
 
 /// One host's part of an MPI sample: its ranks' work over its slowest rank's time, the spread
@@ -1068,6 +1141,59 @@ pub struct Comparison {
     /// What would make a not-comparable pair comparable (`direct=false` on both, warm only...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub how_to_compare: Option<String>,
+    /// With `--runs auto`: the sequential decision (the comparison stopped its cells as soon as
+    /// it was decided); `None` for fixed sample counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<SequentialDecision>,
+}
+
+/// How a comparison sampled with `--runs auto` ended: decided as soon as a look's interval
+/// allowed, at a confidence that holds however often it was looked at
+/// (`fsbench_stats::sequential`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequentialDecision {
+    /// `different`, `equivalent` or `undecided`.
+    pub verdict: String,
+    /// Samples both sides had at the deciding (or last) look, together.
+    pub samples: u32,
+    /// Samples a side at that look: the baseline's, then the other's.
+    pub samples_each: [u32; 2],
+    /// Samples the fixed plan (`--max-runs` a side) would have taken.
+    pub fixed_samples: u32,
+    /// Looks taken.
+    pub looks: u32,
+    /// The change against the baseline, % (ratio of the geometric means − 1).
+    pub effect_pct: f64,
+    /// The interval of the change, %: its lower end.
+    pub low_pct: f64,
+    /// Its upper end.
+    pub high_pct: f64,
+    /// The equivalence margin, ± % (`--margin`).
+    pub margin_pct: f64,
+    /// `different` by less than the margin.
+    #[serde(default)]
+    pub within_margin: bool,
+    /// `undecided`: about how many more samples a side the spread suggests a decision needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more: Option<u32>,
+    /// The method, its looks, level and margin, in words.
+    pub method: String,
+}
+
+impl Comparison {
+    /// The change its verdict rests on, in % of the baseline: `(change, low, high)`, from its
+    /// sequential decision where it has one (the ratio of geometric means and its interval,
+    /// which may be asymmetric), else ministat's difference ± its half-width.
+    pub fn change_pct(&self) -> (f64, f64, f64) {
+        match &self.decision {
+            Some(d) => (d.effect_pct, d.low_pct, d.high_pct),
+            None => (
+                self.difference_pct,
+                self.difference_pct - self.ci_half_pct,
+                self.difference_pct + self.ci_half_pct,
+            ),
+        }
+    }
 }
 
 fn yes() -> bool {

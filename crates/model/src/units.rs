@@ -1,8 +1,20 @@
 //! Parsing of human sizes (`4k`, `1m`, `2g`: powers of 1024) and durations (`500ms`, `5s`, `2m`).
 
+/// A size or duration that could not be read; its message shows the accepted format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UnitError {
+    /// Not a size.
+    #[error("invalid size '{0}': use a number with an optional k, m, g or t suffix (4k = 4096)")]
+    Size(String),
+    /// Not a duration.
+    #[error("invalid duration '{0}': use a number with ns, us, ms, s, m or h (500ms, 5s, 2m)")]
+    Duration(String),
+}
+
 /// Parses a size: a non-negative integer with an optional suffix `k`, `m`, `g`, `t` (powers of
 /// 1024, case-insensitive, an optional trailing `b`/`ib` accepted: `4KiB`). Returns bytes.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     let t = text.trim();
     let lower = t.to_ascii_lowercase();
     let body = lower
@@ -32,13 +44,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| size_error(text))
 }
 
-fn size_error(text: &str) -> String {
-    format!("invalid size '{text}': use a number with an optional k, m, g or t suffix (4k = 4096)")
+fn size_error(text: &str) -> UnitError {
+    UnitError::Size(text.to_string())
 }
 
 /// Parses a duration: a number with a unit `ns`, `us`, `ms`, `s`, `m` or `h` (a bare number means
 /// seconds). Returns nanoseconds.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
+pub fn parse_duration(text: &str) -> Result<u64, UnitError> {
     let t = text.trim().to_ascii_lowercase();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -59,8 +71,8 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     }
 }
 
-fn duration_error(text: &str) -> String {
-    format!("invalid duration '{text}': use a number with ns, us, ms, s, m or h (500ms, 5s, 2m)")
+fn duration_error(text: &str) -> UnitError {
+    UnitError::Duration(text.to_string())
 }
 
 /// Formats bytes compactly in powers of 1024 (`4k`, `1m`, `1536k`), exact when possible.
@@ -129,7 +141,7 @@ mod tests {
             "16777216t",
         ] {
             let e = parse_size(bad).unwrap_err();
-            assert!(e.contains("4k = 4096"), "{bad}: {e}");
+            assert!(e.to_string().contains("4k = 4096"), "{bad}: {e}");
         }
     }
 

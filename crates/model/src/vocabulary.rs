@@ -122,6 +122,9 @@ pub enum ScalingVerdict {
     DaemonBound,
     /// One worker left the CPUs idle (waiting on the device or network): more than linear.
     LatencyBound,
+    /// The sweep's samples were preempted (runnable, not running) for a large share of their
+    /// time (`--profile`): other work took the CPUs, so the curve is not the target's.
+    MachineBusy,
 }
 
 impl ScalingVerdict {
@@ -133,6 +136,7 @@ impl ScalingVerdict {
             Self::LockContention => "lock-contention",
             Self::DaemonBound => "daemon-bound",
             Self::LatencyBound => "latency-bound",
+            Self::MachineBusy => "machine-busy",
         }
     }
 }
@@ -185,6 +189,8 @@ pub enum SeedLayout {
     Times,
     /// The encryption study's overhead table.
     Overhead,
+    /// A character card (`fsbench card`): the cards in place of the cells' tables.
+    Card,
 }
 
 impl SeedLayout {
@@ -194,6 +200,7 @@ impl SeedLayout {
             "summary" => Some(Self::Summary),
             "times" => Some(Self::Times),
             "overhead" => Some(Self::Overhead),
+            "card" => Some(Self::Card),
             _ => None,
         }
     }
@@ -204,6 +211,7 @@ impl SeedLayout {
             Self::Summary => "summary",
             Self::Times => "times",
             Self::Overhead => "overhead",
+            Self::Card => "card",
         }
     }
 }

@@ -121,7 +121,8 @@ impl Exports {
 
     /// Writes the exports due now: JSON files during a run, everything at the end (`last`).
     /// Markdown carries `seed`, the seed layout of the run's suite, as the terminal does;
-    /// `stdout` writes an export that goes to standard output.
+    /// `stdout` writes an export that goes to standard output (its error a one-line message:
+    /// see [`crate::run_sink::Stdout`]).
     pub fn write(
         &mut self,
         record: &RunRecord,

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 /// How an export that goes to standard output is written (the binary's stdout, which turns a
 /// closed pipe into a quiet exit).
+// A String error, by design: the binary's writer gives its one-line message (the binary's error
+// type, with its exit kind, cannot be named here), and the exports keep it to report.
 pub type Stdout = fn(&str) -> Result<(), String>;
 
 /// How a forced exit marks the run interrupted in the database at a path (the runner's store

@@ -134,7 +134,7 @@ pub fn run(
     cleanup: &Cleanup,
 ) -> Result<RunOutput, RunError> {
     s.cfg.validate().map_err(|what| RunError::Config {
-        what,
+        what: what.to_string(),
         hint: "change the setting before `run`".into(),
     })?;
     let scratches = make_scratches(s, run_no, cleanup)?;

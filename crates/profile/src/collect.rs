@@ -22,6 +22,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// measured threads.
 const DRAIN_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// A drain that found this many records comes back after [`DRAIN_BUSY`] instead: a FUSE walk
+/// switches so often that its buffers fill in well under [`DRAIN_EVERY`] on a busy machine.
+const BUSY_DRAIN_RECORDS: u64 = 5_000;
+const DRAIN_BUSY: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// How many times larger fsbench's own thread's switch and lock buffers are than a daemon
+/// thread's, over all CPUs together: its workers and children (inheriting its events) all write
+/// into them. A FUSE walk at four workers switches about 100,000 times a second, each switch with
+/// its call chain: 512 KiB per CPU lost most of them between two drains on 2 CPUs; 8 MiB per CPU
+/// kept them (with 8 MiB for lock begins and 2 MiB for ends: 36 MiB in all on any number of CPUs).
+const OWN_BUFFERS: usize = 32;
+
+/// The scale of fsbench's own buffers per CPU on `cpus` CPUs: a power of two, at least 1.
+fn own_scale(cpus: usize) -> usize {
+    let s = (OWN_BUFFERS / cpus.max(1)).max(1);
+    1 << s.ilog2()
+}
+
 /// What each ring buffer carries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Source {
@@ -49,6 +67,8 @@ struct Drained {
     index: HashMap<(Space, u64), u32>,
     comms: BTreeMap<u32, String>,
     lost: u64,
+    /// Records read so far.
+    records: u64,
 }
 
 /// CLOCK_MONOTONIC now, ns (the clock the events carry).
@@ -72,9 +92,15 @@ impl Profiler {
         }
         let me = rustix::thread::gettid().as_raw_nonzero().get() as u32;
         for &tid in std::iter::once(&me).chain(watch) {
+            // fsbench's thread carries the events of every worker and child it starts.
+            let scale = if tid == me {
+                own_scale(self.cpus.len())
+            } else {
+                1
+            };
             for &cpu in &self.cpus {
                 // A daemon thread that ended since it was listed is simply not watched.
-                match self.open_thread(tid, cpu) {
+                match self.open_thread(tid, cpu, scale) {
                     Ok(s) => samplers.extend(s),
                     Err(e) if tid == me => return Err(e),
                     Err(_) => {}
@@ -127,21 +153,27 @@ impl Profiler {
     /// The events of one thread (and the threads and processes it starts) on one CPU (the
     /// kernel maps no ring buffer of an inherited event on every CPU): its switches out with
     /// their call chain, its switches back in, its lock contention.
-    fn open_thread(&self, tid: u32, cpu: usize) -> std::io::Result<Vec<(Source, Sampler)>> {
+    fn open_thread(
+        &self,
+        tid: u32,
+        cpu: usize,
+        scale: usize,
+    ) -> std::io::Result<Vec<(Source, Sampler)>> {
         let mut out = Vec::new();
         let mut b = point(&self.switch, true);
         b.context_switch(true).sample_id_all(true);
         b.observe_pid(tid as i32).one_cpu(cpu).inherit(true);
-        out.push((Source::Switch, open(&mut b, 1 << 19)?));
+        out.push((Source::Switch, open(&mut b, scale << 19)?));
         if let Some((begin, end)) = &self.locks {
+            // A begin carries its call chain: four times an end's bytes.
             let parts = [
-                (Source::LockBegin, begin, true),
-                (Source::LockEnd, end, false),
+                (Source::LockBegin, begin, true, scale << 19),
+                (Source::LockEnd, end, false, scale << 17),
             ];
-            for (src, p, chain) in parts {
+            for (src, p, chain, bytes) in parts {
                 let mut b = point(p, chain);
                 b.observe_pid(tid as i32).one_cpu(cpu).inherit(true);
-                out.push((src, open(&mut b, 1 << 17)?));
+                out.push((src, open(&mut b, bytes)?));
             }
         }
         Ok(out)
@@ -169,20 +201,41 @@ fn open(b: &mut Builder, bytes: usize) -> std::io::Result<Sampler> {
         .sampled(bytes)
 }
 
-fn drain_until(stop: &AtomicBool, mut samplers: Vec<(Source, Sampler)>, p: &Profiler) -> Drained {
+/// One ring buffer and whether it lost records not yet marked in the events.
+struct Buffer {
+    src: Source,
+    sampler: Sampler,
+    lost_unmarked: bool,
+}
+
+fn drain_until(stop: &AtomicBool, samplers: Vec<(Source, Sampler)>, p: &Profiler) -> Drained {
     let mut d = Drained::default();
+    let mut buffers: Vec<Buffer> = samplers
+        .into_iter()
+        .map(|(src, sampler)| Buffer {
+            src,
+            sampler,
+            lost_unmarked: false,
+        })
+        .collect();
     while !stop.load(Ordering::Acquire) {
-        for (src, s) in &mut samplers {
-            d.drain(*src, s, p);
+        let before = d.records;
+        for b in &mut buffers {
+            d.drain(b, p);
         }
-        // Woken early by `stop`.
-        std::thread::park_timeout(DRAIN_EVERY);
+        // Woken early by `stop`; back soon when the buffers are filling fast.
+        let busy = d.records - before >= BUSY_DRAIN_RECORDS;
+        std::thread::park_timeout(if busy { DRAIN_BUSY } else { DRAIN_EVERY });
     }
-    for (_, s) in &mut samplers {
-        let _ = s.disable();
+    for b in &mut buffers {
+        let _ = b.sampler.disable();
     }
-    for (src, s) in &mut samplers {
-        d.drain(*src, s, p);
+    for b in &mut buffers {
+        d.drain(b, p);
+        if b.lost_unmarked {
+            // Nothing came after the loss: it lies before the region's end.
+            d.mark_lost(u64::MAX);
+        }
     }
     d
 }
@@ -193,24 +246,54 @@ const CONTEXT_USER: u64 = (-512i64) as u64;
 const CONTEXT_KERNEL: u64 = (-128i64) as u64;
 
 impl Drained {
-    fn drain(&mut self, src: Source, s: &mut Sampler, p: &Profiler) {
-        while let Some(r) = s.next_record() {
+    /// Empties one ring buffer. Lost records carry no time: the loss is marked at the time of
+    /// the buffer's next record (what ended there may have been lost before it).
+    fn drain(&mut self, b: &mut Buffer, p: &Profiler) {
+        while let Some(r) = b.sampler.next_record() {
+            self.records += 1;
             if r.ty() == RECORD_SWITCH {
                 self.switch_record(r.misc() & MISC_SWITCH_OUT != 0, &r.to_contiguous());
                 continue;
             }
             match r.parse_record() {
-                Ok(Rec::Sample(sample)) => self.sample(src, &sample, p),
-                Ok(Rec::Lost(l)) => self.lost += l.lost,
-                Ok(Rec::Fork(f)) if f.pid != f.ppid => self.events.push(Event {
+                Ok(Rec::Sample(sample)) => {
+                    if std::mem::take(&mut b.lost_unmarked) {
+                        self.mark_lost(sample.time().unwrap_or(u64::MAX));
+                    }
+                    self.sample(b.src, &sample, p);
+                }
+                Ok(Rec::Lost(l)) => {
+                    self.lost += l.lost;
+                    b.lost_unmarked |= b.src != Source::Cpu;
+                }
+                Ok(Rec::Fork(f)) => self.events.push(Event {
                     t: f.time,
                     pid: f.pid,
                     tid: f.tid,
-                    kind: Kind::Fork { parent: f.ppid },
+                    kind: Kind::Fork {
+                        parent: f.ppid,
+                        parent_tid: f.ptid,
+                    },
+                }),
+                Ok(Rec::Exit(x)) => self.events.push(Event {
+                    t: x.time,
+                    pid: x.pid,
+                    tid: x.tid,
+                    kind: Kind::Exit,
                 }),
                 _ => {}
             }
         }
+    }
+
+    /// Records that events were lost before `t`.
+    fn mark_lost(&mut self, t: u64) {
+        self.events.push(Event {
+            t,
+            pid: 0,
+            tid: 0,
+            kind: Kind::Lost,
+        });
     }
 
     fn sample(&mut self, src: Source, s: &perf_event::data::Sample<'_>, p: &Profiler) {
@@ -225,16 +308,24 @@ impl Drained {
                 let (kernel, user) = self.split(chain, pid);
                 Kind::Cpu { kernel, user }
             }
-            Source::Switch => return self.switch(t, pid, tid, chain, raw, p),
+            Source::Switch => {
+                // Its name tells a helper thread (`fsbench-ticker`) that may never be sampled.
+                self.learn_comm(pid, tid);
+                return self.switch(t, pid, tid, chain, raw, p);
+            }
             Source::LockBegin => {
-                let flags = field(p.locks.as_ref().map(|l| &l.0), raw, "flags");
+                let begin = p.locks.as_ref().map(|l| &l.0);
+                let flags = field(begin, raw, "flags");
                 let stack = self.split(chain, pid).0;
                 Kind::LockBegin {
                     flags: flags as u32,
+                    addr: field(begin, raw, "lock_addr"),
                     stack,
                 }
             }
-            Source::LockEnd => Kind::LockEnd,
+            Source::LockEnd => Kind::LockEnd {
+                addr: field(p.locks.as_ref().map(|l| &l.1), raw, "lock_addr"),
+            },
             Source::Issue | Source::Complete => {
                 let point = p.block.as_ref().map(|b| match src {
                     Source::Issue => &b.0,
@@ -346,6 +437,21 @@ fn is_kthread(stat: &str) -> bool {
     flags.is_some_and(|f| f & PF_KTHREAD != 0)
 }
 
+/// The names of the devices whose numbers kernel workers' names carry (`flush-7:4` → `loop4`,
+/// from the `/sys/dev/block/7:4` link).
+fn device_names(comms: &BTreeMap<u32, String>) -> BTreeMap<u32, String> {
+    let devs = comms.values().filter_map(|c| match crate::roles::tie(c)? {
+        crate::roles::Tie::Dev(d) => Some(d),
+        crate::roles::Tie::Name(_) => None,
+    });
+    let name = |d: u32| {
+        let (major, minor) = crate::device::major_minor(d);
+        let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+        Some((d, link.file_name()?.to_str()?.to_string()))
+    };
+    devs.filter_map(name).collect()
+}
+
 fn field(p: Option<&Point>, raw: &[u8], name: &str) -> u64 {
     p.and_then(|p| p.format.read(raw, name)).unwrap_or(0)
 }
@@ -363,11 +469,11 @@ impl Running {
         self.stop.store(true, Ordering::Release);
         self.drainer.thread().unpark();
         let mut d = self.drainer.join().unwrap_or_default();
-        d.events.retain(|e| (self.start_ns..=end_ns).contains(&e.t));
-        d.events.sort_by_key(|e| e.t);
+        Recording::order(&mut d.events, self.start_ns, end_ns);
         let kernel = crate::kallsyms::Kallsyms::get();
         let mut names = Symbolizer::new(kernel, processes);
         let frames = d.addrs.iter().map(|&(sp, a)| names.name(sp, a)).collect();
+        let dev_names = device_names(&d.comms);
         let mut notes = p.notes.clone();
         if kernel.is_empty() {
             notes.push("kernel frames unnamed: /proc/kallsyms shows no addresses".into());
@@ -381,6 +487,7 @@ impl Running {
             frames,
             comms: d.comms,
             events: d.events,
+            dev_names,
             notes,
         }
     }
@@ -397,5 +504,13 @@ mod tests {
             "2535 (a) b) R 2452 2452 24498 0 -1 4194304 122"
         ));
         assert!(!is_kthread(""));
+    }
+
+    #[test]
+    fn own_buffers_share_one_budget_over_the_cpus() {
+        assert_eq!(own_scale(2), 16);
+        assert_eq!(own_scale(3), 8);
+        assert_eq!(own_scale(64), 1);
+        assert_eq!(own_scale(0), 32);
     }
 }

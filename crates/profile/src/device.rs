@@ -69,6 +69,11 @@ pub fn dev_t(major: u32, minor: u32) -> u32 {
     (major << 20) | minor
 }
 
+/// A kernel dev_t's major and minor numbers.
+pub fn major_minor(dev: u32) -> (u32, u32) {
+    (dev >> 20, dev & 0xf_ffff)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

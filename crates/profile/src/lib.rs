@@ -9,13 +9,16 @@ pub mod collect;
 pub mod device;
 pub mod error;
 pub mod fold;
+pub mod invariants;
 pub mod kallsyms;
 pub mod locks;
 pub mod merge;
+pub mod pairing;
 pub mod profiler;
 pub mod reason;
 pub mod recording;
 pub mod reduce;
+pub mod roles;
 pub mod symbolize;
 pub mod tracefs;
 pub mod who;
@@ -60,6 +63,28 @@ fn threads(processes: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// `roots` and every process under them (`/proc/PID/task/TID/children`, recursively).
+fn descendants(roots: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    let mut todo: Vec<u32> = roots.to_vec();
+    while let Some(pid) = todo.pop() {
+        if out.contains(&pid) {
+            continue;
+        }
+        out.push(pid);
+        for tid in threads(&[pid]) {
+            let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"));
+            let children = text.unwrap_or_default();
+            todo.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+    }
+    out
+}
+
 /// Records one sample: started just before its timed region, stopped just after.
 pub struct SampleProfiler {
     running: collect::Running,
@@ -70,8 +95,12 @@ impl SampleProfiler {
     /// Starts recording for `scope`; `None` when the profiler was not prepared or an event could
     /// not be opened (the sample is then taken without a profile).
     pub fn start(mut scope: Scope) -> Option<Self> {
+        // A daemon's children (the `ssh` sshfs talks through) are the daemon's side.
+        scope.daemon_pids = descendants(&scope.daemon_pids);
         let running = prepared()?.start(&threads(&scope.daemon_pids)).ok()?;
         scope.ignored_tids.push(running.drainer_tid());
+        scope.runner_tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+        scope.server_pids = descendants(&scope.server_pids);
         Some(Self { running, scope })
     }
 

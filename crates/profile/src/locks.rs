@@ -1,9 +1,5 @@
-//! Lock waits from `lock:contention_begin/end`: paired per thread (innermost first, as they
-//! nest: a rwsem's slow path contends on its spinlock), named by kind and by the caller frames
-//! above the lock's own code.
-
-use fsbench_model::profile::LockWait;
-use std::collections::{BTreeMap, HashMap};
+//! Lock waits from `lock:contention_begin/end` named: by kind (from the begin's flags) and by
+//! the caller frames above the lock's own code. Their pairing is [`crate::pairing`]'s.
 
 /// How many caller frames name a lock's call site.
 const CALLER_FRAMES: usize = 3;
@@ -47,48 +43,6 @@ pub fn caller<'a>(frames: impl IntoIterator<Item = &'a str>) -> String {
     shown.join(" <- ")
 }
 
-/// Waits being timed, per thread, innermost last.
-#[derive(Debug, Default)]
-pub struct Pairing {
-    open: HashMap<u32, Vec<(u64, String, String)>>,
-    total: BTreeMap<(String, String), (u64, u64)>,
-}
-
-impl Pairing {
-    /// Thread `tid` began waiting at `t` for a lock of `kind` called from `caller`.
-    pub fn begin(&mut self, tid: u32, t: u64, kind: &str, caller: String) {
-        self.open
-            .entry(tid)
-            .or_default()
-            .push((t, kind.to_string(), caller));
-    }
-
-    /// Thread `tid`'s innermost wait ended at `t`.
-    pub fn end(&mut self, tid: u32, t: u64) {
-        if let Some((t0, kind, caller)) = self.open.get_mut(&tid).and_then(Vec::pop) {
-            let e = self.total.entry((kind, caller)).or_default();
-            e.0 += t.saturating_sub(t0);
-            e.1 += 1;
-        }
-    }
-
-    /// The waits by kind and caller, longest first.
-    pub fn finish(self) -> Vec<LockWait> {
-        let mut v: Vec<LockWait> = self
-            .total
-            .into_iter()
-            .map(|((kind, caller), (wait_ns, count))| LockWait {
-                kind,
-                caller,
-                wait_ns,
-                count,
-            })
-            .collect();
-        v.sort_by_key(|w| std::cmp::Reverse(w.wait_ns));
-        v
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,19 +63,5 @@ mod tests {
         assert_eq!(kind(4), "rwsem-write");
         assert_eq!(kind(1), "spinlock");
         assert_eq!(kind(32), "mutex");
-    }
-
-    #[test]
-    fn nested_waits_pair_innermost_first() {
-        let mut p = Pairing::default();
-        p.begin(1, 100, "rwsem-write", "down_write".into());
-        p.begin(1, 110, "spinlock", "_raw_spin_lock".into());
-        p.end(1, 120);
-        p.end(1, 300);
-        p.end(1, 400); // unmatched: ignored
-        let w = p.finish();
-        assert_eq!(w[0].kind, "rwsem-write");
-        assert_eq!((w[0].wait_ns, w[0].count), (200, 1));
-        assert_eq!((w[1].wait_ns, w[1].count), (10, 1));
     }
 }

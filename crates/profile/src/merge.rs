@@ -1,6 +1,7 @@
 //! A cell's profile as the sum of its samples' profiles.
 
 use fsbench_model::Profile;
+use fsbench_model::profile::{self as p, Role};
 use std::collections::BTreeMap;
 
 /// Adds the sample profile `s` to the cell profile `cell`.
@@ -16,16 +17,29 @@ pub fn add(cell: &mut Profile, s: &Profile) {
     crate::fold::cap(&mut cell.on_cpu, crate::fold::KEEP_STACKS);
     sum_into(&mut cell.off_cpu, &s.off_cpu);
     sum_into(&mut cell.daemon_off_cpu, &s.daemon_off_cpu);
+    sum_into(&mut cell.helper_off_cpu, &s.helper_off_cpu);
     add_locks(cell, s);
     add_device(cell, s);
-    let mut who: BTreeMap<String, u64> = BTreeMap::new();
+    let mut who: BTreeMap<String, (u64, Role, Option<String>)> = BTreeMap::new();
     for w in cell.who.iter().chain(&s.who) {
-        *who.entry(w.who.clone()).or_default() += w.samples;
+        let e = who
+            .entry(w.who.clone())
+            .or_insert((0, w.role, w.serves.clone()));
+        e.0 += w.samples;
     }
     cell.who = crate::reduce::shares(who, cell.on_cpu_samples);
+    cell.lock_drops.add(&s.lock_drops);
     for n in &s.notes {
-        if !cell.notes.contains(n) {
+        if !cell.notes.contains(n) && !n.starts_with(p::LOCK_DROPS_NOTE) {
             cell.notes.push(n.clone());
+        }
+    }
+    // One note for the cell's drops, with its samples' counts summed.
+    cell.notes.retain(|n| !n.starts_with(p::LOCK_DROPS_NOTE));
+    cell.notes.extend(cell.lock_drops.note());
+    for broken in crate::invariants::check_profile(cell) {
+        if !cell.notes.contains(&broken) {
+            cell.notes.push(broken);
         }
     }
 }
@@ -46,6 +60,9 @@ fn add_locks(cell: &mut Profile, s: &Profile) {
             Some(c) => {
                 c.wait_ns += l.wait_ns;
                 c.count += l.count;
+                // Threads of different samples are different threads.
+                c.threads += l.threads;
+                c.asleep_ns += l.asleep_ns;
             }
             None => cell.locks.push(l.clone()),
         }

@@ -44,7 +44,7 @@ impl Profiler {
     /// missing and how to allow it.
     pub fn prepare() -> Result<Self, ProfileError> {
         check_perf_events()?;
-        let fs = Tracefs::open().map_err(ProfileError::Tracefs)?;
+        let fs = Tracefs::open()?;
         let point = |name: &str| {
             Some(Point {
                 id: fs.id(name)?,

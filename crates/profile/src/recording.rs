@@ -24,6 +24,10 @@ pub struct Recording {
     pub comms: BTreeMap<u32, String>,
     /// Events in time order.
     pub events: Vec<Event>,
+    /// Names of the devices (`loop4`) whose numbers kernel workers' names carry
+    /// (`flush-7:4`), read from `/sys/dev/block` when the sample ended.
+    #[serde(default)]
+    pub dev_names: BTreeMap<u32, String>,
     /// Parts that could not be recorded, in words.
     pub notes: Vec<String>,
 }
@@ -68,11 +72,23 @@ pub enum Kind {
     LockBegin {
         /// `lock:contention_begin`'s flags (spin, read, write, rt, percpu, mutex).
         flags: u32,
+        /// The lock's address (`lock_addr`); 0 when not recorded.
+        #[serde(default)]
+        addr: u64,
         /// Kernel frames at the contention.
         stack: Vec<u32>,
     },
-    /// The thread's innermost contended lock was taken (or given up).
-    LockEnd,
+    /// The thread took (or gave up) the contended lock at `addr`.
+    LockEnd {
+        /// The lock's address (`lock_addr`); 0 when not recorded (the innermost wait ends).
+        #[serde(default)]
+        addr: u64,
+    },
+    /// The kernel dropped records of the lock or switch events before this point (a full ring
+    /// buffer): any open wait's end may be among them.
+    Lost,
+    /// The thread exited.
+    Exit,
     /// A block request was issued to a device.
     Issue {
         /// The device, as a kernel dev_t.
@@ -87,10 +103,14 @@ pub enum Kind {
         /// First sector.
         sector: u64,
     },
-    /// Process `pid` was forked by `parent`.
+    /// Thread `tid` of process `pid` was started by thread `parent_tid` of process `parent`
+    /// (a new process when they differ).
     Fork {
         /// The parent process.
         parent: u32,
+        /// The parent thread (0 when not recorded).
+        #[serde(default)]
+        parent_tid: u32,
     },
 }
 
@@ -100,6 +120,18 @@ impl Recording {
         self.frames
             .get(i as usize)
             .map_or("[unknown]", String::as_str)
+    }
+
+    /// Puts events drained buffer by buffer (each CPU's, each thread's) into one time order,
+    /// keeping those of the timed region; a lost-records marker found after the region ends is
+    /// kept at its end. Events of one time keep their drained order (a marker stays before the
+    /// record that revealed it).
+    pub fn order(events: &mut Vec<Event>, start_ns: u64, end_ns: u64) {
+        for e in events.iter_mut().filter(|e| e.kind == Kind::Lost) {
+            e.t = e.t.clamp(start_ns, end_ns);
+        }
+        events.retain(|e| (start_ns..=end_ns).contains(&e.t));
+        events.sort_by_key(|e| e.t);
     }
 
     /// Wall time of the region, ns.

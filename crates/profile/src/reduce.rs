@@ -1,25 +1,41 @@
-//! One sample's recording reduced to its profile: folded on-CPU stacks by who ran them, off-CPU
-//! time of fsbench's and the daemon's threads by reason, lock waits, the device's requests.
+//! One sample's recording reduced to its profile: folded on-CPU stacks by who ran them and in
+//! which role, off-CPU time by reason of the cell's threads (fsbench's workers and children, the
+//! daemons') apart from fsbench's helpers', the cell's lock waits, the device's requests.
 
 use crate::device::Requests;
-use crate::locks::{self, Pairing};
+use crate::locks;
+use crate::pairing::Pairing;
 use crate::recording::{Kind, Recording};
+use crate::roles::{HELPER_WHO, Roles, Tie};
 use crate::who::{self, Scope, Side, Sides};
 use crate::{fold, reason};
 use fsbench_model::Profile;
-use fsbench_model::profile::WhoShare;
+use fsbench_model::profile::{self as p, Role, WhoShare};
 use std::collections::{BTreeMap, HashMap};
+
+/// Whose off-CPU time an interval is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Owner {
+    /// The cell's thread, on this side.
+    Cell(Side),
+    /// fsbench's helper.
+    Helper,
+}
+
+/// Samples of one `who`, its role and the device it serves.
+type WhoTally = BTreeMap<String, (u64, Role, Option<String>)>;
 
 /// The state of a pass over a recording's events.
 struct Pass<'a> {
     rec: &'a Recording,
     scope: &'a Scope,
     sides: Sides,
+    roles: Roles,
     out: Profile,
-    switched_out: HashMap<u32, (u64, &'static str, Side)>,
+    switched_out: HashMap<u32, (u64, &'static str, Owner)>,
     locks: Pairing,
     requests: Requests,
-    who: BTreeMap<String, u64>,
+    who: WhoTally,
 }
 
 /// Reduces one sample's `rec` for `scope`.
@@ -28,6 +44,7 @@ pub fn reduce(rec: &Recording, scope: &Scope) -> Profile {
         rec,
         scope,
         sides: Sides::new(scope),
+        roles: Roles::new(scope, rec),
         out: Profile {
             frequency_hz: rec.frequency_hz,
             cpus: rec.cpus,
@@ -53,44 +70,78 @@ impl Pass<'_> {
         stack.iter().map(|&i| self.rec.frame(i)).collect()
     }
 
+    fn comm(&self, tid: u32) -> &str {
+        self.rec.comms.get(&tid).map_or("", String::as_str)
+    }
+
+    /// The side of a watched thread that is the cell's (not the profiler's, not a helper).
     fn side(&self, pid: u32, tid: u32) -> Option<Side> {
-        self.sides
+        let side = self
+            .sides
             .of(pid)
-            .filter(|_| !self.scope.ignored_tids.contains(&tid))
+            .filter(|_| !self.scope.ignored_tids.contains(&tid))?;
+        (!self.roles.is_helper(Some(side), pid, tid, self.comm(tid))).then_some(side)
     }
 
     fn event(&mut self, t: u64, pid: u32, tid: u32, kind: &Kind) {
         match kind {
             Kind::Cpu { kernel, user } => self.on_cpu(pid, tid, kernel, user),
-            Kind::Out { runnable, stack } => {
-                if let Some(side) = self.side(pid, tid) {
-                    let mut why = reason::reason(self.names(stack), *runnable);
-                    // On a FUSE target fsbench's page waits are the daemon's round trips: the
-                    // read path's FUSE frames are tail calls, absent from the chain.
-                    let fuse = !self.scope.daemon_pids.is_empty();
-                    if fuse && side == Side::Fsbench && why == fsbench_model::profile::REASON_DEVICE
-                    {
-                        why = fsbench_model::profile::REASON_FUSE;
-                    }
-                    self.switched_out.insert(tid, (t, why, side));
-                }
-            }
+            Kind::Out { runnable, stack } => self.out(t, pid, tid, *runnable, stack),
             Kind::In { next } => {
-                if let Some((t0, why, side)) = self.switched_out.remove(next) {
-                    self.off_cpu(side, why, t.saturating_sub(t0));
+                self.locks.switched_in(*next, t);
+                if let Some((t0, why, owner)) = self.switched_out.remove(next) {
+                    self.off_cpu(owner, why, t.saturating_sub(t0));
                 }
             }
-            Kind::LockBegin { flags, stack } => {
+            Kind::LockBegin { flags, addr, stack } => {
                 if self.side(pid, tid).is_some() {
                     let caller = locks::caller(self.names(stack));
-                    self.locks.begin(tid, t, locks::kind(*flags), caller);
+                    self.locks.begin(tid, t, *addr, locks::kind(*flags), caller);
                 }
             }
-            Kind::LockEnd => self.locks.end(tid, t),
+            Kind::LockEnd { addr } => {
+                if self.side(pid, tid).is_some() {
+                    self.locks.end(tid, t, *addr);
+                }
+            }
+            Kind::Lost => self.locks.lost(t),
+            Kind::Exit => self.locks.exited(tid),
             Kind::Issue { dev, sector } => self.device(*dev, *sector, t, true),
             Kind::Complete { dev, sector } => self.device(*dev, *sector, t, false),
-            Kind::Fork { parent } => self.sides.fork(pid, *parent),
+            Kind::Fork { parent, parent_tid } => {
+                self.sides.fork(pid, *parent);
+                let comm = self.rec.comms.get(&tid).map_or("", String::as_str);
+                self.roles.fork(tid, *parent_tid, comm);
+            }
         }
+    }
+
+    /// A watched thread switched out: its reason, and whose time it is.
+    fn out(&mut self, t: u64, pid: u32, tid: u32, runnable: bool, stack: &[u32]) {
+        let Some(side) = self
+            .sides
+            .of(pid)
+            .filter(|_| !self.scope.ignored_tids.contains(&tid))
+        else {
+            return;
+        };
+        let mut why = reason::reason(self.names(stack), runnable);
+        // On a FUSE target fsbench's page waits are the daemon's round trips: the read path's
+        // FUSE frames are tail calls, absent from the chain.
+        let fuse = !self.scope.daemon_pids.is_empty();
+        if fuse && side == Side::Fsbench && why == p::REASON_DEVICE {
+            why = p::REASON_FUSE;
+        }
+        let helper = self.roles.is_helper(Some(side), pid, tid, self.comm(tid))
+            || (side == Side::Fsbench && self.roles.is_helper_wait(tid, why));
+        let owner = match helper {
+            true => Owner::Helper,
+            false => {
+                self.locks.switched_out(tid, t, runnable);
+                Owner::Cell(side)
+            }
+        };
+        self.switched_out.insert(tid, (t, why, owner));
     }
 
     fn on_cpu(&mut self, pid: u32, tid: u32, kernel: &[u32], user: &[u32]) {
@@ -99,16 +150,63 @@ impl Pass<'_> {
             return;
         }
         self.out.on_cpu_samples += 1;
-        let who = who::name(self.sides.of(pid), tid, &self.rec.comms);
+        let (who, role, serves) = self.who(pid, tid);
         let line = fold::line(&who, &self.names(kernel), &self.names(user));
         *self.out.on_cpu.entry(line).or_default() += 1;
-        *self.who.entry(who).or_default() += 1;
+        self.who.entry(who).or_insert((0, role, serves)).0 += 1;
     }
 
-    fn off_cpu(&mut self, side: Side, why: &'static str, ns: u64) {
-        let map = match side {
-            Side::Fsbench => &mut self.out.off_cpu,
-            Side::Daemon => &mut self.out.daemon_off_cpu,
+    /// Who ran a sample of thread `tid`, in which role, serving which device.
+    fn who(&self, pid: u32, tid: u32) -> (String, Role, Option<String>) {
+        let side = self.sides.of(pid);
+        let comm = self.comm(tid);
+        if self.roles.is_helper(side, pid, tid, comm) || self.scope.ignored_tids.contains(&tid) {
+            return (HELPER_WHO.into(), Role::Helper, None);
+        }
+        if side.is_some() {
+            return (who::name(side, tid, &self.rec.comms), Role::Cell, None);
+        }
+        let (role, tie) = self.roles.outsider(tid, comm);
+        let serves = tie.as_ref().map(|t| self.device_name(t));
+        let name = match who::name(None, tid, &self.rec.comms) {
+            _ if side.is_none() && !comm.starts_with('[') => who::neighbour(comm),
+            // A worker tied by its requests, not its name: the device tells its two roles apart.
+            n if crate::roles::tie(comm).is_none() && serves.is_some() => {
+                format!("{n} ({})", serves.as_deref().unwrap_or_default())
+            }
+            n => n,
+        };
+        (name, role, serves)
+    }
+
+    fn device_name(&self, t: &Tie) -> String {
+        match t {
+            Tie::Name(n) => n.clone(),
+            Tie::Dev(d) => self
+                .scope
+                .chain
+                .iter()
+                .find(|(dev, _)| dev == d)
+                .map_or_else(
+                    || {
+                        let (major, minor) = crate::device::major_minor(*d);
+                        self.rec
+                            .dev_names
+                            .get(d)
+                            .cloned()
+                            .unwrap_or_else(|| format!("{major}:{minor}"))
+                    },
+                    |(_, n)| n.clone(),
+                ),
+        }
+    }
+
+    fn off_cpu(&mut self, owner: Owner, why: &'static str, ns: u64) {
+        let map = match owner {
+            Owner::Cell(Side::Fsbench) => &mut self.out.off_cpu,
+            // Server hosts' threads are not watched; a daemon's side is the nearest.
+            Owner::Cell(Side::Daemon | Side::Server) => &mut self.out.daemon_off_cpu,
+            Owner::Helper => &mut self.out.helper_off_cpu,
         };
         *map.entry(why.to_string()).or_default() += ns;
     }
@@ -125,11 +223,20 @@ impl Pass<'_> {
     fn finish(mut self) -> Profile {
         // Threads still off the CPU when the sample ended waited until its end.
         let end = self.rec.end_ns;
-        for (t0, why, side) in std::mem::take(&mut self.switched_out).into_values() {
-            self.off_cpu(side, why, end.saturating_sub(t0));
+        for (t0, why, owner) in std::mem::take(&mut self.switched_out).into_values() {
+            self.off_cpu(owner, why, end.saturating_sub(t0));
         }
         fold::cap(&mut self.out.on_cpu, fold::KEEP_STACKS);
-        self.out.locks = self.locks.finish();
+        let paired = std::mem::take(&mut self.locks).finish(end);
+        let lock_off_cpu = [&self.out.off_cpu, &self.out.daemon_off_cpu]
+            .iter()
+            .filter_map(|m| m.get(p::REASON_LOCK))
+            .sum();
+        let broken = crate::invariants::check(&paired, lock_off_cpu, self.rec.wall_ns());
+        self.out.notes.extend(broken);
+        self.out.locks = paired.waits;
+        self.out.lock_drops = paired.drops;
+        self.out.notes.extend(paired.drops.note());
         if let Some((_, name)) = &self.scope.device {
             self.out.device = self.requests.finish(name, self.rec.wall_ns());
         }
@@ -138,13 +245,15 @@ impl Pass<'_> {
     }
 }
 
-/// Samples by who, largest first, with their percent of `busy`.
-pub fn shares(by: BTreeMap<String, u64>, busy: u64) -> Vec<WhoShare> {
+/// Samples by who, largest first, with their role and percent of `busy`.
+pub fn shares(by: WhoTally, busy: u64) -> Vec<WhoShare> {
     let mut v: Vec<WhoShare> = by
         .into_iter()
-        .map(|(who, samples)| WhoShare {
+        .map(|(who, (samples, role, serves))| WhoShare {
             pct: 100.0 * samples as f64 / busy.max(1) as f64,
             who,
+            role,
+            serves,
             samples,
         })
         .collect();

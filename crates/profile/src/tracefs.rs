@@ -16,7 +16,7 @@ pub struct Tracefs {
 impl Tracefs {
     /// Finds tracefs (`/sys/kernel/tracing`, or under debugfs), mounting it at
     /// `/sys/kernel/tracing` when neither has its events.
-    pub fn open() -> Result<Self, String> {
+    pub fn open() -> Result<Self, crate::ProfileError> {
         for root in [TRACEFS, "/sys/kernel/debug/tracing"] {
             if Path::new(root).join("events").is_dir() {
                 return Ok(Self {
@@ -32,7 +32,9 @@ impl Tracefs {
             rustix::mount::MountFlags::empty(),
             None,
         )
-        .map_err(|e| format!("not mounted, and mounting it failed: {e}"))?;
+        .map_err(|e| {
+            crate::ProfileError::Tracefs(format!("not mounted, and mounting it failed: {e}"))
+        })?;
         Ok(Self {
             root: TRACEFS.into(),
             mounted_here: true,

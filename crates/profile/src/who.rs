@@ -9,12 +9,22 @@ use std::collections::{BTreeMap, HashMap};
 pub struct Scope {
     /// fsbench's process id.
     pub own_pid: u32,
-    /// FUSE daemons' process ids.
+    /// FUSE daemons' process ids ([`crate::SampleProfiler::start`] adds the processes under
+    /// them).
     pub daemon_pids: Vec<u32>,
+    /// The simulated server hosts' processes (their inits; [`crate::SampleProfiler::start`]
+    /// adds every process under them): the cell's, attributed on the CPU as `server COMM`.
+    pub server_pids: Vec<u32>,
     /// Threads left out of the off-CPU and lock accounting (the profiler's drainer).
     pub ignored_tids: Vec<u32>,
     /// The target's block device: its dev_t and name.
     pub device: Option<(u32, String)>,
+    /// Every block device under the target (dev_t, name), top first: kernel workers serving
+    /// them are the cell's.
+    pub chain: Vec<(u32, String)>,
+    /// The thread that runs the sample (its workers and children are the cell's, its idle
+    /// waits for them a helper's); 0 when not known.
+    pub runner_tid: u32,
 }
 
 /// Which side of the measurement a process is on.
@@ -24,6 +34,8 @@ pub enum Side {
     Fsbench,
     /// A FUSE daemon serving the target, or a process it started.
     Daemon,
+    /// A process of a simulated server host serving the target.
+    Server,
 }
 
 /// The processes of each side, grown by the forks seen during the sample.
@@ -39,6 +51,9 @@ impl Sides {
         procs.insert(scope.own_pid, Side::Fsbench);
         for &d in &scope.daemon_pids {
             procs.insert(d, Side::Daemon);
+        }
+        for &s in &scope.server_pids {
+            procs.insert(s, Side::Server);
         }
         Self { procs }
     }
@@ -56,14 +71,27 @@ impl Sides {
     }
 }
 
-/// The attribution name of a thread: `fsbench`, `daemon COMM`, `kworker WORKQUEUE`,
+/// The attribution name of a thread: `fsbench`, `daemon COMM`, `server COMM`, `kworker WORKQUEUE`,
 /// `kthread NAME` or `other`. `comms` holds `/proc/TID/comm`, bracketed for kernel threads.
 pub fn name(side: Option<Side>, tid: u32, comms: &BTreeMap<u32, String>) -> String {
     let comm = comms.get(&tid).map_or("", String::as_str);
     match side {
         Some(Side::Fsbench) => "fsbench".into(),
         Some(Side::Daemon) => format!("daemon {}", comm.trim_matches(['[', ']'])),
+        Some(Side::Server) => format!("server {}", comm.trim_matches(['[', ']'])),
         None => kernel_thread(comm).unwrap_or_else(|| "other".into()),
+    }
+}
+
+/// A neighbour's name: its command, told apart from the names of the cell's shares (another
+/// fsbench on the machine is `fsbench (neighbour)`).
+pub fn neighbour(comm: &str) -> String {
+    let comm = comm.trim();
+    match comm {
+        // The thread ended before its name could be read.
+        "" => "unnamed".into(),
+        c if c.starts_with("fsbench") || c.starts_with("daemon ") => format!("{c} (neighbour)"),
+        c => c.to_string(),
     }
 }
 
@@ -106,6 +134,7 @@ mod tests {
         assert_eq!(name(None, 9, &comms), "kthread jbd2");
         assert_eq!(name(None, 10, &comms), "other");
         assert_eq!(name(Some(Side::Daemon), 11, &comms), "daemon gocryptfs");
+        assert_eq!(name(Some(Side::Server), 11, &comms), "server gocryptfs");
         assert_eq!(name(Some(Side::Fsbench), 10, &comms), "fsbench");
     }
 
@@ -114,6 +143,7 @@ mod tests {
         let scope = Scope {
             own_pid: 100,
             daemon_pids: vec![200],
+            server_pids: vec![400],
             ..Default::default()
         };
         let mut s = Sides::new(&scope);
@@ -121,6 +151,8 @@ mod tests {
         s.fork(102, 101);
         s.fork(201, 200);
         s.fork(301, 300);
+        s.fork(401, 400);
+        assert_eq!(s.of(401), Some(Side::Server));
         assert_eq!(s.of(102), Some(Side::Fsbench));
         assert_eq!(s.of(201), Some(Side::Daemon));
         assert_eq!(s.of(301), None);

@@ -32,6 +32,12 @@ fn fixture() -> (Recording, Scope) {
             num(&s["device"][0]),
             s["device"][1].as_str().unwrap().to_string(),
         )),
+        chain: vec![(
+            num(&s["device"][0]),
+            s["device"][1].as_str().unwrap().to_string(),
+        )],
+        runner_tid: s["runner_tid"].as_u64().map_or(0, |t| t as u32),
+        server_pids: Vec::new(),
     };
     (
         serde_json::from_value(v["recording"].clone()).unwrap(),
@@ -86,4 +92,23 @@ fn every_folded_stack_starts_with_who_ran_it_and_counts_every_busy_sample() {
         "{:?}",
         prof.on_cpu.keys().take(5).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn a_measuring_thread_that_reads_itself_keeps_its_waits_and_every_share_has_a_role() {
+    let (rec, scope) = fixture();
+    let prof = reduce::reduce(&rec, &scope);
+    // QD1 on the measuring thread, no workers: its idle waits are the cell's, not a helper's.
+    assert!(
+        prof.off_cpu.contains_key(p::REASON_OTHER),
+        "{:?}",
+        prof.off_cpu
+    );
+    assert!(prof.helper_off_cpu.is_empty(), "{:?}", prof.helper_off_cpu);
+    let role = |who: &str| prof.who.iter().find(|w| w.who == who).map(|w| w.role);
+    assert_eq!(role("fsbench"), Some(p::Role::Cell));
+    assert_eq!(role("daemon gocryptfs"), Some(p::Role::Cell));
+    // The other engineers' compiler, by its command.
+    assert_eq!(role("rustc"), Some(p::Role::Neighbour), "{:?}", prof.who);
+    assert!(prof.who.iter().all(|w| w.who != "other"), "{:?}", prof.who);
 }

@@ -69,6 +69,15 @@ impl crate::Renderer for Terminal {
 fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     header(record, out);
     let names = CellNames::new(&record.results);
+    if record.run.kind == fsbench_model::RunKind::Card {
+        // A card's cells are its points: the card stands in for their tables.
+        for t in crate::seed::card::tables(record) {
+            out.push_str(&crate::table::terminal::render(&t, opts.style()));
+        }
+        card_comparisons(record, out);
+        notes(record, &names, out);
+        return;
+    }
     for t in crate::tables::standard(record, &names) {
         out.push_str(&crate::table::terminal::render(&t, opts.style()));
     }
@@ -87,6 +96,33 @@ fn render(record: &RunRecord, opts: TerminalOptions, out: &mut String) {
     notes(record, &names, out);
 }
 
+/// Of a card's comparisons (every point of every later target against the first), the proven
+/// ones in one line each; the rest are in the JSON and `fsbench compare`.
+fn card_comparisons(record: &RunRecord, out: &mut String) {
+    let proven: Vec<&fsbench_model::Comparison> =
+        record.comparisons.iter().filter(|c| c.proven).collect();
+    if record.comparisons.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "comparisons: {} of {} points differ, proven at 95%",
+        proven.len(),
+        record.comparisons.len()
+    );
+    const SHOWN: usize = 10;
+    for c in proven.iter().take(SHOWN) {
+        let _ = writeln!(out, "  {} vs {}: {}", c.other, c.baseline, verdict(c));
+    }
+    if proven.len() > SHOWN {
+        let _ = writeln!(
+            out,
+            "  … and {} more (every point in --json, or fsbench compare)",
+            proven.len() - SHOWN
+        );
+    }
+}
+
 /// A comparison's verdict in words: not comparable (and why), better or worse (proven), or no
 /// difference proven.
 pub fn verdict(c: &fsbench_model::Comparison) -> String {
@@ -100,6 +136,9 @@ pub fn comparisons(record: &RunRecord, opts: TerminalOptions, out: &mut String) 
         return;
     };
     out.push_str(&crate::table::terminal::render(&t, opts.style()));
+    for line in crate::tables::sequential::lines(record) {
+        let _ = writeln!(out, "{line}");
+    }
     for c in &record.comparisons {
         if let Some(how) = &c.how_to_compare {
             let _ = writeln!(out, "to compare {} with {}: {how}", c.baseline, c.other);

@@ -13,6 +13,40 @@ use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::Command;
 
+/// Why a sample could not be made cold.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ColdError {
+    /// drop_caches or fadvise failed.
+    Drop(sys::DropError),
+    /// `--cold-cmd` could not be started or waited for.
+    Spawn(String, std::io::Error),
+    /// `--cold-cmd` exited with a failure.
+    Failed(String, std::process::ExitStatus),
+    /// `--cold-cmd` ran past `--cold-timeout` and was killed.
+    TimedOut(String, std::time::Duration),
+    /// A signal came while `--cold-cmd` ran.
+    Interrupted,
+}
+
+impl std::fmt::Display for ColdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Drop(e) => e.fmt(f),
+            Self::Spawn(cmd, e) => write!(f, "cannot run --cold-cmd '{cmd}': {e}"),
+            Self::Failed(cmd, status) => write!(f, "--cold-cmd '{cmd}' failed with {status}"),
+            Self::TimedOut(cmd, t) => write!(
+                f,
+                "--cold-cmd '{cmd}' did not finish within {} s and was killed — fix the command or raise --cold-timeout",
+                t.as_secs_f64()
+            ),
+            Self::Interrupted => f.write_str("interrupted while running --cold-cmd"),
+        }
+    }
+}
+
+impl std::error::Error for ColdError {}
+
 /// Makes `files` (and, for system-wide methods, everything) cold with `method`.
 /// `--cold-cmd` runs registered in `cleanup`.
 pub fn apply(
@@ -20,11 +54,14 @@ pub fn apply(
     files: &[PathBuf],
     cancel: &CancelToken,
     cleanup: &Cleanup,
-) -> Result<(), String> {
+) -> Result<(), ColdError> {
     match method {
-        ColdMethod::DropCaches => sys::drop_caches(),
+        ColdMethod::DropCaches => sys::drop_caches().map_err(ColdError::Drop),
         ColdMethod::ColdCmd(cmd, timeout) => run_cold_cmd(cmd, *timeout, cancel, cleanup),
-        ColdMethod::Fadvise => files.iter().try_for_each(|f| sys::fadvise_dontneed(f)),
+        ColdMethod::Fadvise => files
+            .iter()
+            .try_for_each(|f| sys::fadvise_dontneed(f))
+            .map_err(ColdError::Drop),
     }
 }
 
@@ -35,7 +72,8 @@ fn run_cold_cmd(
     timeout: std::time::Duration,
     cancel: &CancelToken,
     cleanup: &Cleanup,
-) -> Result<(), String> {
+) -> Result<(), ColdError> {
+    let spawn = |e| ColdError::Spawn(cmd.to_string(), e);
     let mut c = Command::new("sh");
     c.arg("-c")
         .arg(cmd)
@@ -44,19 +82,15 @@ fn run_cold_cmd(
             std::io::stderr()
                 .as_fd()
                 .try_clone_to_owned()
-                .map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?,
+                .map_err(spawn)?,
         ));
-    let mut child =
-        child::spawn(&mut c, cleanup).map_err(|e| format!("cannot run --cold-cmd '{cmd}': {e}"))?;
+    let mut child = child::spawn(&mut c, cleanup).map_err(spawn)?;
     match child.wait(cancel, Some(timeout)) {
         Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("--cold-cmd '{cmd}' failed with {status}")),
-        Err(WaitError::TimedOut(t)) => Err(format!(
-            "--cold-cmd '{cmd}' did not finish within {} s and was killed — fix the command or raise --cold-timeout",
-            t.as_secs_f64()
-        )),
-        Err(WaitError::Cancelled) => Err("interrupted while running --cold-cmd".into()),
-        Err(WaitError::Io(e)) => Err(format!("cannot wait for --cold-cmd '{cmd}': {e}")),
+        Ok(status) => Err(ColdError::Failed(cmd.to_string(), status)),
+        Err(WaitError::TimedOut(t)) => Err(ColdError::TimedOut(cmd.to_string(), t)),
+        Err(WaitError::Cancelled) => Err(ColdError::Interrupted),
+        Err(WaitError::Io(e)) => Err(spawn(e)),
     }
 }
 
@@ -183,6 +217,6 @@ mod tests {
             &Cleanup::new(),
         )
         .unwrap_err();
-        assert!(e.contains("--cold-timeout"), "{e}");
+        assert!(e.to_string().contains("--cold-timeout"), "{e}");
     }
 }

@@ -27,23 +27,68 @@ pub struct Probed {
     pub write_mib_s: f64,
 }
 
+/// Why the device's ceiling could not be probed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// Its scratch could not be made or removed.
+    Scratch(fsbench_scratch::ScratchError),
+    /// The directory takes no direct I/O: no device under it to probe.
+    NoDirect(std::path::PathBuf),
+    /// A call on the probe file failed.
+    Io {
+        /// `write`, `flush` or `read`.
+        what: &'static str,
+        /// The probe file.
+        file: std::path::PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Scratch(e) => f.write_str(&e.message),
+            Self::NoDirect(dir) => write!(
+                f,
+                "{} does not accept direct I/O (tmpfs, some FUSE daemons): there is no device to probe under it",
+                dir.display()
+            ),
+            Self::Io { what, file, source } => {
+                write!(
+                    f,
+                    "cannot {what} the probe file {}: {source}",
+                    file.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ProbeError {}
+
 /// Probes the device under `dir` with `bytes` of direct I/O in a guarded scratch `.fsbench-<id>`.
-pub fn probe(dir: &Path, id: &str, bytes: u64, cleanup: &Cleanup) -> Result<Probed, String> {
-    let scratch = Scratch::create_guarded(dir, id, cleanup).map_err(|e| e.message)?;
+pub fn probe(dir: &Path, id: &str, bytes: u64, cleanup: &Cleanup) -> Result<Probed, ProbeError> {
+    let scratch = Scratch::create_guarded(dir, id, cleanup).map_err(ProbeError::Scratch)?;
     let got = measure(&scratch.path().join("ceiling"), bytes.max(BLOCK as u64));
-    scratch.remove().map_err(|e| e.message)?;
+    scratch.remove().map_err(ProbeError::Scratch)?;
     got
 }
 
-fn measure(file: &Path, bytes: u64) -> Result<Probed, String> {
+fn measure(file: &Path, bytes: u64) -> Result<Probed, ProbeError> {
+    let io = |what: &'static str| {
+        move |source: std::io::Error| ProbeError::Io {
+            what,
+            file: file.to_path_buf(),
+            source,
+        }
+    };
     let direct_refused = |e: std::io::Error| {
         if e.raw_os_error() == Some(libc::EINVAL) {
-            format!(
-                "{} does not accept direct I/O (tmpfs, some FUSE daemons): there is no device to probe under it",
-                file.parent().map_or(file, |p| p).display()
-            )
+            ProbeError::NoDirect(file.parent().map_or(file, |p| p).to_path_buf())
         } else {
-            format!("cannot write the probe file {}: {e}", file.display())
+            io("write")(e)
         }
     };
     let f = std::fs::OpenOptions::new()
@@ -63,13 +108,11 @@ fn measure(file: &Path, bytes: u64) -> Result<Probed, String> {
     for i in 0..blocks {
         pwrite_full(&f, buf.as_slice(), i * BLOCK as u64).map_err(direct_refused)?;
     }
-    f.sync_data()
-        .map_err(|e| format!("cannot flush the probe file {}: {e}", file.display()))?;
+    f.sync_data().map_err(io("flush"))?;
     let write_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     for i in 0..blocks {
-        pread_full(&f, buf.as_mut_slice(), i * BLOCK as u64)
-            .map_err(|e| format!("cannot read the probe file {}: {e}", file.display()))?;
+        pread_full(&f, buf.as_mut_slice(), i * BLOCK as u64).map_err(io("read"))?;
     }
     let read_s = t.elapsed().as_secs_f64();
     let mib = (blocks * BLOCK as u64) as f64 / 1_048_576.0;
@@ -151,7 +194,8 @@ pub fn device_ceiling(
         }
         _ => {
             let id = format!("ceiling-{}", std::process::id());
-            let p = probe(path, &id, DEFAULT_BYTES, cleanup).map_err(Failure::input)?;
+            let p = probe(path, &id, DEFAULT_BYTES, cleanup)
+                .map_err(|e| Failure::input(e.to_string()))?;
             (
                 p.read_mib_s,
                 p.write_mib_s,
@@ -177,7 +221,7 @@ mod tests {
         let cleanup = Cleanup::new();
         match probe(d.path(), "ceiling-test", 4 << 20, &cleanup) {
             Ok(p) => assert!(p.read_mib_s > 0.0 && p.write_mib_s > 0.0),
-            Err(e) => assert!(e.contains("direct I/O"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("direct I/O"), "{e}"),
         }
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }

@@ -120,7 +120,8 @@ impl Cell {
         }
     }
 
-    fn headline_values(&self, headline: &str) -> Vec<f64> {
+    /// The cell's `headline` values, in sampling order.
+    pub fn headline_values(&self, headline: &str) -> Vec<f64> {
         self.samples
             .iter()
             .filter_map(|s| s.metrics.get(headline).copied())
@@ -147,6 +148,8 @@ pub struct Measured {
     pub servers: Vec<fsbench_model::ServerSample>,
     /// With `--profile`: the kernel's evidence of the sample.
     pub profile: Option<fsbench_model::Profile>,
+    /// The largest resident set during the sample, KiB ([`fsbench_measure::memory`]).
+    pub peak_rss_kib: Option<u64>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -155,9 +158,10 @@ pub fn take_sample(
     p: &mut Prepared,
     cold: Option<&ColdMethod>,
 ) -> Result<Sample, WorkloadError> {
-    let m = measure(cell, p, cold, &fsbench_dist::Dist::solo())?;
+    let m = measure(cell, p, cold, &fsbench_cluster::Cluster::solo())?;
     let mut sample = metrics::to_sample(m.data, m.resident, &m.cpu);
     sample.latency_hdr = m.latency_hdr;
+    sample.peak_rss_kib = m.peak_rss_kib;
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     metrics::add_wire(&mut sample, m.wire);
     metrics::add_servers(&mut sample, m.servers);
@@ -177,7 +181,7 @@ pub fn measure(
     cell: &mut Cell,
     p: &mut Prepared,
     cold: Option<&ColdMethod>,
-    dist: &fsbench_dist::Dist,
+    dist: &fsbench_cluster::Cluster,
 ) -> Result<Measured, WorkloadError> {
     let mut err = p.workload.before_sample(&p.ctx).err();
     let files = p.workload.cache_files(&p.ctx);
@@ -221,7 +225,11 @@ pub fn measure(
     };
     cell.last_wall_ns = Some(measured.data.wall_ns);
     verify_direct(&mut measured.data.metrics, &files, resident);
-    measured.resident = resident;
+    // A file a sample only writes is overwritten whatever of it was cached: its residency says
+    // nothing of the sample, and two cells that differ in it (a deleted and recreated file on
+    // ext4, always 100% on tmpfs) are no less comparable.
+    measured.resident =
+        resident.filter(|_| !matches!(p.caps.flow, fsbench_workload::Flow::Write { .. }));
     Ok(measured)
 }
 
@@ -290,9 +298,11 @@ fn timed_run<C: Clock>(
     };
     let before = Counters::read(p);
     let profiler = crate::profiling::start(p);
+    let memory = fsbench_measure::memory::PeakMemory::start();
     rec.start();
     let ran = p.workload.run(&p.ctx, &mut rec);
     let mut data = rec.finish();
+    let peak_rss_kib = memory.finish();
     let after = Counters::read(p);
     let profile = profiler.map(fsbench_profile::SampleProfiler::stop);
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
@@ -334,6 +344,7 @@ fn timed_run<C: Clock>(
         wire,
         servers,
         profile,
+        peak_rss_kib,
     })
 }
 

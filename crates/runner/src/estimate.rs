@@ -21,6 +21,18 @@ pub struct Speed {
     pub write_bytes_per_s: f64,
     /// Small files (4 KiB) created and removed per second (a pair counts once).
     pub files_per_s: f64,
+    /// Other processes' share of the machine's CPUs while the probe ran, % of wall × CPUs
+    /// (`None` when `/proc/stat` could not be read).
+    pub others_pct: Option<f64>,
+}
+
+impl Speed {
+    /// Whether other processes took a share of the CPUs from which a run counts as loaded
+    /// ([`fsbench_analysis::load::LOADED_PCT`]) while the probe ran.
+    pub fn loaded(&self) -> bool {
+        self.others_pct
+            .is_some_and(|p| p >= fsbench_analysis::load::LOADED_PCT)
+    }
 }
 
 /// Where a cell's estimate comes from.
@@ -30,6 +42,8 @@ pub enum Source {
     History(String),
     /// The model at the probed speed.
     Probe,
+    /// The workload's fixed duration alone (`duration=`, `ops` × `sleep`): no speed enters it.
+    Fixed,
     /// Neither: counted as zero.
     Unknown,
 }
@@ -104,6 +118,11 @@ impl Estimate {
         if e.unknown() > 0 {
             from.push(format!("{} cells of unknown size not counted", e.unknown()));
         }
+        if let Some(pct) = e.probe_load() {
+            from.push(format!(
+                "probed while other processes took {pct:.0}% of the CPUs: a guess, not a promise"
+            ));
+        }
         format!(
             "estimated time: {}{} ({})",
             if e.at_least || e.unknown() > 0 {
@@ -127,6 +146,22 @@ impl Estimate {
             .iter()
             .filter(|c| c.source == Source::Unknown)
             .count()
+    }
+
+    /// Other processes' highest share of the CPUs (%) during a probe this estimate uses, when
+    /// it was high enough to call the probe loaded ([`Speed::loaded`]): the probe's speeds are
+    /// then the busy machine's of that moment, which the run may or may not share.
+    pub fn probe_load(&self) -> Option<f64> {
+        let used = |ti: usize| {
+            self.cells
+                .iter()
+                .any(|c| c.target == ti && c.source == Source::Probe)
+        };
+        self.speeds
+            .iter()
+            .enumerate()
+            .filter_map(|(ti, s)| s.filter(|s| s.loaded() && used(ti))?.others_pct)
+            .max_by(f64::total_cmp)
     }
 
     /// Cells estimated from stored history.
@@ -174,7 +209,8 @@ pub fn model(w: &PlanWorkload, s: &Speed) -> Option<(f64, f64)> {
     Some((work + fixed, work))
 }
 
-/// A fixed duration the workload's parameters give a sample (`duration=`, `ops` × `sleep`).
+/// A fixed duration the workload's parameters give a sample (`duration=` and `warmup=`, `ops`
+/// × `sleep`).
 fn fixed_seconds(w: &PlanWorkload) -> f64 {
     let dur = |k: &str| {
         w.params
@@ -187,7 +223,9 @@ fn fixed_seconds(w: &PlanWorkload) -> f64 {
         .get(fsbench_model::param::OPS)
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(1.0);
-    dur("duration") + ops * dur("sleep")
+    dur(fsbench_model::param::DURATION)
+        + dur(fsbench_model::param::WARMUP)
+        + ops * dur(fsbench_model::param::SLEEP)
 }
 
 /// Estimates `plan`: `past(target, workload, cache)` gives a stored cell like a planned one,
@@ -218,7 +256,12 @@ pub fn estimate(
                         Some((sample, prepare)) => {
                             let once = if prepared { 0.0 } else { prepare };
                             prepared = true;
-                            (n * sample * MODEL_OVERHEAD + once, Source::Probe)
+                            let source = if prepare > 0.0 {
+                                Source::Probe
+                            } else {
+                                Source::Fixed
+                            };
+                            (n * sample * MODEL_OVERHEAD + once, source)
                         }
                         None => (0.0, Source::Unknown),
                     },
@@ -250,6 +293,7 @@ pub fn needs_probe(
     let unit = Speed {
         write_bytes_per_s: 1.0,
         files_per_s: 1.0,
+        others_pct: None,
     };
     plan.targets
         .iter()
@@ -269,9 +313,52 @@ pub fn needs_probe(
 /// extraction does), their directory fsynced, and removed. `None` when the target cannot be written (the run itself will say why).
 pub fn probe(target: &Path, run_id: &str, cleanup: &Cleanup) -> Option<Speed> {
     let scratch = Scratch::create_guarded(target, &format!("{run_id}-probe"), cleanup).ok()?;
+    let load = LoadWatch::start();
     let speed = measure(scratch.path());
+    let others_pct = load.others_pct();
     let _ = scratch.remove();
-    speed
+    speed.map(|s| Speed { others_pct, ..s })
+}
+
+/// Shortest window over which the probe's load is read: the machine's counters advance in
+/// clock ticks (10 ms per CPU), so a shorter window's share would be mostly tick noise. A probe
+/// that ends sooner waits out the rest (idle, so its own share stays what it was).
+const LOAD_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Other processes' share of the machine's CPUs over an interval: the machine's busy time
+/// (user, system, interrupts) less this process's own CPU time.
+struct LoadWatch {
+    started: Instant,
+    machine: fsbench_measure::CpuSnapshot,
+    own: fsbench_measure::CpuTimes,
+}
+
+impl LoadWatch {
+    fn start() -> Self {
+        Self {
+            started: Instant::now(),
+            machine: fsbench_measure::CpuSnapshot::take(&[]),
+            own: fsbench_measure::CpuTimes::process(),
+        }
+    }
+
+    /// Others' share since [`LoadWatch::start`], % of wall × CPUs, waiting out [`LOAD_WINDOW`].
+    fn others_pct(self) -> Option<f64> {
+        if let Some(rest) = LOAD_WINDOW.checked_sub(self.started.elapsed()) {
+            std::thread::sleep(rest);
+        }
+        let own = fsbench_measure::CpuTimes::process().since(self.own);
+        let wall_ns = self.started.elapsed().as_nanos() as f64;
+        let ticks = fsbench_measure::clock_ticks_per_s();
+        let m = fsbench_measure::CpuSnapshot::take(&[])
+            .since(&self.machine, ticks)
+            .machine
+            .filter(|m| m.cpus > 0)?;
+        let busy = (m.user_ns + m.sys_ns + m.irq_ns) as f64;
+        let ours = (own.user_ns + own.sys_ns) as f64;
+        let pct = (busy - ours) / (wall_ns * f64::from(m.cpus)) * 100.0;
+        Some(pct.clamp(0.0, 100.0))
+    }
 }
 
 fn measure(dir: &Path) -> Option<Speed> {
@@ -312,6 +399,7 @@ fn measure(dir: &Path) -> Option<Speed> {
     Some(Speed {
         write_bytes_per_s: PROBE_BYTES as f64 / write_s.max(1e-6),
         files_per_s: PROBE_FILES as f64 / files_s.max(1e-6),
+        others_pct: None,
     })
 }
 
@@ -364,5 +452,73 @@ mod tests {
         assert!(s.write_bytes_per_s > 0.0 && s.files_per_s > 0.0, "{s:?}");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "only the emptied files directory: {left:?}");
+    }
+
+    fn cell(target: usize, source: Source) -> CellEstimate {
+        CellEstimate {
+            target,
+            workload: 0,
+            cache: CacheState::Warm,
+            seconds: 1.0,
+            source,
+        }
+    }
+
+    fn speed(others_pct: Option<f64>) -> Option<Speed> {
+        Some(Speed {
+            write_bytes_per_s: 1e8,
+            files_per_s: 1e3,
+            others_pct,
+        })
+    }
+
+    #[test]
+    fn a_probe_taken_under_load_flags_the_estimate_only_when_its_cells_use_it() {
+        let e = Estimate {
+            cells: vec![cell(0, Source::Probe), cell(1, Source::History("r".into()))],
+            speeds: vec![speed(Some(10.0)), speed(Some(90.0))],
+            at_least: false,
+        };
+        assert_eq!(e.probe_load(), None, "target 1's cells come from history");
+        let e = Estimate {
+            cells: vec![cell(0, Source::Probe), cell(1, Source::Probe)],
+            ..e
+        };
+        assert_eq!(e.probe_load(), Some(90.0));
+        let quiet = Estimate {
+            speeds: vec![speed(Some(10.0)), speed(None)],
+            ..e
+        };
+        assert_eq!(quiet.probe_load(), None);
+        let fixed = Estimate {
+            cells: vec![cell(1, Source::Fixed)],
+            ..quiet
+        };
+        assert_eq!(
+            fixed.probe_load(),
+            None,
+            "a fixed duration owes nothing to the probe"
+        );
+    }
+
+    #[test]
+    fn the_load_beside_the_probe_counts_other_processes_not_this_one() {
+        let hog = || {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        };
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let mut hogs: Vec<_> = (0..cpus).map(|_| hog()).collect();
+        let watch = LoadWatch::start();
+        let pct = watch.others_pct();
+        for h in &mut hogs {
+            let _ = h.kill();
+            let _ = h.wait();
+        }
+        // One hog per CPU keeps every CPU busy for other processes; this one only slept.
+        let pct = pct.expect("/proc/stat is readable");
+        assert!(pct >= fsbench_analysis::load::LOADED_PCT, "{pct}");
     }
 }

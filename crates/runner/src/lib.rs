@@ -11,9 +11,11 @@ mod cell;
 pub mod cliff;
 mod cliff_scope;
 mod daemons;
+mod decide;
 pub mod estimate;
 pub mod gauge;
 pub mod metrics;
+pub mod order;
 pub mod overhead;
 mod profiling;
 pub mod record;
@@ -174,7 +176,7 @@ pub fn execute(
     // Archives kept on local disk for the tar workloads are this run's: removed with its scratches.
     fsbench_tree::local_archive::release();
     // Shared layout: rank 0 removes the one scratch once every rank is done with it.
-    team.dist.barrier();
+    team.cluster.barrier();
     // A removal that fails is the run's failure, recorded in the outcome so that the record is
     // still finished (status, exports, store) before fsbench exits 3.
     for s in scratches.into_iter().flatten() {
@@ -224,13 +226,16 @@ fn empty_entry(
     let mut params = w.params.clone();
     if let Some((_, spec)) = &plan.background {
         // Measured under another load: comparisons must see it.
-        params.insert("background".into(), spec.clone());
+        params.insert(fsbench_model::param::BACKGROUND.into(), spec.clone());
     }
     if team.parallel() {
         // Ranks and layout change what is measured: comparisons must see them.
-        params.insert("ranks".into(), team.dist.size().to_string());
+        params.insert(
+            fsbench_model::param::RANKS.into(),
+            team.cluster.size().to_string(),
+        );
         let layout = if team.sharing() { "shared" } else { "per-rank" };
-        params.insert("layout".into(), layout.into());
+        params.insert(fsbench_model::param::LAYOUT.into(), layout.into());
     }
     let method = match cache {
         CacheState::Cold => plan.cold.as_ref().map(|m| m.name()).unwrap_or("none"),
@@ -274,6 +279,12 @@ fn sample_cells(
         let idx: Vec<usize> = (0..cells.len())
             .filter(|&i| cells[i].cache == cache)
             .collect();
+        // Sequential decisions need both sides of a comparison sampled round by round.
+        let sequential = plan.sequential.filter(|_| plan.interleave);
+        let pairs = match sequential {
+            Some(_) => decide::pairs(prepared, cells, &idx),
+            None => Vec::new(),
+        };
         loop {
             let pending: Vec<usize> = idx.iter().copied().filter(|&i| !cells[i].done).collect();
             if pending.is_empty() {
@@ -296,6 +307,10 @@ fn sample_cells(
                     return true;
                 }
                 sink.event(Event::Results(&out.results));
+            }
+            if let Some(seq) = &sequential {
+                let entries = &out.results[base..base + cells.len()];
+                decide::settle(seq, prepared, cells, &pairs, (entries, &plan.against));
             }
         }
     }

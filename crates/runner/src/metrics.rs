@@ -78,28 +78,13 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
     let series = d.series.points();
     let series_interval_ns = (!series.is_empty()).then_some(d.series.interval_ns);
-    let mut s = Sample {
-        wall_ns: d.wall_ns,
-        user_ns: d.user_ns,
-        sys_ns: d.sys_ns,
-        ops: d.ops,
-        bytes: d.bytes,
-        metrics: m,
-        latency,
-        latency_hdr: None,
-        phases: d.phases.into_iter().collect(),
-        resident_pct,
-        outlier: false,
-        machine,
-        daemon,
-        process,
-        devices: Vec::new(),
-        series,
-        series_interval_ns,
-        hosts: Vec::new(),
-        servers: Vec::new(),
-        off_cpu: BTreeMap::new(),
-    };
+    let mut s = Sample::new(d.wall_ns, d.user_ns, d.sys_ns, d.ops, d.bytes);
+    s.metrics = m;
+    s.latency = latency;
+    s.phases = d.phases.into_iter().collect();
+    s.resident_pct = resident_pct;
+    (s.machine, s.daemon, s.process) = (machine, daemon, process);
+    (s.series, s.series_interval_ns) = (series, series_interval_ns);
     crate::gauge::add(&mut s);
     s
 }

@@ -52,12 +52,14 @@ pub fn provisional(invocation: Invocation) -> RunRecord {
             suite: invocation.suite,
             scale: invocation.scale.filter(|&s| s != 1.0),
             report: invocation.report,
+            kind: fsbench_model::RunKind::of(invocation.report),
         },
         environment: Default::default(),
         overhead: Default::default(),
         results: Vec::new(),
         comparisons: Vec::new(),
         scaling: Vec::new(),
+        cards: Vec::new(),
     }
 }
 
@@ -107,6 +109,7 @@ pub fn finish(
     fsbench_analysis::sweeps::attach(record);
     fsbench_analysis::explain::attach(record, ceilings);
     fsbench_analysis::cells::attach(record, confidence);
+    fsbench_analysis::card::attach(record);
 }
 
 /// What the storage stack under each target means for its cold cells (a loop device without

@@ -21,7 +21,7 @@ pub fn scratches(
     team: &Team,
 ) -> EngineResult<Vec<Option<Scratch>>> {
     let mut out = Vec::new();
-    for t in &plan.targets {
+    for (ti, t) in plan.targets.iter().enumerate() {
         if t.kind != TargetKind::Dir {
             out.push(None);
             continue;
@@ -43,7 +43,11 @@ pub fn scratches(
                 });
             }
         }
-        let id = team.scratch_id(run_id);
+        let mut id = team.scratch_id(run_id);
+        if plan.targets[..ti].iter().any(|o| o.path == t.path) {
+            // The same directory twice (an A/A comparison): a scratch of its own for each.
+            id = format!("{id}-t{ti}");
+        }
         let attach = team.sharing() && !team.root();
         let made = if attach {
             Err(None)
@@ -220,7 +224,7 @@ pub fn cleanup(p: &mut Prepared, team: &Team) {
         bg.cleanup();
     }
     if team.sharing() {
-        team.dist.barrier();
+        team.cluster.barrier();
         if !team.root() {
             return;
         }

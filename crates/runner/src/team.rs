@@ -5,15 +5,15 @@
 
 use super::cell::{self, Cell, Prepared};
 use crate::cache::ColdMethod;
-use fsbench_dist::Dist;
-use fsbench_dist::wire::{Outcome, RankSample, Report};
+use fsbench_cluster::Cluster;
+use fsbench_cluster::wire::{Outcome, RankSample, Report};
 use fsbench_model::Sample;
 use fsbench_workload::{Ranks, WorkloadError};
 
 /// The processes running this plan.
 pub struct Team {
     /// The MPI job, or one process alone.
-    pub dist: Dist,
+    pub cluster: Cluster,
     /// `--layout shared`: the ranks work in one directory.
     pub shared: bool,
     /// The clock samples are timed with (the real one, except in deterministic tests).
@@ -35,7 +35,7 @@ pub enum Failure {
 impl Team {
     /// True under mpirun with more than one rank.
     pub fn parallel(&self) -> bool {
-        self.dist.is_parallel()
+        self.cluster.is_parallel()
     }
 
     /// True when ranks share one directory per workload.
@@ -45,16 +45,16 @@ impl Team {
 
     /// True on the rank that creates shared things, prints and stores.
     pub fn root(&self) -> bool {
-        self.dist.is_root()
+        self.cluster.is_root()
     }
 
     /// What workloads see of the ranks.
     pub fn ranks(&self) -> Ranks {
         Ranks {
-            rank: self.dist.rank(),
-            size: self.dist.size(),
+            rank: self.cluster.rank(),
+            size: self.cluster.size(),
             shared: self.sharing(),
-            sync: self.dist.sync(),
+            sync: self.cluster.sync(),
         }
     }
 
@@ -66,7 +66,7 @@ impl Team {
     /// network filesystem pass a check that their files together could not).
     pub fn copies_per_filesystem(&self, dir: &std::path::Path) -> u64 {
         if self.sharing() {
-            return self.dist.size() as u64;
+            return self.cluster.size() as u64;
         }
         if !self.parallel() {
             return 1;
@@ -75,14 +75,14 @@ impl Team {
         let seen = scratch
             .and_then(|s| Some((s.parent()?, s.file_name()?.to_str()?)))
             .map(|(target, own)| rank_scratches(target, own));
-        seen.unwrap_or(0).max(self.dist.ranks_on_node()) as u64
+        seen.unwrap_or(0).max(self.cluster.ranks_on_node()) as u64
     }
 
     /// The name of this rank's scratch: the run id alone, or `<id>-r<rank>` for per-rank
     /// directories under MPI.
     pub fn scratch_id(&self, run_id: &str) -> String {
         if self.parallel() && !self.sharing() {
-            format!("{run_id}-r{}", self.dist.rank())
+            format!("{run_id}-r{}", self.cluster.rank())
         } else {
             run_id.to_string()
         }
@@ -90,7 +90,7 @@ impl Team {
 
     /// Every rank's error for one step: the first failing rank's (naming the rank), on all.
     pub fn agree(&self, mine: Option<String>) -> Option<String> {
-        self.dist.agree(mine.as_deref())
+        self.cluster.agree(mine.as_deref())
     }
 }
 
@@ -122,7 +122,7 @@ pub fn take_sample(
     cold: Option<&ColdMethod>,
     explain: &dyn Fn(&WorkloadError) -> String,
 ) -> Result<Sample, Failure> {
-    let dist = &team.dist;
+    let dist = &team.cluster;
     let run_cancel = p.ctx.cancel.clone();
     let scope = dist.begin_sample(&run_cancel);
     p.ctx.cancel = scope.cancel.clone();
@@ -162,7 +162,7 @@ pub fn take_sample(
 
 /// What every rank concludes from all the reports (the same on every rank).
 fn conclude(
-    dist: &fsbench_dist::Dist,
+    dist: &fsbench_cluster::Cluster,
     reports: Vec<Report>,
     cpu: Option<fsbench_measure::CpuDelta>,
 ) -> Result<Sample, Failure> {
@@ -200,12 +200,12 @@ fn conclude(
             n - samples.len()
         )));
     }
-    let merged = fsbench_dist::merge::merge(&samples)
+    let merged = fsbench_cluster::merge::merge(&samples)
         .ok_or_else(|| Failure::Failed("no rank sent a sample".into()))?;
     let cpu = cpu.unwrap_or_default();
     let mut sample = crate::metrics::to_sample(merged.data, merged.resident_pct, &cpu);
     sample.latency_hdr = fsbench_measure::histo::encode(&merged.hist);
-    sample.hosts = fsbench_dist::merge::hosts(&samples);
+    sample.hosts = fsbench_cluster::merge::hosts(&samples);
     Ok(sample)
 }
 

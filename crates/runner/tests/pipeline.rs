@@ -66,7 +66,7 @@ fn two_targets_cold_and_warm_interleaved_auto_runs_are_exact() {
     assert_eq!(plan.caches, vec![CacheState::Cold, CacheState::Warm]);
     assert!(matches!(plan.runs, Runs::Auto { min: 3, max: 4, .. }));
     let team = Team {
-        dist: fsbench_dist::Dist::solo(),
+        cluster: fsbench_cluster::Cluster::solo(),
         shared: false,
         // `slow` takes 3x as long per clock reading as `fast`.
         clock: ClockChoice::Fake {

@@ -162,8 +162,12 @@ impl Scratch {
         if !self.owned {
             return Ok(());
         }
+        // Removed, then forgotten: a forced exit (a second signal) between the two would
+        // otherwise find nothing to remove and end the process halfway through this removal,
+        // leaving the scratch behind. Two removals at once are safe (each takes what is left).
+        let removed = remove_tree(&self.path);
         self.unregister();
-        remove_tree(&self.path)
+        removed
     }
 
     /// Its removal is no longer anyone else's business: the registry and the guard forget it.
@@ -176,8 +180,9 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !self.removed {
-            self.unregister();
+            // Removed before it is forgotten, as in `remove`.
             let _ = remove_tree(&self.path);
+            self.unregister();
         }
     }
 }

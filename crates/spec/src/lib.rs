@@ -13,6 +13,6 @@ mod run_spec;
 pub mod suite;
 
 pub use run_spec::{
-    CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest, parse_cold_timeout, parse_interval,
-    parse_max_time,
+    CacheChoice, Order, RunSpec, Session, TargetSpec, WorkloadRequest, parse_cold_timeout,
+    parse_interval, parse_max_time,
 };

@@ -115,6 +115,40 @@ pub struct Plan {
     pub background: Option<(PlanWorkload, String)>,
     /// `--profile`: record the kernel's evidence for every sample.
     pub profile: bool,
+    /// `--runs auto`: how comparisons decide, and stop their cells as soon as they have.
+    pub sequential: Option<Sequential>,
+    /// `--baseline` with `--runs auto`: the stored cells this run's cells sample against.
+    pub against: Vec<Against>,
+}
+
+/// A stored cell of `--baseline` that this run's cell of the same target label, workload,
+/// parameters, sweep and cache state samples against until their comparison is settled: the
+/// gate's question with `--fail-if-slower`, else different or equivalent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Against {
+    /// Target label.
+    pub target: String,
+    /// Workload name.
+    pub workload: String,
+    /// Resolved parameters.
+    pub params: BTreeMap<String, String>,
+    /// Swept parameters of the cell.
+    pub sweep: BTreeMap<String, String>,
+    /// Cache state.
+    pub cache: CacheState,
+    /// Its headline values, in sampling order.
+    pub values: Vec<f64>,
+    /// `--fail-if-slower PCT` as a change of the headline: −PCT for a rate, +PCT for a time.
+    pub gate_pct: Option<f64>,
+}
+
+/// Sequential decisions of a `--runs auto` plan (`fsbench_stats::sequential`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sequential {
+    /// Confidence, margin and the looks' schedule (`--min-runs` to `--max-runs`).
+    pub plan: fsbench_stats::sequential::Plan,
+    /// `--precision` was given: a compared cell also waits for its own interval to be narrow.
+    pub precision_asked: bool,
 }
 
 impl Plan {
@@ -193,6 +227,7 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
     let steady = steady_policy(args, &workloads)?;
     let runs = parse_runs(args, workloads.iter().any(|w| w.until_steady))?;
     let background = background(args.background.as_deref(), &targets)?;
+    let sequential = sequential(args, runs)?;
     Ok(Plan {
         targets,
         workloads,
@@ -205,7 +240,36 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         steady,
         background,
         profile: args.profile,
+        sequential,
+        against: Vec::new(),
     })
+}
+
+/// The sequential decisions of a `--runs auto` plan; `--margin` is refused without it.
+fn sequential(args: &RunSpec, runs: Runs) -> EngineResult<Option<Sequential>> {
+    let margin = args.margin.unwrap_or(run_spec::DEFAULT_MARGIN);
+    if !(margin > 0.0 && margin < 100.0) {
+        return Err(Failure::input(format!(
+            "invalid --margin {margin} — give a percentage between 0 and 100, e.g. 3"
+        )));
+    }
+    let Runs::Auto { min, max, .. } = runs else {
+        if args.margin.is_some() {
+            return Err(Failure::input(
+                "--margin applies only to --runs auto (comparisons decided as samples arrive) — add --runs auto, or drop --margin",
+            ));
+        }
+        return Ok(None);
+    };
+    Ok(Some(Sequential {
+        plan: fsbench_stats::sequential::Plan::new(
+            args.confidence() / 100.0,
+            margin / 100.0,
+            min as usize,
+            max as usize,
+        ),
+        precision_asked: args.precision.is_some(),
+    }))
 }
 
 /// `--background WORKLOAD`: one workload (no sweep) that runs in a directory target's scratch.
@@ -358,7 +422,13 @@ pub fn max_workers() -> u64 {
 fn check_worker_counts(workloads: &[PlanWorkload]) -> EngineResult<()> {
     let cap = max_workers();
     for w in workloads {
-        for key in ["workers", "threads"] {
+        for key in w
+            .info
+            .params
+            .iter()
+            .filter(|d| d.kind == fsbench_workload::ParamKind::Workers)
+            .map(|d| d.key)
+        {
             let n = w.params.get(key).and_then(|v| v.parse::<u64>().ok());
             if let Some(n) = n.filter(|&n| n > cap) {
                 return Err(Failure::input(format!(
@@ -474,9 +544,10 @@ fn build_workload(
         ))
     };
     let mut raw = raw;
-    let until_steady = match raw.remove("until").as_deref() {
+    let until = fsbench_workload::knobs::every::UNTIL;
+    let until_steady = match raw.remove(until.key).as_deref() {
         None => false,
-        Some("steady") => true,
+        Some(fsbench_workload::knobs::every::STEADY) => true,
         Some(other) => {
             return Err(Failure::input(format!(
                 "bad parameter 'until={other}' ({origin}) — until= takes 'steady' (sample until the SNIA steady state holds)"
@@ -554,11 +625,12 @@ fn check_compatible(targets: &[PlanTarget], workloads: &[PlanWorkload]) -> Engin
 /// `request` with `direct=false` when its workload takes `direct` (`--fix-comparable`).
 fn buffered(request: &WorkloadRequest) -> WorkloadRequest {
     let mut r = request.clone();
+    let direct = fsbench_workload::knobs::io::DIRECT.key;
     let takes_direct = fsbench_workload::find(&r.name)
-        .is_some_and(|info| info.params.iter().any(|p| p.key == "direct"));
+        .is_some_and(|info| info.params.iter().any(|p| p.key == direct));
     if takes_direct {
-        r.params.retain(|(k, _)| k != "direct");
-        r.params.push(("direct".into(), vec!["false".into()]));
+        r.params.retain(|(k, _)| k != direct);
+        r.params.push((direct.into(), vec!["false".into()]));
     }
     r
 }

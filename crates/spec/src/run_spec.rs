@@ -16,6 +16,8 @@ pub const DEFAULT_MIN_RUNS: u32 = 3;
 pub const DEFAULT_MAX_RUNS: u32 = 30;
 /// `--confidence` default, percent.
 pub const DEFAULT_CONFIDENCE: f64 = 95.0;
+/// `--margin`: a comparison within ±this % of no change is `equivalent`.
+pub const DEFAULT_MARGIN: f64 = 3.0;
 /// `--cold-timeout` default.
 pub const DEFAULT_COLD_TIMEOUT_NS: u64 = 60_000_000_000;
 
@@ -109,8 +111,15 @@ pub struct WorkloadRequest {
     pub origin: String,
 }
 
-/// Keys whose value is a shell command: a bare comma there is almost surely part of the command.
-pub const COMMAND_KEYS: &[&str] = &["run", "prepare"];
+/// True when `key` of workload `name` takes a shell command (its declaration says so): a bare
+/// comma there is almost surely part of the command.
+pub fn takes_command(name: &str, key: &str) -> bool {
+    fsbench_workload::find(name).is_some_and(|info| {
+        info.params
+            .iter()
+            .any(|d| d.key == key && d.kind == fsbench_workload::ParamKind::Command)
+    })
+}
 
 impl WorkloadRequest {
     /// Parses `--workload NAME[:key=value,key=a,b,...]`: a list value sweeps that parameter;
@@ -136,7 +145,7 @@ impl WorkloadRequest {
                 }
             }
         }
-        check_command_lists(&keys, &origin)?;
+        check_command_lists(name, &keys, &origin)?;
         for (_, values) in &mut keys {
             values.iter_mut().for_each(|v| *v = unquote(v));
         }
@@ -150,13 +159,17 @@ impl WorkloadRequest {
 
 /// A list of commands must quote each one: `run=echo a,b` would otherwise run `b` as a second
 /// command of a sweep.
-fn check_command_lists(keys: &[(String, Vec<String>)], origin: &str) -> EngineResult<()> {
+fn check_command_lists(
+    name: &str,
+    keys: &[(String, Vec<String>)],
+    origin: &str,
+) -> EngineResult<()> {
     for (k, values) in keys {
         let quoted = |v: &String| {
             let b = v.as_bytes();
             b.len() >= 2 && (b[0] == b'\'' || b[0] == b'"') && b[b.len() - 1] == b[0]
         };
-        if COMMAND_KEYS.contains(&k.as_str()) && values.len() > 1 && !values.iter().all(quoted) {
+        if takes_command(name, k) && values.len() > 1 && !values.iter().all(quoted) {
             return Err(Failure::input(format!(
                 "{k}= contains a comma outside quotes ({origin}) — quote the command: {k}='{}' (quoted items 'a','b' sweep over commands)",
                 values.join(",")
@@ -179,6 +192,8 @@ fn unquote(v: &str) -> String {
 /// Everything `fsbench run` was asked to do. `None`: not given (a suite or the default decides).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunSpec {
+    /// The report layout asked without a suite file (`fsbench card`: the card).
+    pub layout: Option<fsbench_model::SeedLayout>,
     /// Targets in order (empty: the current directory, unless a lab or suite gives some).
     pub targets: Vec<TargetSpec>,
     /// `--suite NAME|FILE`.
@@ -217,6 +232,8 @@ pub struct RunSpec {
     pub order: Option<Order>,
     /// `--confidence PCT`.
     pub confidence: Option<f64>,
+    /// `--margin PCT`: the equivalence margin of sequential decisions.
+    pub margin: Option<f64>,
     /// `--plot`.
     pub plot: bool,
     /// `--profile`: the kernel's evidence for every sample.
@@ -238,9 +255,65 @@ pub struct RunSpec {
     pub export_markdown: Option<PathBuf>,
     /// `--export-csv-series FILE`.
     pub export_csv_series: Option<PathBuf>,
+    /// What the run does beside measuring: where it speaks, stores and gates.
+    pub session: Session,
+}
+
+/// What a run does beside measuring: its progress lines, its store, its HTML and its gate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    /// `--quiet`: no progress, estimate or tables.
+    pub quiet: bool,
+    /// `--no-store`: the run is not stored.
+    pub no_store: bool,
+    /// `--db FILE` (default: the user's results database).
+    pub db: Option<PathBuf>,
+    /// `--note TEXT`, stored with the run.
+    pub note: Option<String>,
+    /// `--html FILE` (`-`: standard output).
+    pub html: Option<PathBuf>,
+    /// `--baseline RUN`: the stored run compared against.
+    pub baseline: Option<String>,
+    /// `--fail-if-slower PCT`: the gate against the baseline.
+    pub fail_if_slower: Option<f64>,
+    /// `--allow-incomparable`: cells the gate cannot judge do not fail it.
+    pub allow_incomparable: bool,
+    /// `--yes`: run a suite estimated far longer than it says without asking.
+    pub yes: bool,
+    /// `--estimate`: print the time estimate and stop.
+    pub estimate_only: bool,
+    /// `--layout shared`: MPI ranks share one file or directory.
+    pub shared_layout: bool,
+}
+
+impl Session {
+    /// A rank other than 0 prints, stores and writes nothing: rank 0 speaks for the run.
+    pub fn silence(&mut self) {
+        self.quiet = true;
+        self.no_store = true;
+        self.html = None;
+        self.baseline = None;
+        self.fail_if_slower = None;
+    }
+
+    /// The gate asked for: its threshold (percent slower) and whether cells it cannot judge
+    /// pass.
+    pub fn gate(&self) -> Option<(f64, bool)> {
+        self.fail_if_slower
+            .map(|pct| (pct, self.allow_incomparable))
+    }
 }
 
 impl RunSpec {
+    /// A rank other than 0 prints, stores and writes nothing: rank 0 speaks for the run.
+    pub fn silence(&mut self) {
+        self.session.silence();
+        self.export_json = None;
+        self.export_csv = None;
+        self.export_markdown = None;
+        self.export_csv_series = None;
+    }
+
     /// The confidence level of comparisons, percent.
     pub fn confidence(&self) -> f64 {
         self.confidence.unwrap_or(DEFAULT_CONFIDENCE)

@@ -10,6 +10,7 @@ pub mod ministat;
 mod moments;
 mod outliers;
 mod segments;
+pub mod sequential;
 pub mod steady;
 pub mod steps;
 mod summary;

@@ -247,6 +247,47 @@ pub fn run_steps(runs: &[Vec<f64>], confidence: f64) -> RunSteps {
 
 /// The level of runs `since..n-1` when the newest run lies outside their prediction interval
 /// (with the variance at least `floor`) and its samples differ from theirs.
+/// [`run_steps`] of a ratio-scale quantity (a rate or a time: every value positive), searched on
+/// the logarithms of the samples, with the levels in the quantity's own units (medians of the run
+/// medians, as there). A rate's run-to-run noise scales with its level — a run that gets half the
+/// CPUs of a busy machine goes half as fast, whatever its speed — so a step from a fast, noisy
+/// level to a slow, steady one is a ratio: on the raw scale the fast side's noise would be
+/// charged to both sides and hide it. Falls back to [`run_steps`] when a value is not positive.
+pub fn run_steps_ratio(runs: &[Vec<f64>], confidence: f64) -> RunSteps {
+    if !runs.iter().flatten().all(|x| x.is_finite() && *x > 0.0) {
+        return run_steps(runs, confidence);
+    }
+    let logs: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| r.iter().map(|x| x.ln()).collect())
+        .collect();
+    let found = run_steps(&logs, confidence);
+    if found.steps.is_empty() && found.newest_differs.is_none() {
+        return found;
+    }
+    let m: Vec<f64> = runs.iter().map(|r| median(r)).collect();
+    let mut bounds = vec![0];
+    bounds.extend(found.steps.iter().map(|s| s.at));
+    bounds.push(m.len());
+    let levels: Vec<f64> = bounds.windows(2).map(|w| median(&m[w[0]..w[1]])).collect();
+    let steps = found
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| RunStep {
+            at: s.at,
+            before: levels[i],
+            after: levels[i + 1],
+        })
+        .collect();
+    let since = bounds[bounds.len() - 2];
+    let newest_differs = found.newest_differs.map(|_| median(&m[since..m.len() - 1]));
+    RunSteps {
+        steps,
+        newest_differs,
+    }
+}
+
 fn newest_differs(runs: &[&[f64]], m: &[f64], since: usize, (c, floor): (f64, f64)) -> Option<f64> {
     let n = m.len();
     let len = n.checked_sub(1 + since).filter(|&l| l >= MIN_RUNS)?;
@@ -293,6 +334,7 @@ mod tests {
             let h = history(&vec![100.0; n], 4.0, 2.0);
             let s = run_steps(&h, 0.95);
             assert_eq!(s, RunSteps::default(), "{n} runs");
+            assert_eq!(run_steps_ratio(&h, 0.95), RunSteps::default(), "{n} runs");
         }
         let h = history(&vec![100.0; 50], 10.0, 0.5);
         assert!(at(&run_steps(&h, 0.95)).is_empty(), "noise between runs");
@@ -311,6 +353,8 @@ mod tests {
                 .collect();
             let s = run_steps(&h, 0.95);
             assert!(s.steps.is_empty(), "seed {seed}: {s:?}");
+            let s = run_steps_ratio(&h, 0.95);
+            assert!(s.steps.is_empty(), "as ratios, seed {seed}: {s:?}");
         }
     }
 
@@ -390,5 +434,29 @@ mod tests {
             RunSteps::default()
         );
         assert_eq!(run_steps(&[], 0.95), RunSteps::default());
+    }
+
+    #[test]
+    fn a_step_from_a_fast_noisy_level_to_a_slow_steady_one_is_found_as_a_ratio() {
+        // Measured beside six busy loops on two CPUs (issue 45): fsync'd 256 KiB writes, four runs on tmpfs
+        // (CPU-bound, so as fast as the hogs leave it), then four on ext4 (device-bound), MiB/s.
+        let levels = [257.0, 347.0, 283.0, 644.0, 34.0, 37.0, 33.0, 30.0];
+        let runs: Vec<Vec<f64>> = levels.iter().map(|&l| vec![l * 0.9, l, l * 1.1]).collect();
+        // On the raw scale the one fast tmpfs run is noise enough to hide a tenfold step.
+        assert!(run_steps(&runs, 0.95).steps.is_empty());
+        let found = run_steps_ratio(&runs, 0.95);
+        assert_eq!(found.steps.len(), 1, "{found:?}");
+        let s = found.steps[0];
+        assert_eq!(s.at, 4);
+        assert_eq!(
+            (s.before, s.after),
+            (315.0, 33.5),
+            "medians of the run medians"
+        );
+        // A value that is not positive: the raw scale.
+        let mut zero = runs.clone();
+        zero[0][0] = 0.0;
+        assert_eq!(run_steps_ratio(&zero, 0.95), run_steps(&zero, 0.95));
+        assert_eq!(run_steps_ratio(&[], 0.95), RunSteps::default());
     }
 }

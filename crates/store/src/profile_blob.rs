@@ -29,7 +29,9 @@ pub fn decode(blob: &[u8]) -> Option<Profile> {
         .take(MAX_INFLATED)
         .read_to_end(&mut json)
         .ok()?;
-    serde_json::from_slice(&json).ok()
+    let mut p: Profile = serde_json::from_slice(&json).ok()?;
+    p.fill_legacy_roles();
+    Some(p)
 }
 
 #[cfg(test)]

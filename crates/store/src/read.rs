@@ -30,6 +30,8 @@ pub struct RunRow {
     pub samples: i64,
     /// The suite it measured, when it measured one.
     pub suite: Option<String>,
+    /// A run or a character card.
+    pub kind: fsbench_model::RunKind,
 }
 
 impl RunRow {
@@ -94,7 +96,7 @@ impl Store {
                             (SELECT workload FROM cells c WHERE c.run_id = r.id ORDER BY position)),
                         (SELECT count(*) FROM samples s JOIN cells c ON s.cell_id = c.id
                             WHERE c.run_id = r.id),
-                        r.suite
+                        r.suite, r.report
                  FROM runs r
                  WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM targets t WHERE t.run_id = r.id AND t.label = ?1))
                    AND (?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?2))
@@ -135,6 +137,11 @@ impl Store {
                     workloads: split(r.get(8)?),
                     samples: r.get(9)?,
                     suite: r.get(10)?,
+                    kind: fsbench_model::RunKind::of(
+                        r.get::<_, Option<String>>(11)?
+                            .as_deref()
+                            .and_then(fsbench_model::SeedLayout::parse),
+                    ),
                 })
             })
             .map_err(|e| self.sql(e))?;
@@ -244,6 +251,9 @@ impl Store {
                     suite: suite.0,
                     scale: suite.1,
                     report: suite.2.as_deref().and_then(fsbench_model::SeedLayout::parse),
+                    kind: fsbench_model::RunKind::of(
+                        suite.2.as_deref().and_then(fsbench_model::SeedLayout::parse),
+                    ),
                 };
                 Ok((
                     RunRecord {
@@ -254,6 +264,7 @@ impl Store {
                         results: Vec::new(),
                         comparisons: self.parse(&json[3], "comparisons")?,
                         scaling: self.parse(&json[4], "scaling")?,
+                        cards: Vec::new(),
                     },
                     status,
                 ))

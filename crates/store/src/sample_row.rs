@@ -16,8 +16,9 @@ use fsbench_model::{
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-/// The format's version, first byte of every row.
-const VERSION: u8 = 1;
+/// The format's version, first byte of every row: 2 added `peak_rss_kib` at the end; rows of
+/// version 1 are still read (without it).
+const VERSION: u8 = 2;
 
 /// What a sample's own columns hold: `wall_ns`, `user_ns`, `sys_ns`, `ops`, `bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,9 +68,18 @@ struct RowOut<'a> {
     devices: &'a [DeviceIo],
     series: &'a [SeriesPoint],
     series_interval_ns: Option<u64>,
+    peak_rss_kib: Option<u64>,
 }
 
-/// The row as read.
+/// The row of version 2 as read: version 1's fields, then `peak_rss_kib` (postcard writes a
+/// nested struct's fields in place, so the bytes are those of one flat row).
+#[derive(Deserialize)]
+struct RowIn2 {
+    v1: RowIn,
+    peak_rss_kib: Option<u64>,
+}
+
+/// The row (of version 1, or the start of version 2's) as read.
 #[derive(Deserialize)]
 struct RowIn {
     metrics: MetricsIn,
@@ -110,6 +120,7 @@ pub fn encode(s: &Sample, names: &[String], series: bool) -> Option<Vec<u8>> {
         hosts,
         servers,
         off_cpu,
+        peak_rss_kib,
     } = s;
     if !hosts.is_empty() || !servers.is_empty() || !off_cpu.is_empty() {
         return None;
@@ -130,6 +141,7 @@ pub fn encode(s: &Sample, names: &[String], series: bool) -> Option<Vec<u8>> {
         devices,
         series: if series { points } else { &[] },
         series_interval_ns: if series { *series_interval_ns } else { None },
+        peak_rss_kib: *peak_rss_kib,
     };
     let mut out = Vec::with_capacity(512);
     out.push(VERSION);
@@ -142,10 +154,15 @@ pub fn encode(s: &Sample, names: &[String], series: bool) -> Option<Vec<u8>> {
 /// build reads (another version, damaged, or values without the names they belong to).
 pub fn decode(row: &[u8], names: Option<&[String]>, c: Columns) -> Option<Sample> {
     let (&version, body) = row.split_first()?;
-    if version != VERSION {
-        return None;
-    }
-    let (r, rest): (RowIn, &[u8]) = postcard::take_from_bytes(body).ok()?;
+    let (r, peak_rss_kib, rest): (RowIn, Option<u64>, &[u8]) = match version {
+        1 => postcard::take_from_bytes(body)
+            .ok()
+            .map(|(r, rest)| (r, None, rest))?,
+        VERSION => postcard::take_from_bytes(body)
+            .ok()
+            .map(|(r, rest): (RowIn2, _)| (r.v1, r.peak_rss_kib, rest))?,
+        _ => return None,
+    };
     if !rest.is_empty() {
         return None;
     }
@@ -180,6 +197,7 @@ pub fn decode(row: &[u8], names: Option<&[String]>, c: Columns) -> Option<Sample
         hosts: Vec::new(),
         servers: Vec::new(),
         off_cpu: BTreeMap::new(),
+        peak_rss_kib,
     })
 }
 

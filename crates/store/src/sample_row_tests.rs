@@ -1,76 +1,68 @@
 //! The compact sample row: exact round trips, the metric names kept once, what it leaves to
-//! JSON, damage refused, and the bytes of version 1 frozen.
+//! JSON, damage refused, and the bytes of versions 1 and 2 frozen.
 
 use super::*;
 
 fn full() -> Sample {
-    Sample {
-        wall_ns: 34_875,
-        user_ns: 1_000,
-        sys_ns: 37_000,
+    let mut s = Sample::new(34_875, 1_000, 37_000, 1000, 4096);
+    s.metrics = BTreeMap::from([
+        ("cpu_pct".to_string(), 106.093_189_964_157_7),
+        ("iops".to_string(), 28_673_835.125_448_03),
+        ("lat_p99_ns".to_string(), 50.0),
+    ]);
+    s.latency = Some(LatencySummary {
+        count: 1000,
+        min_ns: 20,
+        mean_ns: 33.443,
+        stddev_ns: 11.394_944_098_151_6,
+        p50_ns: 30,
+        p90_ns: 40,
+        p99_ns: 50,
+        p999_ns: 150,
+        max_ns: 310,
+    });
+    s.phases = BTreeMap::from([("create".to_string(), 12_345)]);
+    s.resident_pct = Some(0.5);
+    s.outlier = true;
+    s.machine = Some(MachineCpu {
+        cpus: 2,
+        user_ns: 1,
+        sys_ns: 2,
+        iowait_ns: 3,
+        irq_ns: 4,
+        idle_ns: 5,
+        steal_ns: 6,
+        context_switches: 7,
+    });
+    s.daemon = Some(CpuPair {
+        user_ns: 8,
+        sys_ns: 9,
+    });
+    s.process = Some(ProcessCounts {
+        major_faults: 1,
+        voluntary_switches: 2,
+        involuntary_switches: 3,
+    });
+    s.devices = vec![DeviceIo {
+        name: "vda".into(),
+        read_bytes: 4096,
+        write_bytes: 0,
+        read_ios: 1,
+        write_ios: 0,
+        io_ticks_ms: 3,
+        queue_ms: 4,
+    }];
+    s.series = vec![SeriesPoint {
+        t_ns: 34_875,
         ops: 1000,
-        bytes: 4096,
-        metrics: BTreeMap::from([
-            ("cpu_pct".to_string(), 106.093_189_964_157_7),
-            ("iops".to_string(), 28_673_835.125_448_03),
-            ("lat_p99_ns".to_string(), 50.0),
-        ]),
-        latency: Some(LatencySummary {
-            count: 1000,
-            min_ns: 20,
-            mean_ns: 33.443,
-            stddev_ns: 11.394_944_098_151_6,
-            p50_ns: 30,
-            p90_ns: 40,
-            p99_ns: 50,
-            p999_ns: 150,
-            max_ns: 310,
-        }),
-        latency_hdr: None,
-        phases: BTreeMap::from([("create".to_string(), 12_345)]),
-        resident_pct: Some(0.5),
-        outlier: true,
-        machine: Some(MachineCpu {
-            cpus: 2,
-            user_ns: 1,
-            sys_ns: 2,
-            iowait_ns: 3,
-            irq_ns: 4,
-            idle_ns: 5,
-            steal_ns: 6,
-            context_switches: 7,
-        }),
-        daemon: Some(CpuPair {
-            user_ns: 8,
-            sys_ns: 9,
-        }),
-        process: Some(ProcessCounts {
-            major_faults: 1,
-            voluntary_switches: 2,
-            involuntary_switches: 3,
-        }),
-        devices: vec![DeviceIo {
-            name: "vda".into(),
-            read_bytes: 4096,
-            write_bytes: 0,
-            read_ios: 1,
-            write_ios: 0,
-            io_ticks_ms: 3,
-            queue_ms: 4,
-        }],
-        series: vec![SeriesPoint {
-            t_ns: 34_875,
-            ops: 1000,
-            bytes: 0,
-            lat_p50_ns: Some(30),
-            lat_p99_ns: None,
-            lat_max_ns: Some(310),
-        }],
-        series_interval_ns: Some(2_000_000),
-        hosts: Vec::new(),
-        servers: Vec::new(),
-        off_cpu: BTreeMap::new(),
-    }
+        bytes: 0,
+        lat_p50_ns: Some(30),
+        lat_p99_ns: None,
+        lat_max_ns: Some(310),
+    }];
+    s.series_interval_ns = Some(2_000_000);
+    s.peak_rss_kib = Some(187_432);
+    s
 }
 
 fn columns(s: &Sample) -> Columns {
@@ -149,7 +141,7 @@ fn damaged_or_foreign_rows_are_refused() {
         "trailing bytes"
     );
     let mut other = row;
-    other[0] = 2;
+    other[0] = 3;
     assert_eq!(
         decode(&other, Some(&n), columns(&s)),
         None,
@@ -158,14 +150,30 @@ fn damaged_or_foreign_rows_are_refused() {
     assert_eq!(decode(&[], Some(&n), columns(&s)), None);
 }
 
-/// Version 1's bytes, as stored in databases: if this fails, the format changed — give it a
+/// Version 2's bytes, as stored in databases: if this fails, the format changed — give it a
 /// new version and keep reading this one.
 #[test]
-fn version_1_bytes_are_frozen() {
+fn version_2_bytes_are_frozen() {
     let s = full();
     let row = encode(&s, &names(&s), true).unwrap();
     let hex: String = row.iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex, FROZEN, "the row format of version 1 changed");
+    assert_eq!(hex, FROZEN_2, "the row format of version 2 changed");
 }
+
+/// Rows of version 1 (before `peak_rss_kib`) are still read, without it.
+#[test]
+fn version_1_rows_are_read_without_peak_memory() {
+    let s = full();
+    let bytes: Vec<u8> = (0..FROZEN.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&FROZEN[i..i + 2], 16).unwrap())
+        .collect();
+    let back = decode(&bytes, Some(&names(&s)), columns(&s)).unwrap();
+    let mut want = s;
+    want.peak_rss_kib = None;
+    assert_eq!(back, want);
+}
+
+const FROZEN_2: &str = "020003db170ad3f6855a40cbd501b272587b41000000000000494001e8071462105839b4b84040619ee21c36ca26401e28329601b6020106637265617465b96001000000000000e03f010102010203040506070108090101020301037664618020000100030401bb9002e80700011e0001b6020180897a01a8b80b";
 
 const FROZEN: &str = "010003db170ad3f6855a40cbd501b272587b41000000000000494001e8071462105839b4b84040619ee21c36ca26401e28329601b6020106637265617465b96001000000000000e03f010102010203040506070108090101020301037664618020000100030401bb9002e80700011e0001b6020180897a";

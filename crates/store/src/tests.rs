@@ -6,28 +6,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn sample(v: f64) -> Sample {
-    Sample {
-        wall_ns: 1000,
-        user_ns: 10,
-        sys_ns: 20,
-        ops: 5,
-        bytes: 4096,
-        metrics: BTreeMap::from([(fsbench_model::metric::IOPS.to_string(), v)]),
-        latency: None,
-        latency_hdr: Some("HISTO".into()),
-        phases: BTreeMap::new(),
-        resident_pct: Some(0.0),
-        outlier: false,
-        machine: None,
-        daemon: None,
-        process: None,
-        devices: Vec::new(),
-        series: Vec::new(),
-        series_interval_ns: None,
-        hosts: Vec::new(),
-        servers: Vec::new(),
-        off_cpu: BTreeMap::new(),
-    }
+    let mut s = Sample::new(1000, 10, 20, 5, 4096).with_metrics([(fsbench_model::metric::IOPS, v)]);
+    s.latency_hdr = Some("HISTO".into());
+    s.resident_pct = Some(0.0);
+    s
 }
 
 fn entry(target: &str, samples: Vec<Sample>) -> ResultEntry {
@@ -76,6 +58,7 @@ fn record(id: &str, started: &str) -> RunRecord {
         results: Vec::new(),
         comparisons: Vec::new(),
         scaling: Vec::new(),
+        cards: Vec::new(),
     }
 }
 

@@ -94,6 +94,7 @@ impl GroupChild {
         loop {
             let state = self.exited();
             if state == Some(true) {
+                self.note_peak_memory();
                 before_reap();
             }
             // Running (`Some(false)`): not reaped behind the hook's back.
@@ -123,6 +124,37 @@ impl GroupChild {
             // Short pauses: the wall time of a `command` sample ends when its exit is seen.
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_micros(200));
+        }
+    }
+
+    /// Records the exited (not yet reaped) child's largest resident set for
+    /// [`crate::memory`]: the raw `waitid` system call with `WNOWAIT` fills a `struct rusage`
+    /// of the zombie (its `ru_maxrss` covers the descendants it reaped) and leaves it to be
+    /// reaped as before. glibc's `waitid` and rustix's have no rusage argument; reaping it
+    /// with `wait4` instead would hide the exit from `std`'s `Child`.
+    fn note_peak_memory(&self) {
+        let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
+        let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: `info` and `ru` are valid, writable, zero-initialised and live across the
+        // call; the kernel only writes into them.
+        #[allow(unsafe_code)]
+        let got = unsafe {
+            libc::syscall(
+                libc::SYS_waitid,
+                libc::P_PID,
+                self.child.id() as libc::id_t,
+                info.as_mut_ptr(),
+                flags,
+                ru.as_mut_ptr(),
+            )
+        };
+        if got == 0 {
+            // SAFETY: the call succeeded, so it filled the zero-initialised rusage (all zeros
+            // when the child had not exited, which records nothing).
+            #[allow(unsafe_code)]
+            let ru = unsafe { ru.assume_init() };
+            crate::memory::child_exited(u64::try_from(ru.ru_maxrss).unwrap_or(0));
         }
     }
 

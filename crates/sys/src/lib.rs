@@ -27,6 +27,15 @@ pub mod fskind;
 #[path = "linux/infile.rs"]
 pub mod infile;
 #[cfg(target_os = "linux")]
+#[path = "linux/loopdev.rs"]
+pub mod loopdev;
+#[cfg(target_os = "linux")]
+#[path = "linux/memory.rs"]
+pub mod memory;
+#[cfg(target_os = "linux")]
+#[path = "linux/mountns.rs"]
+pub mod mountns;
+#[cfg(target_os = "linux")]
 #[path = "linux/proc.rs"]
 pub mod proc;
 #[cfg(target_os = "linux")]

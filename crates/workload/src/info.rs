@@ -92,7 +92,7 @@ impl Caps {
             writes: false,
             space_needed: 0,
             inodes_needed: 0,
-            size_knob: "size",
+            size_knob: crate::knobs::io::SIZE.key,
             also_shown: &[],
             supports_device: false,
             cold_needs_global: false,

@@ -8,8 +8,10 @@
 #![warn(missing_docs)]
 
 mod engines;
+pub mod fx;
 mod info;
-mod knobs;
+pub mod knob;
+pub mod knobs;
 mod params;
 mod registry;
 
@@ -18,7 +20,10 @@ mod testutil;
 
 pub use fsbench_io::{CancelToken, Context, RankSync, Ranks, Recorder, Target, WorkloadError};
 pub use info::{Built, Caps, Flow, WorkloadInfo};
-pub use params::{Input, ParamDoc, ParamError, Params, PathKind, check_quotes, split_top_level};
+pub use knob::Knob;
+pub use params::{
+    Input, ParamDoc, ParamError, ParamKind, Params, PathKind, Scale, check_quotes, split_top_level,
+};
 pub use registry::{LABEL, build, find, names, suggest};
 
 use std::path::PathBuf;

@@ -4,7 +4,8 @@
 use fsbench_model::units::{format_size, parse_duration, parse_size};
 use std::collections::BTreeMap;
 
-/// Documentation of one parameter of a workload (for `--help`, suggestions and docs).
+/// Documentation of one parameter of a workload (for `--help`, suggestions and docs), as its
+/// [`crate::Knob`] declares it.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamDoc {
     /// The key, as written in `key=value`.
@@ -13,6 +14,38 @@ pub struct ParamDoc {
     pub default: &'static str,
     /// One line on what it does and which values it takes.
     pub help: &'static str,
+    /// What `--scale F` does to it.
+    pub scale: Scale,
+    /// What its value is, where the plan treats some values alike.
+    pub kind: ParamKind,
+}
+
+/// What a parameter's value is, where the plan treats some alike whatever the workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Anything else.
+    Plain,
+    /// A count of threads or processes the workload starts (capped per CPU; `cores` in a suite
+    /// file means the machine's CPUs).
+    Workers,
+    /// A shell command: a bare comma in it is part of the command, not a list.
+    Command,
+}
+
+/// What `--scale F` (a suite's `scale = F`) does to a parameter: the rules are in
+/// `fsbench_spec`'s `suite::scale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Kept as it is (block sizes, worker counts, seeds, modes).
+    Kept,
+    /// Bytes × F, rounded down to whole blocks (`Nx-ram` becomes `(N×F)x-ram`).
+    Bytes,
+    /// A real factor × F (a generated tree's `scale`).
+    Factor,
+    /// A count × F, rounded, at least 1.
+    Count,
+    /// A duration × F, at least 10 ms.
+    Duration,
 }
 
 /// A parameter that could not be used.
@@ -106,7 +139,7 @@ impl Params {
     /// A size in bytes (`4k`, `1m`).
     pub fn size(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
         let v = self.take(key, default);
-        let n = parse_size(&v).map_err(|m| Self::err(key, m))?;
+        let n = parse_size(&v).map_err(|m| Self::err(key, m.to_string()))?;
         self.resolved.insert(key.to_string(), format_size(n));
         Ok(n)
     }
@@ -191,7 +224,7 @@ impl Params {
     /// A duration in nanoseconds (`500ms`, `5s`).
     pub fn duration(&mut self, key: &str, default: &str) -> Result<u64, ParamError> {
         let v = self.take(key, default);
-        parse_duration(&v).map_err(|m| Self::err(key, m))
+        parse_duration(&v).map_err(|m| Self::err(key, m.to_string()))
     }
 
     /// A boolean: `true|false|yes|no|on|off|1|0`.
@@ -330,11 +363,15 @@ mod tests {
             key: "bs",
             default: "4k",
             help: "",
+            scale: Scale::Kept,
+            kind: ParamKind::Plain,
         },
         ParamDoc {
             key: "size",
             default: "1m",
             help: "",
+            scale: Scale::Bytes,
+            kind: ParamKind::Plain,
         },
     ];
 

@@ -21,6 +21,7 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::postmark::INFO,
     engines::tar_extract::INFO,
     engines::tar_delete::INFO,
+    engines::fx::INFO,
     engines::null::INFO,
 ];
 
@@ -39,13 +40,13 @@ pub fn suggest(name: &str) -> Option<&'static str> {
     crate::params::closest(name, &names())
 }
 
-/// The parameter every workload takes: a name for the cell in every report (`label=uc-on`),
-/// recorded with the parameters and never seen by the workload.
-pub const LABEL: &str = "label";
+/// The key of the parameter every workload takes: a name for the cell in every report
+/// ([`crate::knobs::every::LABEL`]).
+pub const LABEL: &str = crate::knobs::every::LABEL.key;
 
 /// Builds workload `info` from `params`, or returns the first parameter error.
 pub fn build(info: &WorkloadInfo, mut params: Params) -> Result<Built, ParamError> {
-    params.optional(LABEL);
+    crate::knobs::every::LABEL.read(&mut params)?;
     let workload = (info.build)(&mut params)?;
     let inputs = params.inputs().to_vec();
     let canonical = params.finish(info.params)?;

@@ -55,9 +55,62 @@ impl Default for Config {
     }
 }
 
+/// A setting outside the limits postmark lives within; the message says how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A count or size outside `1..=max`.
+    OutOfRange {
+        /// The setting, as postmark names it.
+        what: &'static str,
+        /// Its value.
+        value: u32,
+        /// Its largest value.
+        max: u32,
+    },
+    /// More subdirectories than postmark counts.
+    Subdirectories,
+    /// `size high` below `size low`.
+    Sizes {
+        /// The low bound.
+        low: u32,
+        /// The high bound.
+        high: u32,
+    },
+    /// A bias outside -1..10.
+    Bias {
+        /// `bias read` or `bias create`.
+        what: &'static str,
+        /// Its value.
+        value: i32,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OutOfRange { what, value, max } => {
+                write!(f, "{what} must be between 1 and {max} (got {value})")
+            }
+            Self::Subdirectories => write!(f, "subdirectories must be at most {MAX_INT}"),
+            Self::Sizes { low, high } => {
+                write!(
+                    f,
+                    "size high ({high}) is below size low ({low}): give high >= low"
+                )
+            }
+            Self::Bias { what, value } => {
+                write!(f, "{what} must be -1 (off) or 0..10 (got {value})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
 impl Config {
     /// Checks the limits postmark itself lives within; the message says how to fix.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let positive = [
             ("number", self.number, MAX_NUMBER),
             ("size low", self.size_low, MAX_SIZE),
@@ -69,24 +122,28 @@ impl Config {
         ];
         for (what, v, max) in positive {
             if v == 0 || v > max {
-                return Err(format!("{what} must be between 1 and {max} (got {v})"));
+                return Err(ConfigError::OutOfRange {
+                    what,
+                    value: v,
+                    max,
+                });
             }
         }
         if self.subdirectories > MAX_INT {
-            return Err(format!("subdirectories must be at most {MAX_INT}"));
+            return Err(ConfigError::Subdirectories);
         }
         if self.size_high < self.size_low {
-            return Err(format!(
-                "size high ({}) is below size low ({}): give high >= low",
-                self.size_high, self.size_low
-            ));
+            return Err(ConfigError::Sizes {
+                low: self.size_low,
+                high: self.size_high,
+            });
         }
         for (what, b) in [
             ("bias read", self.bias_read),
             ("bias create", self.bias_create),
         ] {
             if !(-1..=10).contains(&b) {
-                return Err(format!("{what} must be -1 (off) or 0..10 (got {b})"));
+                return Err(ConfigError::Bias { what, value: b });
             }
         }
         Ok(())
@@ -119,17 +176,22 @@ mod tests {
             bias_read: 11,
             ..Config::default()
         };
-        assert!(c.validate().unwrap_err().contains("bias read"));
+        assert!(c.validate().unwrap_err().to_string().contains("bias read"));
         let c = Config {
             size_low: 20,
             size_high: 10,
             ..Config::default()
         };
-        assert!(c.validate().unwrap_err().contains("high >= low"));
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("high >= low")
+        );
         let c = Config {
             number: 0,
             ..Config::default()
         };
-        assert!(c.validate().unwrap_err().contains("number"));
+        assert!(c.validate().unwrap_err().to_string().contains("number"));
     }
 }

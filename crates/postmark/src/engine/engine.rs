@@ -171,7 +171,8 @@ pub fn run_skewed(
     cancel: &CancelToken,
     dist: fsbench_io::skew::Dist,
 ) -> Result<Outcome, WorkloadError> {
-    cfg.validate().map_err(WorkloadError::Invalid)?;
+    cfg.validate()
+        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
     if locs.is_empty() || locs.iter().any(|l| l.weight == 0) {
         return Err(WorkloadError::Invalid(
             "postmark needs at least one location, each with a weight of 1 or more".into(),

@@ -40,11 +40,21 @@ fn markdown(r: &RunRecord, seed: Option<fsbench_model::SeedLayout>) -> String {
         r.run.status
     );
     let names = CellNames::new(&r.results);
+    if r.run.kind == fsbench_model::RunKind::Card {
+        // A card's cells are its points: the card stands in for their tables.
+        for t in crate::seed::card::tables(r) {
+            out.push_str(&table(&t));
+        }
+        return out;
+    }
     for t in crate::tables::standard(r, &names) {
         out.push_str(&table(&t));
     }
     if let Some(t) = crate::tables::comparisons::table(r, "Comparisons", false, true) {
         out.push_str(&table(&t));
+        for line in crate::tables::sequential::lines(r) {
+            let _ = writeln!(out, "{line}\n");
+        }
     }
     match seed {
         Some(fsbench_model::SeedLayout::Summary) => {

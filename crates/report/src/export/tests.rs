@@ -10,31 +10,12 @@ use fsbench_model::*;
 use std::collections::BTreeMap;
 
 fn sample(v: f64, wall: u64) -> Sample {
-    Sample {
-        wall_ns: wall,
-        user_ns: 100,
-        sys_ns: 200,
-        ops: 10,
-        bytes: 40960,
-        metrics: BTreeMap::from([
-            (fsbench_model::metric::IOPS.to_string(), v),
-            (fsbench_model::metric::WALL_NS.to_string(), wall as f64),
-        ]),
-        latency: None,
-        latency_hdr: None,
-        phases: BTreeMap::new(),
-        resident_pct: Some(0.0),
-        outlier: false,
-        machine: None,
-        daemon: None,
-        process: None,
-        devices: Vec::new(),
-        series: Vec::new(),
-        series_interval_ns: None,
-        hosts: Vec::new(),
-        servers: Vec::new(),
-        off_cpu: BTreeMap::new(),
-    }
+    let mut s = Sample::new(wall, 100, 200, 10, 40960).with_metrics([
+        (fsbench_model::metric::IOPS, v),
+        (fsbench_model::metric::WALL_NS, wall as f64),
+    ]);
+    s.resident_pct = Some(0.0);
+    s
 }
 
 pub(crate) fn summary(median: f64) -> MetricSummary {
@@ -109,8 +90,10 @@ pub(crate) fn record() -> RunRecord {
             comparable: true,
             not_comparable: Vec::new(),
             how_to_compare: None,
+            decision: None,
         }],
         scaling: Vec::new(),
+        cards: Vec::new(),
     }
 }
 

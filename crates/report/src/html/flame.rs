@@ -6,6 +6,7 @@
 
 use super::svg::{Anchor, Svg, fit};
 use fsbench_model::Profile;
+use fsbench_model::profile::Role;
 use std::collections::BTreeMap;
 
 const W: f64 = 960.0;
@@ -52,8 +53,8 @@ impl Node {
 
 /// How a box is coloured.
 enum Colouring<'a> {
-    /// Warm colours by name.
-    Plain,
+    /// Warm colours by name; the stacks under these roots (the neighbours') grey.
+    Plain(Vec<&'a str>),
     /// By the change from A's share (A's tree, A's total).
     Against(&'a Node),
 }
@@ -61,7 +62,9 @@ enum Colouring<'a> {
 /// The flame graph of `p`; `None` without on-CPU samples.
 pub fn draw(p: &Profile, title: &str) -> Option<String> {
     let root = Node::of(p);
-    (root.samples > 0).then(|| render(&root, &Colouring::Plain, title))
+    let neighbours = p.who.iter().filter(|w| w.role == Role::Neighbour);
+    let grey = Colouring::Plain(neighbours.map(|w| w.who.as_str()).collect());
+    (root.samples > 0).then(|| render(&root, &grey, title))
 }
 
 /// The differential flame graph: B's stacks, coloured by the change of each frame's share from
@@ -123,7 +126,11 @@ fn draw_children<'a>(
 /// The fill of a box and, in a differential graph, the change in words.
 fn colour(name: &str, share: f64, colouring: &Colouring<'_>, path: &[&str]) -> (String, String) {
     match colouring {
-        Colouring::Plain => {
+        Colouring::Plain(grey) if path.first().is_some_and(|r| grey.contains(r)) => {
+            let v = 190 + name.bytes().map(u32::from).sum::<u32>() % 40;
+            (format!("rgb({v},{v},{v})"), " (a neighbour's)".into())
+        }
+        Colouring::Plain(_) => {
             let h = name
                 .bytes()
                 .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
@@ -179,6 +186,22 @@ mod tests {
         // The widest box at the bottom row spans three quarters of the width.
         assert!(svg.contains("width=\"719.5\""), "{svg}");
         assert!(draw(&Profile::default(), "x").is_none());
+    }
+
+    #[test]
+    fn a_neighbours_stacks_are_grey() {
+        let mut p = profile(&[("fsbench;read", 3), ("cc1;[user]", 1)]);
+        p.who.push(fsbench_model::profile::WhoShare {
+            who: "cc1".into(),
+            role: Role::Neighbour,
+            ..Default::default()
+        });
+        let svg = draw(&p, "ext4").unwrap();
+        assert!(
+            svg.contains("cc1 — 1 samples, 25.0% (a neighbour's)"),
+            "{svg}"
+        );
+        assert!(!svg.contains("read — 3 samples, 75.0% (a neighbour's)"));
     }
 
     #[test]

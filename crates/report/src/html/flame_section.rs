@@ -9,7 +9,7 @@ use fsbench_model::{Profile, RunRecord};
 use std::fmt::Write;
 
 /// How to read the graphs, once per section.
-const HOW: &str = "Width is the share of the on-CPU samples (all CPUs, every thread, the first frame naming who ran it); callers below callees. Hover a box for its frame and share. In a differential graph, B's stacks are drawn, red where a frame takes more of B's time than of A's, blue where less.";
+const HOW: &str = "Width is the share of the on-CPU samples (all CPUs, every thread, the first frame naming who ran it; neighbours' stacks grey); callers below callees. Hover a box for its frame and share. In a differential graph, B's stacks are drawn, red where a frame takes more of B's time than of A's, blue where less.";
 
 fn figure(out: &mut String, svg: Option<String>) {
     if let Some(svg) = svg {
@@ -106,6 +106,7 @@ mod tests {
             results: Vec::new(),
             comparisons: Vec::new(),
             scaling: Vec::new(),
+            cards: Vec::new(),
         };
         r.results.push(ResultEntry {
             target: "ext4".into(),

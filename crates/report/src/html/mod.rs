@@ -8,6 +8,7 @@
 
 mod ab;
 pub(crate) mod axis;
+mod card;
 mod charts;
 mod cross;
 mod flame;
@@ -56,6 +57,7 @@ fn cell_of(c: &CrossRun, i: usize) -> (usize, usize) {
 }
 
 const CSS: &str = "
+.cards{display:flex;flex-wrap:wrap;gap:1em}.card-grid td,.card-grid th{vertical-align:top;padding:4px;border:1px solid #ddd}.card-op{margin-bottom:6px;font-size:12px}.card-op .lock{color:#444;font-size:11px}
 body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 40px;color:#1d1d1f}
 h1{font-size:1.6em;margin:.8em 0 .3em}h2{font-size:1.3em;margin-top:1.8em;border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:1.4em 0 .4em}
 table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
@@ -144,7 +146,14 @@ fn render(input: &HtmlInput<'_>) -> String {
         cross::section(cross, input, &palette, &mut out);
     }
     if let [a, b] = input.runs.as_slice() {
-        flame_section::across(a, b, &mut out);
+        if let (Some(ca), Some(cb)) = (a.cards.first(), b.cards.first()) {
+            // Two stored cards: the second's over the first.
+            out.push_str("<section class=\"run\"><h2>Two cards</h2>\n");
+            out.push_str(&card::differential(ca, cb));
+            out.push_str("</section>\n");
+        } else {
+            flame_section::across(a, b, &mut out);
+        }
     }
     let last = input.runs.len().saturating_sub(1);
     for (ri, r) in input.runs.iter().enumerate() {
@@ -172,6 +181,17 @@ fn run_section(
         esc(&r.run.argv.join(" "))
     );
     let names = CellNames::new(&r.results);
+    if r.run.kind == fsbench_model::RunKind::Card {
+        // A card's cells are its points: the card stands in for their charts and tables.
+        card::section(&r.cards, out);
+        for t in crate::seed::card::tables(r) {
+            crate::table::html::render(&t, out);
+        }
+        environment(r, out);
+        warnings(r, &names, out);
+        out.push_str("</section>\n");
+        return;
+    }
     if let Some(svg) = overview::draw(&overview::groups(r, &names), palette) {
         let _ = writeln!(out, "<figure class=\"chart overview\">{svg}</figure>");
     }
@@ -204,6 +224,9 @@ fn tables(
     }
     if let Some(t) = crate::tables::comparisons::table(r, "Comparisons", false, true) {
         crate::table::html::render(&t, out);
+        for line in crate::tables::sequential::lines(r) {
+            let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&line));
+        }
     }
     match seed {
         Some(fsbench_model::SeedLayout::Summary) => {

@@ -38,13 +38,12 @@ pub struct Group {
     pub bars: Vec<Bar>,
 }
 
-/// Performance ratio and its CI from a comparison: right is better whatever the direction.
+/// Performance ratio and its CI from a comparison (its sequential decision's where it has one):
+/// right is better whatever the direction.
 pub fn ratio(c: &Comparison) -> Option<(f64, f64, f64)> {
-    let raw = 1.0 + c.difference_pct / 100.0;
-    let (raw_lo, raw_hi) = (
-        1.0 + (c.difference_pct - c.ci_half_pct) / 100.0,
-        1.0 + (c.difference_pct + c.ci_half_pct) / 100.0,
-    );
+    let (change, low, high) = c.change_pct();
+    let raw = 1.0 + change / 100.0;
+    let (raw_lo, raw_hi) = (1.0 + low / 100.0, 1.0 + high / 100.0);
     if !(raw > 0.0 && raw.is_finite() && raw_hi.is_finite()) {
         return None;
     }
@@ -132,9 +131,8 @@ pub fn groups(r: &RunRecord, names: &CellNames) -> Vec<Group> {
             hi,
             tone,
             text: format!(
-                "{:+.1}% ± {:.1}%{}",
-                c.difference_pct,
-                c.ci_half_pct,
+                "{}{}",
+                crate::tables::comparisons::change_text(c),
                 match tone {
                     Tone::Better => ", better",
                     Tone::Worse => ", worse",

@@ -1,6 +1,7 @@
 //! The reports suites add after the standard tables: a seed study's own layout (times with
 //! user/sys/%CPU, encryption overhead in %) or a plain-language summary.
 
+pub mod card;
 pub mod summary;
 pub mod tables;
 
@@ -13,6 +14,7 @@ pub fn tables(kind: Option<SeedLayout>, record: &RunRecord, names: &CellNames) -
     match kind {
         Some(SeedLayout::Times) => vec![tables::times(record, names)],
         Some(SeedLayout::Overhead) => tables::overhead(record, names).into_iter().collect(),
+        Some(SeedLayout::Card) => card::tables(record),
         _ => Vec::new(),
     }
 }

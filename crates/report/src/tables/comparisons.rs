@@ -10,12 +10,64 @@ use fsbench_model::{Comparison, RunRecord};
 /// A comparison's verdict in words: not comparable (and why), better or worse (proven), or no
 /// difference proven.
 pub fn verdict(c: &Comparison) -> String {
+    if let Some(d) = c.decision.as_ref().filter(|_| c.comparable) {
+        return decided(c, d);
+    }
     match Tone::of(c) {
         Tone::NotComparable => format!("not comparable: {}", c.not_comparable.join("; ")),
         Tone::Better => format!("better, proven at {}%", c.confidence),
         Tone::Worse => format!("worse, proven at {}%", c.confidence),
         Tone::Same => format!("no difference proven at {}%", c.confidence),
     }
+}
+
+/// A change in words: `+3.1% ± 0.8%`, or `−81.2% [−84.0%, −77.9%]` for a sequential decision's
+/// asymmetric interval.
+pub fn change_text(c: &Comparison) -> String {
+    let (v, lo, hi) = c.change_pct();
+    match c.decision {
+        Some(_) => format!("{v:+.1}% [{lo:+.1}%, {hi:+.1}%]"),
+        None => format!("{v:+.1}% ± {:.1}%", c.ci_half_pct),
+    }
+}
+
+/// A sequential decision in words: the verdict, its interval and the samples it took.
+fn decided(c: &Comparison, d: &fsbench_model::SequentialDecision) -> String {
+    let [b, o] = d.samples_each;
+    let interval = format!(
+        "{:+.1}% [{:+.1}%, {:+.1}%]",
+        d.effect_pct, d.low_pct, d.high_pct
+    );
+    match d.verdict.as_str() {
+        "different" => {
+            let small = match d.within_margin {
+                true => format!(", within ±{}%", trim(d.margin_pct)),
+                false => String::new(),
+            };
+            format!(
+                "{}, decided at {}% after {b} + {o} samples: {interval}{small}",
+                Tone::of(c).word(),
+                c.confidence
+            )
+        }
+        "equivalent" => format!(
+            "equivalent (within ±{}%), decided at {}% after {b} + {o} samples: {interval}",
+            trim(d.margin_pct),
+            c.confidence
+        ),
+        _ => {
+            let more = match d.more {
+                Some(m) => format!("; the spread suggests about {m} more a side"),
+                None => String::new(),
+            };
+            format!("undecided after {b} + {o} samples: {interval}{more}")
+        }
+    }
+}
+
+fn trim(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The comparisons of `record` (all, or with `changed` only the proven and the not comparable),

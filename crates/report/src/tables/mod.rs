@@ -10,6 +10,7 @@ pub mod profile;
 pub mod ranks;
 pub mod results;
 pub mod scaling;
+pub mod sequential;
 pub mod times;
 
 use crate::names::CellNames;

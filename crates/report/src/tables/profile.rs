@@ -4,6 +4,7 @@
 
 use crate::names::CellNames;
 use crate::table::{Column, Table};
+use fsbench_model::profile::Role;
 use fsbench_model::{Profile, RunRecord};
 
 /// Rows of each part.
@@ -61,7 +62,7 @@ pub fn table(title: &str, p: &Profile) -> Table {
         ]);
     }
     for l in p.locks.iter().take(TOP_LOCKS) {
-        let what = format!("{} ×{}: {}", l.kind, l.count, l.caller);
+        let what = format!("{} ×{}{}: {}", l.kind, l.count, lock_how(l), l.caller);
         t.push(vec![
             "lock".into(),
             what.into(),
@@ -78,20 +79,58 @@ pub fn table(title: &str, p: &Profile) -> Table {
         );
         t.push(vec!["device".into(), what.into(), "".into()]);
     }
-    for w in p.who.iter().take(TOP_WHO) {
+    let helpers = reasons_words(&p.helper_off_cpu, wall);
+    if !helpers.is_empty() {
+        let what = format!("off-CPU (not the cell's): {helpers}");
+        t.push(vec!["helpers".into(), what.into(), "".into()]);
+    }
+    let ours = p.who.iter().filter(|w| w.role != Role::Neighbour);
+    for w in ours.take(TOP_WHO) {
         t.push(vec![
             "who".into(),
-            w.who.as_str().into(),
+            format!("{} ({})", w.who, w.role.name()).into(),
             format!("{:.1}%", w.pct).into(),
+        ]);
+    }
+    if let Some((pct, named)) = p.neighbours(TOP_WHO) {
+        t.push(vec![
+            "neighbours".into(),
+            named.into(),
+            format!("{pct:.1}%").into(),
         ]);
     }
     t.note = note(p);
     t
 }
 
+/// Off-CPU reasons in words, largest first, % of `wall` (`other 157%, preempted 3%`).
+fn reasons_words(by: &std::collections::BTreeMap<String, u64>, wall: f64) -> String {
+    let mut v: Vec<(&String, &u64)> = by.iter().filter(|(_, ns)| **ns > 0).collect();
+    v.sort_by_key(|(_, ns)| std::cmp::Reverse(**ns));
+    let words: Vec<String> = v
+        .iter()
+        .map(|(r, ns)| format!("{r} {}", pct(**ns as f64, wall)))
+        .collect();
+    words.join(", ")
+}
+
+/// How a lock's waiters waited: a spinlock's spun on the CPU; a sleeping lock's share asleep.
+fn lock_how(l: &fsbench_model::profile::LockWait) -> String {
+    let threads = match l.threads {
+        0 => String::new(),
+        1 => ", 1 thread".into(),
+        n => format!(", {n} threads"),
+    };
+    if l.spins() {
+        return format!(" (spinning on-CPU{threads})");
+    }
+    let asleep = 100.0 * l.asleep_ns as f64 / l.wait_ns.max(1) as f64;
+    format!(" ({asleep:.0}% asleep{threads})")
+}
+
 fn note(p: &Profile) -> String {
     let mut s = format!(
-        "on-CPU and who: % of {} busy samples at {} Hz on {} CPUs ({} lost); off-CPU and lock: % of the wall time (summed over threads)",
+        "on-CPU, who and neighbours: % of {} busy samples at {} Hz on {} CPUs ({} lost); off-CPU and lock: the cell's threads, % of the wall time (summed over threads)",
         p.on_cpu_samples, p.frequency_hz, p.cpus, p.lost
     );
     for n in &p.notes {
@@ -124,12 +163,24 @@ mod tests {
             caller: "down_write <- open_last_lookups <- path_openat".into(),
             wait_ns: 100_000_000,
             count: 4,
+            threads: 2,
+            asleep_ns: 90_000_000,
         });
         p.who.push(WhoShare {
             who: "fsbench".into(),
-            samples: 100,
-            pct: 100.0,
+            role: Role::Cell,
+            samples: 70,
+            pct: 70.0,
+            ..Default::default()
         });
+        p.who.push(WhoShare {
+            who: "cc1".into(),
+            role: Role::Neighbour,
+            samples: 30,
+            pct: 30.0,
+            ..Default::default()
+        });
+        p.helper_off_cpu.insert("other".into(), 1_570_000_000);
         let t = table("Where the time went: ext4 rand-read cold", &p);
         let rows: Vec<Vec<&str>> = t
             .rows
@@ -142,10 +193,15 @@ mod tests {
             rows[2],
             [
                 "lock",
-                "rwsem-write ×4: down_write <- open_last_lookups <- path_openat",
+                "rwsem-write ×4 (90% asleep, 2 threads): down_write <- open_last_lookups <- path_openat",
                 "10.0%"
             ]
         );
-        assert_eq!(rows[3], ["who", "fsbench", "100.0%"]);
+        assert_eq!(
+            rows[3],
+            ["helpers", "off-CPU (not the cell's): other 157.0%", ""]
+        );
+        assert_eq!(rows[4], ["who", "fsbench (cell)", "70.0%"]);
+        assert_eq!(rows[5], ["neighbours", "cc1 30%", "30.0%"]);
     }
 }

@@ -44,9 +44,14 @@ pub fn table(s: &Scaling) -> Table {
         }
         t.push(row);
     }
+    // The class once, then what shows it.
     t.note = format!(
-        "{} on {} ({}): {}",
-        s.workload, s.target, s.cache, s.explanation
+        "{} on {} ({}): {} — {}",
+        s.workload,
+        s.target,
+        s.cache,
+        s.verdict.name(),
+        s.explanation
     );
     t
 }

@@ -1,5 +1,6 @@
 //! Times and CPU: per cell the mean real, user and sys time and %CPU, the machine's kernel
-//! share, the FUSE daemon's CPU and the device's busy time and bytes when they were measured,
+//! share, the largest peak resident set of its samples (fsbench's or a child's: a command's
+//! process tree), the FUSE daemon's CPU and the device's busy time and bytes when they were measured,
 //! and the median latency percentiles of the samples.
 
 use super::{mean_of, pct_or_dash};
@@ -44,7 +45,17 @@ fn duration_or_dash(ns: Option<f64>) -> String {
     ns.map_or_else(|| "-".into(), duration_ns)
 }
 
-fn columns(daemon: bool, served: bool, device: bool) -> Vec<Column> {
+/// The largest peak resident set over the cell's samples (fsbench or a child it reaped), as
+/// bytes; `None` when no sample measured it.
+fn peak_memory(r: &ResultEntry) -> Option<u64> {
+    r.samples
+        .iter()
+        .filter_map(|s| s.peak_rss_kib)
+        .max()
+        .map(|kib| kib.saturating_mul(1024))
+}
+
+fn columns(daemon: bool, served: bool, device: bool, memory: bool) -> Vec<Column> {
     let mut c = vec![
         Column::text("target"),
         Column::text("workload"),
@@ -55,6 +66,9 @@ fn columns(daemon: bool, served: bool, device: bool) -> Vec<Column> {
         Column::number("%CPU"),
         Column::number("machine sys").optional(3),
     ];
+    if memory {
+        c.push(Column::number("peak RSS").optional(4));
+    }
     if daemon {
         c.push(Column::number("daemon CPU"));
     }
@@ -82,7 +96,8 @@ pub fn table(record: &RunRecord, names: &CellNames) -> Table {
     let any = |name: &str| record.results.iter().any(|r| r.summary.contains_key(name));
     let (daemon, device) = (any(m::DAEMON_CPU_PCT), any(m::DEVICE_BUSY_PCT));
     let served = any(m::SERVER_CPU_PCT);
-    let columns = columns(daemon, served, device);
+    let memory = record.results.iter().any(|r| peak_memory(r).is_some());
+    let columns = columns(daemon, served, device, memory);
     let mut t = Table::new("Times and CPU (means)", columns);
     for (i, r) in record.results.iter().enumerate() {
         if r.samples.is_empty() {
@@ -104,6 +119,10 @@ pub fn table(record: &RunRecord, names: &CellNames) -> Table {
             pct_or_dash(mean_of(r, m::CPU_PCT)).into(),
             machine_sys.into(),
         ];
+        if memory {
+            let peak = peak_memory(r).map_or_else(|| "-".into(), crate::format::bytes);
+            row.push(peak.into());
+        }
         if daemon {
             row.push(pct_or_dash(mean_of(r, m::DAEMON_CPU_PCT)).into());
         }

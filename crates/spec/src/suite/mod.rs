@@ -12,7 +12,7 @@ pub mod scale;
 
 use crate::lab::EntryError;
 use crate::run_spec::{CacheChoice, Order, RunSpec, TargetSpec, WorkloadRequest};
-use file::{Source, Suite, WorkloadSpec};
+use file::{ParamSpec, Source, Suite, WorkloadSpec};
 use fsbench_model::text::escape_controls;
 use fsbench_model::{EngineResult, Failure, LabEntry, LabKind};
 use std::collections::BTreeMap;
@@ -64,20 +64,31 @@ fn substitute_cores(workloads: &mut [WorkloadSpec]) {
     let cpus = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .to_string();
-    for p in workloads.iter_mut().flat_map(|w| w.params.iter_mut()) {
-        if !matches!(p.key.as_str(), "workers" | "threads") {
-            continue;
+    for w in workloads.iter_mut() {
+        let counts_workers = |key: &str| {
+            fsbench_workload::find(&w.name).is_some_and(|i| {
+                i.params
+                    .iter()
+                    .any(|d| d.kind == fsbench_workload::ParamKind::Workers && d.key == key)
+            })
+        };
+        for p in w.params.iter_mut().filter(|p| counts_workers(&p.key)) {
+            substitute_in(p, &cpus);
         }
-        let mut seen: Vec<String> = Vec::new();
-        p.values.retain_mut(|(v, _)| {
-            if v == "cores" {
-                *v = cpus.clone();
-            }
-            let fresh = !seen.contains(v);
-            seen.push(v.clone());
-            fresh
-        });
     }
+}
+
+/// `cores` replaced by `cpus` in one parameter's values, a value then given twice dropped.
+fn substitute_in(p: &mut ParamSpec, cpus: &str) {
+    let mut seen: Vec<String> = Vec::new();
+    p.values.retain_mut(|(v, _)| {
+        if v == "cores" {
+            *v = cpus.to_string();
+        }
+        let fresh = !seen.contains(v);
+        seen.push(v.clone());
+        fresh
+    });
 }
 
 /// Checks everything that can be checked without running: workloads and their parameters,
@@ -202,11 +213,15 @@ fn check_workload(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
 /// The worker cap of `--workload` (8 per CPU, at least 64), pointing at the value in the file.
 fn check_worker_cap(src: &Source, w: &WorkloadSpec) -> EngineResult<()> {
     let cap = crate::plan::max_workers();
-    for p in w
-        .params
-        .iter()
-        .filter(|p| matches!(p.key.as_str(), "workers" | "threads"))
-    {
+    let Some(info) = fsbench_workload::find(&w.name) else {
+        return Ok(());
+    };
+    let counts_workers = |key: &str| {
+        info.params
+            .iter()
+            .any(|d| d.kind == fsbench_workload::ParamKind::Workers && d.key == key)
+    };
+    for p in w.params.iter().filter(|p| counts_workers(&p.key)) {
         for (v, pos) in &p.values {
             if v.parse::<u64>().is_ok_and(|n| n > cap) {
                 return Err(src.err_at(
@@ -271,7 +286,7 @@ pub fn spec(w: &WorkloadSpec) -> String {
         .params
         .iter()
         .map(|p| {
-            let command = matches!(p.key.as_str(), "run" | "prepare");
+            let command = crate::run_spec::takes_command(&w.name, &p.key);
             let values: Vec<String> = p.values.iter().map(|(v, _)| quote(v, command)).collect();
             format!("{}={}", p.key, values.join(","))
         })

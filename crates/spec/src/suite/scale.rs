@@ -1,6 +1,6 @@
 //! `--scale F` (or a suite's `scale = F`): makes a suite's run smaller by multiplying, in every
-//! workload, exactly these parameters (the suite's value, or the workload's default when the suite
-//! does not set it), and nothing else:
+//! workload, exactly the parameters whose declaration says how they scale ([`Scale`]; the
+//! suite's value, or the workload's default when the suite does not set it), and nothing else:
 //!
 //! | parameter | rule |
 //! |---|---|
@@ -14,17 +14,8 @@
 
 use super::file::{ParamSpec, WorkloadSpec};
 use fsbench_model::units::{format_size, parse_duration, parse_size};
-
-/// Parameters `--scale` multiplies.
-pub const SCALED: &[&str] = &[
-    "size",
-    "scale",
-    "ops",
-    "count",
-    "number",
-    "transactions",
-    "duration",
-];
+use fsbench_workload::Scale;
+use fsbench_workload::knobs::io::BS;
 
 /// Scales every workload of `workloads` by `factor` (1 leaves them as they are).
 pub fn apply(workloads: &mut [WorkloadSpec], factor: f64) {
@@ -43,21 +34,18 @@ fn scale_workload(w: &mut WorkloadSpec, factor: f64) {
     let block = w
         .params
         .iter()
-        .filter(|p| p.key == "bs")
+        .filter(|p| p.key == BS.key)
         .flat_map(|p| p.values.iter().filter_map(|(v, _)| parse_size(v).ok()))
         .max()
         .unwrap_or(0)
         .max(4096);
-    for key in SCALED {
-        let Some(doc) = info.params.iter().find(|d| d.key == *key) else {
-            continue;
-        };
-        if !w.params.iter().any(|p| p.key == *key) {
-            if scale_value(key, doc.default, factor, block).is_none() {
+    for doc in info.params.iter().filter(|d| d.scale != Scale::Kept) {
+        if !w.params.iter().any(|p| p.key == doc.key) {
+            if scale_value(doc.scale, doc.default, factor, block).is_none() {
                 continue; // a default like `size/bs` or `-` follows the other parameters
             }
             w.params.push(ParamSpec {
-                key: key.to_string(),
+                key: doc.key.to_string(),
                 key_pos: w.name_pos,
                 values: vec![(doc.default.to_string(), w.name_pos)],
             });
@@ -65,31 +53,32 @@ fn scale_workload(w: &mut WorkloadSpec, factor: f64) {
         let p = w
             .params
             .iter_mut()
-            .find(|p| p.key == *key)
+            .find(|p| p.key == doc.key)
             .expect("invariant: present");
         for (v, _) in &mut p.values {
-            if let Some(s) = scale_value(key, v, factor, block) {
+            if let Some(s) = scale_value(doc.scale, v, factor, block) {
                 *v = s;
             }
         }
     }
 }
 
-/// `value` of parameter `key` scaled by `factor`; `None` when it is not a number of that kind
+/// `value` of a parameter that scales as `scale`, scaled by `factor`; `None` when it is not a number of that kind
 /// (left for the workload's own validation to judge).
-pub fn scale_value(key: &str, value: &str, factor: f64, block: u64) -> Option<String> {
-    match key {
-        "size" => scale_size(value, factor, block),
-        "scale" => {
+pub fn scale_value(scale: Scale, value: &str, factor: f64, block: u64) -> Option<String> {
+    match scale {
+        Scale::Kept => None,
+        Scale::Bytes => scale_size(value, factor, block),
+        Scale::Factor => {
             let v: f64 = value.parse().ok()?;
             Some(format_float((v * factor).max(0.0001)))
         }
-        "duration" => {
+        Scale::Duration => {
             let ns = parse_duration(value).ok()?;
             let scaled = ((ns as f64 * factor) as u64).max(10_000_000);
             Some(format_duration(scaled))
         }
-        _ => {
+        Scale::Count => {
             let n: u64 = value.parse().ok()?;
             Some(((n as f64 * factor).round() as u64).max(1).to_string())
         }
@@ -127,39 +116,48 @@ mod tests {
     #[test]
     fn sizes_round_to_blocks_and_ram_multiples_scale() {
         assert_eq!(
-            scale_value("size", "128m", 0.1, 1 << 20).as_deref(),
+            scale_value(Scale::Bytes, "128m", 0.1, 1 << 20).as_deref(),
             Some("12m")
         );
         assert_eq!(
-            scale_value("size", "64m", 0.001, 4096).as_deref(),
+            scale_value(Scale::Bytes, "64m", 0.001, 4096).as_deref(),
             Some("64k")
         );
         assert_eq!(
-            scale_value("size", "16k", 0.01, 1 << 20).as_deref(),
+            scale_value(Scale::Bytes, "16k", 0.01, 1 << 20).as_deref(),
             Some("16k")
         );
         assert_eq!(
-            scale_value("size", "2x-ram", 0.1, 4096).as_deref(),
+            scale_value(Scale::Bytes, "2x-ram", 0.1, 4096).as_deref(),
             Some("0.2x-ram")
         );
-        assert_eq!(scale_value("size", "size/bs", 0.1, 4096), None);
+        assert_eq!(scale_value(Scale::Bytes, "size/bs", 0.1, 4096), None);
     }
 
     #[test]
     fn counts_trees_and_durations_have_floors() {
-        assert_eq!(scale_value("ops", "4096", 0.1, 0).as_deref(), Some("410"));
-        assert_eq!(scale_value("count", "3", 0.01, 0).as_deref(), Some("1"));
-        assert_eq!(scale_value("scale", "1", 0.1, 0).as_deref(), Some("0.1"));
         assert_eq!(
-            scale_value("scale", "0.001", 0.001, 0).as_deref(),
+            scale_value(Scale::Count, "4096", 0.1, 0).as_deref(),
+            Some("410")
+        );
+        assert_eq!(
+            scale_value(Scale::Count, "3", 0.01, 0).as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            scale_value(Scale::Factor, "1", 0.1, 0).as_deref(),
+            Some("0.1")
+        );
+        assert_eq!(
+            scale_value(Scale::Factor, "0.001", 0.001, 0).as_deref(),
             Some("0.0001")
         );
         assert_eq!(
-            scale_value("duration", "3s", 0.1, 0).as_deref(),
+            scale_value(Scale::Duration, "3s", 0.1, 0).as_deref(),
             Some("300ms")
         );
         assert_eq!(
-            scale_value("duration", "500ms", 0.001, 0).as_deref(),
+            scale_value(Scale::Duration, "500ms", 0.001, 0).as_deref(),
             Some("10ms")
         );
     }

@@ -1,10 +1,10 @@
 //! ministat, exactly: the statistics, ASCII plot and Student's t comparison of Debian's
 //! `ministat` 20150715 (FreeBSD's old version), byte for byte, plus the current FreeBSD formulas
-//! behind `modern`. Pure: the caller reads files and prints.
+//! behind `modern`. Pure: the caller (the binary's `ministat_input`) reads the files, standard
+//! input and the terminal's width, and prints.
 
 pub mod args;
 mod data;
-pub mod input;
 mod plot;
 mod table;
 mod ttable;

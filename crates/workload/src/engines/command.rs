@@ -8,6 +8,7 @@
 //! ([`fsbench_measure::TreeWatch`]): the sample's series, its operations and bytes.
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_measure::TreeWatch;
@@ -25,32 +26,43 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// `run`: the command timed.
+const RUN: Knob<String> =
+    crate::knob::text("run", "", "the command, e.g. run='git status' (required)").shell_command();
+
+/// `cwd`: where it runs.
+const CWD: Knob<Option<PathBuf>> = Knob::new(
+    "cwd",
+    "scratch",
+    "directory to run it in (default: the scratch directory)",
+    |p, k, _| p.existing_path(k, crate::PathKind::Dir),
+);
+
+/// `prepare`: a command run before every sample, unmeasured.
+const PREPARE: Knob<Option<String>> =
+    crate::knob::optional("prepare", "command run before every sample, unmeasured").shell_command();
+
+/// `shell`: through `sh -c` or directly.
+const SHELL: Knob<bool> = Knob::new(
+    "shell",
+    "sh",
+    "sh (run through sh -c, start-up subtracted) or none (split on spaces)",
+    |p, k, d| Ok(p.choice(k, &["sh", "none"], d)? == "sh"),
+);
+
+/// `check`: a non-zero exit fails the sample.
+const CHECK: Knob<bool> = crate::knob::boolean(
+    "check",
+    "true",
+    "fail the sample when the command exits non-zero",
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "run",
-        default: "",
-        help: "the command, e.g. run='git status' (required)",
-    },
-    ParamDoc {
-        key: "cwd",
-        default: "scratch",
-        help: "directory to run it in (default: the scratch directory)",
-    },
-    ParamDoc {
-        key: "prepare",
-        default: "",
-        help: "command run before every sample, unmeasured",
-    },
-    ParamDoc {
-        key: "shell",
-        default: "sh",
-        help: "sh (run through sh -c, start-up subtracted) or none (split on spaces)",
-    },
-    ParamDoc {
-        key: "check",
-        default: "true",
-        help: "fail the sample when the command exits non-zero",
-    },
+    RUN.doc(),
+    CWD.doc(),
+    PREPARE.doc(),
+    SHELL.doc(),
+    CHECK.doc(),
 ];
 
 struct CommandWorkload {
@@ -63,17 +75,14 @@ struct CommandWorkload {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let run = p.string("run", "");
+    let run = RUN.read(p)?;
     if run.trim().is_empty() {
-        return Err(ParamError {
-            key: "run".into(),
-            message: "missing: give the command, e.g. command:run='git status'".into(),
-        });
+        return Err(RUN.error("missing: give the command, e.g. command:run='git status'"));
     }
-    let cwd = p.existing_path("cwd", crate::PathKind::Dir)?;
-    let prepare = p.optional("prepare").filter(|s| !s.trim().is_empty());
-    let shell = p.choice("shell", &["sh", "none"], "sh")? == "sh";
-    let check = p.bool("check", "true")?;
+    let cwd = CWD.read(p)?;
+    let prepare = PREPARE.read(p)?.filter(|s| !s.trim().is_empty());
+    let shell = SHELL.read(p)?;
+    let check = CHECK.read(p)?;
     Ok(Box::new(CommandWorkload {
         run,
         cwd,

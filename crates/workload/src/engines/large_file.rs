@@ -2,6 +2,8 @@
 //! `size=2x-ram` sizes the file from physical memory so the page cache cannot hold it.
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::knobs::io;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataFile;
@@ -18,38 +20,46 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// `size`: bytes, or a multiple of physical memory.
+const SIZE: Knob<u64> = Knob::new(
+    io::SIZE.key,
+    "2x-ram",
+    "file size: bytes (4g) or a multiple of RAM (2x-ram)",
+    |p, k, d| {
+        let text = p.string(k, d);
+        let size = parse_large_size(&text, physical_ram()).ok_or_else(|| ParamError {
+            key: k.into(),
+            message: format!(
+                "invalid size '{text}': use a size (4g) or a multiple of RAM (2x-ram)"
+            ),
+        })?;
+        if size == 0 {
+            return Err(ParamError {
+                key: k.into(),
+                message: "must be greater than 0".into(),
+            });
+        }
+        p.record(k, fsbench_model::units::format_size(size));
+        Ok(size)
+    },
+)
+.scaled(crate::Scale::Bytes);
+
+/// `evict`: drop the file's pages between its write and its read.
+const EVICT: Knob<bool> = crate::knob::boolean(
+    "evict",
+    "true",
+    "drop the file's cached pages between write and read",
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "size",
-        default: "2x-ram",
-        help: "file size: bytes (4g) or a multiple of RAM (2x-ram)",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "1m",
-        help: "block size of each read and write",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "false",
-        help: "O_DIRECT: true, false or auto",
-    },
-    ParamDoc {
-        key: "evict",
-        default: "true",
-        help: "drop the file's cached pages between write and read",
-    },
-    ParamDoc {
-        key: "data",
-        default: "random",
-        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the random data",
-    },
-    crate::knobs::io::DEDUPE_DOC,
+    SIZE.doc(),
+    io::BS.help_as("block size of each read and write").doc(),
+    io::DIRECT.doc(),
+    EVICT.doc(),
+    io::DATA.doc(),
+    io::SEED.help_as("seed of the random data").doc(),
+    io::DEDUPE.doc(),
 ];
 
 struct LargeFile {
@@ -61,18 +71,16 @@ struct LargeFile {
     note: Option<String>,
 }
 
-/// Parses `N x-ram` (`2x-ram`) against `ram` bytes, or a plain size.
-fn parse_large_size(text: &str, ram: u64) -> Result<u64, String> {
+/// Parses `N x-ram` (`2x-ram`) against `ram` bytes, or a plain size; `None` when it is
+/// neither.
+fn parse_large_size(text: &str, ram: u64) -> Option<u64> {
     match text.strip_suffix("x-ram") {
         Some(k) => k
             .parse::<f64>()
             .ok()
             .filter(|k| k.is_finite() && *k > 0.0)
-            .map(|k| (k * ram as f64) as u64)
-            .ok_or_else(|| {
-                format!("invalid size '{text}': use a size (4g) or a multiple of RAM (2x-ram)")
-            }),
-        None => fsbench_model::units::parse_size(text),
+            .map(|k| (k * ram as f64) as u64),
+        None => fsbench_model::units::parse_size(text).ok(),
     }
 }
 
@@ -82,24 +90,13 @@ fn physical_ram() -> u64 {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let text = p.string("size", "2x-ram");
-    let size = parse_large_size(&text, physical_ram()).map_err(|m| ParamError {
-        key: "size".into(),
-        message: m,
-    })?;
-    if size == 0 {
-        return Err(ParamError {
-            key: "size".into(),
-            message: "must be greater than 0".into(),
-        });
-    }
-    p.record("size", fsbench_model::units::format_size(size));
-    let bs = p.positive_size("bs", "1m")?;
-    let direct = crate::knobs::io::direct_param(p, "false")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let evict = p.bool("evict", "true")?;
-    let pattern = crate::knobs::io::data_param(p)?;
-    let seed = p.u64("seed", "42")?;
+    let size = SIZE.read(p)?;
+    let bs = io::BS.read(p)?;
+    let direct = io::DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let evict = EVICT.read(p)?;
+    let pattern = io::data_param(p)?;
+    let seed = io::SEED.read(p)?;
     let pass = WritePass {
         bs,
         direct,
@@ -159,8 +156,8 @@ impl Workload for LargeFile {
         let t2 = rec.now_ns();
         common::read_pass(ctx, rec, &file, self.bs, self.pass.direct)?;
         let t3 = rec.now_ns();
-        rec.phase("write", t1 - t0);
-        rec.phase("read", t3 - t2);
+        rec.phase(fsbench_model::param::PHASE_WRITE, t1 - t0);
+        rec.phase(fsbench_model::param::PHASE_READ, t3 - t2);
         rec.metric(
             fsbench_model::metric::WRITE_MIB_S,
             mib_per_s(file.size, t1 - t0),
@@ -206,10 +203,10 @@ mod tests {
 
     #[test]
     fn multiple_of_ram_is_resolved() {
-        assert_eq!(parse_large_size("2x-ram", 1000), Ok(2000));
-        assert_eq!(parse_large_size("0.5x-ram", 1000), Ok(500));
-        assert_eq!(parse_large_size("4k", 1000), Ok(4096));
-        assert!(parse_large_size("zx-ram", 1000).is_err());
+        assert_eq!(parse_large_size("2x-ram", 1000), Some(2000));
+        assert_eq!(parse_large_size("0.5x-ram", 1000), Some(500));
+        assert_eq!(parse_large_size("4k", 1000), Some(4096));
+        assert!(parse_large_size("zx-ram", 1000).is_none());
     }
 
     #[test]

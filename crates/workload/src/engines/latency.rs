@@ -5,9 +5,11 @@
 //! busy device, which is `rand-read:iodepth=N`'s question, not ioping's).
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::knobs::{io, queue};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
-use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
+use fsbench_io::file::{self as iofile, AlignedBuf, DataFile, DataPattern};
 use fsbench_io::passes::{self as common, Direct, Offsets};
 use fsbench_io::queue::{Engine, Queue};
 use fsbench_io::uring::{One, Ring, RingSpec};
@@ -23,48 +25,42 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// `count`: requests per sample.
+const COUNT: Knob<u64> = crate::knob::count(
+    "count",
+    "100",
+    "requests per sample (after one uncounted warm-up)",
+)
+.scaled(crate::Scale::Count);
+
+/// `interval`: idle time between requests.
+const INTERVAL: Knob<u64> = Knob::new(
+    "interval",
+    "10ms",
+    "idle time between requests (ioping -i)",
+    Params::duration,
+);
+
+const BS: Knob<u64> = io::BS.default_to("4k").help_as("request size (ioping -s)");
+const SIZE: Knob<u64> = io::SIZE
+    .default_to("1m")
+    .help_as("working set: offsets fall in 0..size (ioping -S)");
+const DIRECT: Knob<Direct> = io::DIRECT
+    .default_to("auto")
+    .help_as("O_DIRECT (ioping -D): true, false (cached, ioping -C) or auto");
+const IODEPTH: Knob<u64> = queue::IODEPTH
+    .help_as("only 1: ioping times lone requests (rand-read:iodepth=N for latency at depth)");
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "file",
-        default: "",
-        help: "read this existing file instead of one fsbench writes (never modified)",
-    },
-    ParamDoc {
-        key: "count",
-        default: "100",
-        help: "requests per sample (after one uncounted warm-up)",
-    },
-    ParamDoc {
-        key: "interval",
-        default: "10ms",
-        help: "idle time between requests (ioping -i)",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "4k",
-        help: "request size (ioping -s)",
-    },
-    ParamDoc {
-        key: "size",
-        default: "1m",
-        help: "working set: offsets fall in 0..size (ioping -S)",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "auto",
-        help: "O_DIRECT (ioping -D): true, false (cached, ioping -C) or auto",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of offsets and data",
-    },
-    ParamDoc {
-        key: "iodepth",
-        default: "1",
-        help: "only 1: ioping times lone requests (rand-read:iodepth=N for latency at depth)",
-    },
-    crate::knobs::queue::ENGINE_DOC,
+    io::FILE.doc(),
+    COUNT.doc(),
+    INTERVAL.doc(),
+    BS.doc(),
+    SIZE.doc(),
+    DIRECT.doc(),
+    io::SEED.help_as("seed of offsets and data").doc(),
+    IODEPTH.doc(),
+    queue::ENGINE_DOC,
 ];
 
 struct Latency {
@@ -82,17 +78,17 @@ struct Latency {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let count = p.count("count", "100")?;
-    let interval_ns = p.duration("interval", "10ms")?;
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "4k")?;
-    let size = p.positive_size("size", "1m")?;
-    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
-    let direct = crate::knobs::io::direct_param(p, "auto")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let seed = p.u64("seed", "42")?;
+    let count = COUNT.read(p)?;
+    let interval_ns = INTERVAL.read(p)?;
+    let bs_given = BS.given(p);
+    let bs = BS.read(p)?;
+    let size = SIZE.read(p)?;
+    let bs = io::fit_bs(p, bs_given, bs, size)?;
+    let direct = DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let seed = io::SEED.read(p)?;
     let offsets = Offsets::new(seed, size, bs);
-    let file = crate::knobs::io::file_param(p)?;
+    let file = io::FILE.read(p)?;
     let queue = queue_param(p)?;
     Ok(Box::new(Latency {
         file,
@@ -110,19 +106,14 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 
 /// `engine` at depth 1 only: a request at depth meets a busy device, not an idle one.
 fn queue_param(p: &mut Params) -> Result<Queue, ParamError> {
-    if p.raw()
-        .get(fsbench_model::param::IODEPTH)
-        .is_some_and(|d| d.trim() != "1")
-    {
-        return Err(ParamError {
-            key: "iodepth".into(),
-            message: "latency times lone requests on an idle device (ioping), so only 1; \
-                      use rand-read:iodepth=N,engine=io_uring for latency at depth"
-                .into(),
-        });
+    if p.raw().get(IODEPTH.key).is_some_and(|d| d.trim() != "1") {
+        return Err(IODEPTH.error(
+            "latency times lone requests on an idle device (ioping), so only 1; \
+             use rand-read:iodepth=N,engine=io_uring for latency at depth",
+        ));
     }
-    let q = crate::knobs::queue::queue_param(p)?;
-    crate::knobs::queue::refuse_mmap(q, "latency")?;
+    let q = queue::queue_param(p)?;
+    queue::refuse_mmap(q, INFO.name)?;
     Ok(q)
 }
 
@@ -141,7 +132,7 @@ impl Latency {
     ) -> Result<(), WorkloadError> {
         let mut buf = AlignedBuf::new(self.bs as usize);
         let read = |buf: &mut AlignedBuf, off| {
-            io::pread_full(f, buf.as_mut_slice(), off)
+            iofile::pread_full(f, buf.as_mut_slice(), off)
                 .map_err(|e| WorkloadError::io("read", &file.path, e))
         };
         read(&mut buf, self.offsets.next_offset())?; // warm-up, not counted (ioping)
@@ -199,7 +190,7 @@ impl Workload for Latency {
     fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let file = self.file(ctx)?;
         self.offsets = Offsets::new(self.seed, file.size, self.bs);
-        io::ensure_file(ctx, &file, DataPattern::Random, self.seed)?;
+        iofile::ensure_file(ctx, &file, DataPattern::Random, self.seed)?;
         fsbench_io::direct_check::settle(&file, &mut self.direct, self.bs, &mut self.note)?;
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! registry; `rand_io` and `tar_io` are the engines that two or three of them share.
 
 pub mod command;
+pub mod fx;
 pub mod large_file;
 pub mod latency;
 pub mod null;

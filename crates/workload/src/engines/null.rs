@@ -2,6 +2,7 @@
 //! deterministically (fio's null engine).
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use std::path::PathBuf;
@@ -15,18 +16,23 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
-const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "ops",
-        default: "1000",
-        help: "empty operations per sample",
-    },
-    ParamDoc {
-        key: "sleep",
-        default: "0s",
-        help: "sleep this long per sample (for signal tests)",
-    },
-];
+/// `ops`: empty operations per sample.
+const OPS: Knob<u64> = crate::knob::count(
+    fsbench_model::param::OPS,
+    "1000",
+    "empty operations per sample",
+)
+.scaled(crate::Scale::Count);
+
+/// `sleep`: time slept per sample.
+const SLEEP: Knob<u64> = Knob::new(
+    fsbench_model::param::SLEEP,
+    "0s",
+    "sleep this long per sample (for signal tests)",
+    Params::duration,
+);
+
+const PARAMS: &[ParamDoc] = &[OPS.doc(), SLEEP.doc()];
 
 struct Null {
     ops: u64,
@@ -35,8 +41,8 @@ struct Null {
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     Ok(Box::new(Null {
-        ops: p.count("ops", "1000")?,
-        sleep_ns: p.duration("sleep", "0s")?,
+        ops: OPS.read(p)?,
+        sleep_ns: SLEEP.read(p)?,
     }))
 }
 

@@ -4,7 +4,8 @@
 //! output once, by full path, and finds nothing to do.
 
 use crate::info::WorkloadInfo;
-use crate::knobs::tree_source::TreeSource;
+use crate::knobs::tree;
+use crate::knobs::tree_source::{TREE, TreeSource};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_tree::index::{Index, cpath, stat_mtime_ns};
@@ -22,26 +23,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "tree",
-        default: "generated",
-        help: "generated, or an existing directory (read only)",
-    },
-    ParamDoc {
-        key: "profile",
-        default: "chromium",
-        help: "profile of the generated tree",
-    },
-    ParamDoc {
-        key: "scale",
-        default: "0.1",
-        help: "scale of the generated tree",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the generated tree",
-    },
+    TREE.doc(),
+    tree::PROFILE.doc(),
+    tree::SCALE.doc(),
+    tree::SEED.doc(),
 ];
 
 const SOURCE_EXTS: &[&str] = &["cc", "c", "cpp", "rs", "java", "m", "mm", "go"];
@@ -59,7 +44,7 @@ struct NullBuild {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let source = TreeSource::from_params(p, "chromium", "0.1")?;
+    let source = TreeSource::from_params(p, tree::PROFILE, tree::SCALE)?;
     Ok(Box::new(NullBuild {
         source,
         nodes: Vec::new(),
@@ -192,7 +177,7 @@ impl Workload for NullBuild {
             writes: true,
             space_needed: self.source.space_needed(),
             inodes_needed: self.source.inodes_needed(),
-            size_knob: "scale",
+            size_knob: tree::SCALE.key,
             cold_needs_global: true,
             reads_tree: true,
             ..Caps::base(Headline::Wall)

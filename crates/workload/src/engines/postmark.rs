@@ -13,6 +13,7 @@
 use fsbench_postmark::engine::{Config, Location, OpKind, OpLog, Outcome, config, run_skewed};
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use rustix::fd::AsFd;
@@ -27,67 +28,93 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// The largest value of postmark's counters.
+const MAX: i64 = config::MAX_INT as i64;
+
+/// `number`: the base pool of files.
+const NUMBER: Knob<i64> = Knob::new(
+    "number",
+    "500",
+    "base pool of files (postmark's `set number`)",
+    int::<1, { config::MAX_NUMBER as i64 }>,
+)
+.scaled(crate::Scale::Count);
+/// `size_low`: the smallest file.
+const SIZE_LOW: Knob<u32> = Knob::new(
+    "size_low",
+    "500",
+    "smallest file size (`set size L H`; sizes like 1m accepted)",
+    size,
+);
+/// `size_high`: the bound of file sizes.
+const SIZE_HIGH: Knob<u32> = Knob::new(
+    "size_high",
+    "10000",
+    "file size bound: new files are below it, appends stop at it",
+    size,
+);
+/// `seed` of postmark's own generator.
+const SEED: Knob<i64> = Knob::new(
+    crate::knobs::io::SEED.key,
+    "42",
+    "seed of postmark's generator (1 .. 2147483647)",
+    int::<1, MAX>,
+);
+/// `transactions`: how many.
+const TRANSACTIONS: Knob<i64> = Knob::new(
+    "transactions",
+    "500",
+    "transactions, each a read-or-append plus a create-or-delete",
+    int::<1, MAX>,
+)
+.scaled(crate::Scale::Count);
+/// `subdirectories` to spread the files over.
+const SUBDIRECTORIES: Knob<i64> = Knob::new(
+    "subdirectories",
+    "0",
+    "subdirectories s0.. to spread files over (used when > 1)",
+    int::<0, MAX>,
+);
+/// `read`: the read block size.
+const READ: Knob<u32> = Knob::new("read", "512", "read block size", size);
+/// `write`: the write block size.
+const WRITE: Knob<u32> = Knob::new("write", "512", "write block size", size);
+/// `buffering`: stdio-style buffered I/O.
+const BUFFERING: Knob<bool> = crate::knob::boolean(
+    "buffering",
+    "true",
+    "stdio-style buffered I/O (true) or plain read/write of the block size",
+);
+/// `bias_read`: read over append.
+const BIAS_READ: Knob<i64> = Knob::new(
+    "bias_read",
+    "5",
+    "chance in 10 of read over append; -1 disables both",
+    int::<-1, 10>,
+);
+/// `bias_create`: create over delete.
+const BIAS_CREATE: Knob<i64> = Knob::new(
+    "bias_create",
+    "5",
+    "chance in 10 of create over delete; -1 disables both",
+    int::<-1, 10>,
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "number",
-        default: "500",
-        help: "base pool of files (postmark's `set number`)",
-    },
-    ParamDoc {
-        key: "size_low",
-        default: "500",
-        help: "smallest file size (`set size L H`; sizes like 1m accepted)",
-    },
-    ParamDoc {
-        key: "size_high",
-        default: "10000",
-        help: "file size bound: new files are below it, appends stop at it",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of postmark's generator (1 .. 2147483647)",
-    },
-    ParamDoc {
-        key: "transactions",
-        default: "500",
-        help: "transactions, each a read-or-append plus a create-or-delete",
-    },
-    ParamDoc {
-        key: "subdirectories",
-        default: "0",
-        help: "subdirectories s0.. to spread files over (used when > 1)",
-    },
-    ParamDoc {
-        key: "read",
-        default: "512",
-        help: "read block size",
-    },
-    ParamDoc {
-        key: "write",
-        default: "512",
-        help: "write block size",
-    },
-    ParamDoc {
-        key: "buffering",
-        default: "true",
-        help: "stdio-style buffered I/O (true) or plain read/write of the block size",
-    },
-    ParamDoc {
-        key: "bias_read",
-        default: "5",
-        help: "chance in 10 of read over append; -1 disables both",
-    },
-    ParamDoc {
-        key: "bias_create",
-        default: "5",
-        help: "chance in 10 of create over delete; -1 disables both",
-    },
-    ParamDoc {
-        key: "dist",
-        default: "uniform",
-        help: "which files transactions read, append to and delete: uniform (postmark's), zipf:THETA, pareto:H or normal:SIGMA over the file table (postmark's own sequence is then no longer reproduced)",
-    },
+    NUMBER.doc(),
+    SIZE_LOW.doc(),
+    SIZE_HIGH.doc(),
+    SEED.doc(),
+    TRANSACTIONS.doc(),
+    SUBDIRECTORIES.doc(),
+    READ.doc(),
+    WRITE.doc(),
+    BUFFERING.doc(),
+    BIAS_READ.doc(),
+    BIAS_CREATE.doc(),
+    crate::knobs::skew::DIST
+        .help_as("which files transactions read, append to and delete: uniform (postmark's), zipf:THETA, pareto:H or normal:SIGMA over the file table (postmark's own sequence is then no longer reproduced)")
+        .doc(),
 ];
 
 /// Name of the directory in the scratch where the files live.
@@ -99,18 +126,24 @@ struct Postmark {
     dist: fsbench_io::skew::Dist,
 }
 
-fn int(p: &mut Params, key: &str, default: &str, min: i64, max: i64) -> Result<i64, ParamError> {
+/// A whole number from `MIN` to `MAX`.
+fn int<const MIN: i64, const MAX: i64>(
+    p: &mut Params,
+    key: &'static str,
+    default: &str,
+) -> Result<i64, ParamError> {
     let v = p.string(key, default);
     match v.trim().parse::<i64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(n) if (MIN..=MAX).contains(&n) => Ok(n),
         _ => Err(ParamError {
             key: key.to_string(),
-            message: format!("invalid value '{v}': use a whole number from {min} to {max}"),
+            message: format!("invalid value '{v}': use a whole number from {MIN} to {MAX}"),
         }),
     }
 }
 
-fn size(p: &mut Params, key: &str, default: &str) -> Result<u32, ParamError> {
+/// A size in bytes within postmark's limit.
+fn size(p: &mut Params, key: &'static str, default: &str) -> Result<u32, ParamError> {
     let n = p.positive_size(key, default)?;
     u32::try_from(n)
         .ok()
@@ -125,28 +158,24 @@ fn size(p: &mut Params, key: &str, default: &str) -> Result<u32, ParamError> {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let max = i64::from(config::MAX_INT);
     let cfg = Config {
-        number: int(p, "number", "500", 1, i64::from(config::MAX_NUMBER))? as u32,
-        size_low: size(p, "size_low", "500")?,
-        size_high: size(p, "size_high", "10000")?,
-        seed: int(p, "seed", "42", 1, max)? as u32,
-        transactions: int(p, "transactions", "500", 1, max)? as u32,
-        subdirectories: int(p, "subdirectories", "0", 0, max)? as u32,
-        read_block: size(p, "read", "512")?,
-        write_block: size(p, "write", "512")?,
-        buffering: p.bool("buffering", "true")?,
-        bias_read: int(p, "bias_read", "5", -1, 10)? as i32,
-        bias_create: int(p, "bias_create", "5", -1, 10)? as i32,
+        number: NUMBER.read(p)? as u32,
+        size_low: SIZE_LOW.read(p)?,
+        size_high: SIZE_HIGH.read(p)?,
+        seed: SEED.read(p)? as u32,
+        transactions: TRANSACTIONS.read(p)? as u32,
+        subdirectories: SUBDIRECTORIES.read(p)? as u32,
+        read_block: READ.read(p)?,
+        write_block: WRITE.read(p)?,
+        buffering: BUFFERING.read(p)?,
+        bias_read: BIAS_READ.read(p)? as i32,
+        bias_create: BIAS_CREATE.read(p)? as i32,
     };
     if cfg.size_high < cfg.size_low {
-        return Err(ParamError {
-            key: "size_high".into(),
-            message: format!(
-                "{} is below size_low ({}): give size_high >= size_low",
-                cfg.size_high, cfg.size_low
-            ),
-        });
+        return Err(SIZE_HIGH.error(format!(
+            "{} is below size_low ({}): give size_high >= size_low",
+            cfg.size_high, cfg.size_low
+        )));
     }
     let dist = crate::knobs::skew::dist_param(p)?;
     Ok(Box::new(Postmark { cfg, dist }))
@@ -189,9 +218,15 @@ impl Postmark {
 
 fn report(rec: &mut dyn Recorder, out: &Outcome, kinds: &[KindTotals; 4]) {
     let m = out.marks;
-    rec.phase("create", m.t_start_ns - m.start_ns);
-    rec.phase("transactions", m.t_end_ns - m.t_start_ns);
-    rec.phase("delete", m.end_ns - m.t_end_ns);
+    rec.phase(
+        fsbench_model::param::PHASE_CREATE,
+        m.t_start_ns - m.start_ns,
+    );
+    rec.phase(
+        fsbench_model::param::PHASE_TRANSACTIONS,
+        m.t_end_ns - m.t_start_ns,
+    );
+    rec.phase(fsbench_model::param::PHASE_DELETE, m.end_ns - m.t_end_ns);
     let c = &out.counts;
     let tx_s = (m.t_end_ns - m.t_start_ns).max(1) as f64 / 1e9;
     rec.metric(
@@ -278,7 +313,7 @@ impl Workload for Postmark {
                 + u64::from(self.cfg.transactions)
                 + u64::from(self.cfg.subdirectories)
                 + 1,
-            size_knob: "number",
+            size_knob: NUMBER.key,
             ..Caps::base(Headline::Wall)
         }
     }

@@ -3,76 +3,63 @@
 //! depth 1 by default, or io_uring with `iodepth` requests in flight, in `jobs` parallel jobs.
 //! Both engines draw the same offsets in the same order for a seed.
 
+use crate::knob::Knob;
+use crate::knobs::{io, queue};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
-use fsbench_io::file::{self as io, AlignedBuf, DataFile, DataPattern};
+use fsbench_io::file::{self as iofile, AlignedBuf, DataFile, DataPattern};
 use fsbench_io::jobs;
 use fsbench_io::mapped::Mapping;
 use fsbench_io::pace::{self, Pace, Rate};
 use fsbench_io::passes::{self as common, Direct, FsyncPolicy, Offsets};
-use fsbench_io::queue::{self, Engine, Jobs, Queue};
+use fsbench_io::queue::{self as ioqueue, Engine, Jobs, Queue};
 use fsbench_io::uring::{Ring, RingSpec, Source};
 use fsbench_io::verify::{self, Journal};
 use fsbench_model::metric as k;
 use std::path::PathBuf;
 
+const BS: Knob<u64> = io::BS.default_to("4k").help_as("size of each operation");
+const SIZE: Knob<u64> = io::SIZE.help_as("file size: offsets fall in 0..size");
+const FILE: Knob<Option<PathBuf>> = io::FILE.help_as(
+    "rand-read only: read this existing file instead of one fsbench writes (never modified); rand-write always writes a file of its own",
+);
+
+/// `ops`: operations per sample.
+pub(super) const OPS: Knob<u64> = crate::knob::count(
+    fsbench_model::param::OPS,
+    "size/bs",
+    "operations per sample",
+)
+.scaled(crate::Scale::Count);
+
+/// `duration`: a sample's length in time instead of a count.
+pub(super) const DURATION: Knob<Option<String>> = crate::knob::optional(
+    fsbench_model::param::DURATION,
+    "run for this long per sample instead of a count (e.g. 5s)",
+)
+.scaled(crate::Scale::Duration);
+
 /// The parameters of `rand-read` and `rand-write`.
 pub(super) const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "file",
-        default: "",
-        help: "rand-read only: read this existing file instead of one fsbench writes (never modified); rand-write always writes a file of its own",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "4k",
-        help: "size of each operation",
-    },
-    ParamDoc {
-        key: "size",
-        default: "256m",
-        help: "file size: offsets fall in 0..size",
-    },
-    ParamDoc {
-        key: "ops",
-        default: "size/bs",
-        help: "operations per sample",
-    },
-    ParamDoc {
-        key: "duration",
-        default: "",
-        help: "run for this long per sample instead of a count (e.g. 5s)",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "false",
-        help: "O_DIRECT: true, false or auto (when supported)",
-    },
-    ParamDoc {
-        key: "fsync",
-        default: "end",
-        help: "rand-write: end, each or none",
-    },
-    ParamDoc {
-        key: "data",
-        default: "random",
-        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of offsets and data",
-    },
-    crate::knobs::queue::IODEPTH_DOC,
-    crate::knobs::queue::ENGINE_DOC,
-    crate::knobs::queue::JOBS_DOC,
-    crate::knobs::queue::FILE_PER_JOB_DOC,
-    crate::knobs::io::DEDUPE_DOC,
-    crate::knobs::pace::RATE_DOC,
-    crate::knobs::pace::ARRIVALS_DOC,
-    crate::knobs::pace::THINK_DOC,
-    crate::knobs::verify::VERIFY_DOC,
-    crate::knobs::skew::DIST_DOC,
+    FILE.doc(),
+    BS.doc(),
+    SIZE.doc(),
+    OPS.doc(),
+    DURATION.doc(),
+    io::DIRECT.doc(),
+    io::FSYNC.help_as("rand-write: end, each or none").doc(),
+    io::DATA.doc(),
+    io::SEED.help_as("seed of offsets and data").doc(),
+    queue::IODEPTH.doc(),
+    queue::ENGINE_DOC,
+    queue::JOBS.doc(),
+    queue::FILE_PER_JOB.doc(),
+    io::DEDUPE.doc(),
+    crate::knobs::pace::RATE.doc(),
+    crate::knobs::pace::ARRIVALS.doc(),
+    crate::knobs::pace::THINK.doc(),
+    crate::knobs::verify::VERIFY.doc(),
+    crate::knobs::skew::DIST.doc(),
 ];
 
 /// How long a sample lasts.
@@ -123,15 +110,12 @@ const CURVE_STEP: &str = "1s";
 
 fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Stop, ParamError> {
     if let Rate::Curve(_) = pace.rate {
-        if p.raw().contains_key("ops") {
-            return Err(ParamError {
-                key: "ops".into(),
-                message:
-                    "rate=curve runs each step for a time — give duration= (per step), not ops"
-                        .into(),
-            });
+        if OPS.given(p) {
+            return Err(OPS.error(
+                "rate=curve runs each step for a time — give duration= (per step), not ops",
+            ));
         }
-        let step = p.positive_duration("duration", CURVE_STEP)?;
+        let step = p.positive_duration(DURATION.key, CURVE_STEP)?;
         pace.rate = Rate::Curve(step);
         // Each phase ends at the first request past its nominal end: a step of slack lets the
         // last one finish on a busy machine.
@@ -139,27 +123,16 @@ fn stop_param(p: &mut Params, size: u64, bs: u64, pace: &mut Pace) -> Result<Sto
             step * (fsbench_io::curve::Curve::PHASES + 1),
         ));
     }
-    let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !p.raw().contains_key("ops");
-    if paced_default && !p.raw().contains_key("duration") {
+    let paced_default = matches!(pace.rate, Rate::PerSecond(_)) && !OPS.given(p);
+    if paced_default && !DURATION.given(p) {
         return Ok(Stop::Duration(
-            p.positive_duration("duration", PACED_DURATION)?,
+            p.positive_duration(DURATION.key, PACED_DURATION)?,
         ));
     }
-    let Some(d) = p.optional("duration") else {
-        return Ok(Stop::Ops(p.count("ops", &(size / bs).to_string())?));
-    };
-    p.record("duration", d.clone());
-    let ns = fsbench_model::units::parse_duration(&d).map_err(|m| ParamError {
-        key: "duration".into(),
-        message: m,
-    })?;
-    if ns == 0 {
-        return Err(ParamError {
-            key: "duration".into(),
-            message: "must be longer than 0 (0 would measure nothing)".into(),
-        });
+    if !DURATION.given(p) {
+        return Ok(Stop::Ops(OPS.read_or(p, &(size / bs).to_string())?));
     }
-    Ok(Stop::Duration(ns))
+    Ok(Stop::Duration(p.positive_duration(DURATION.key, "")?))
 }
 
 /// `engine=mmap` goes through the page cache and flushes with `msync` at the end.
@@ -168,18 +141,14 @@ fn check_mmap(queue: Queue, direct: Direct, fsync: FsyncPolicy) -> Result<(), Pa
         return Ok(());
     }
     if direct == Direct::On {
-        return Err(ParamError {
-            key: "direct".into(),
-            message:
-                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
-                    .into(),
-        });
+        return Err(io::DIRECT.error(
+            "a mapping always goes through the page cache — drop direct=true with engine=mmap",
+        ));
     }
     if fsync == FsyncPolicy::Each {
-        return Err(ParamError {
-            key: "fsync".into(),
-            message: "engine=mmap flushes the mapping once (msync) — use fsync=end or none".into(),
-        });
+        return Err(
+            io::FSYNC.error("engine=mmap flushes the mapping once (msync) — use fsync=end or none")
+        );
     }
     Ok(())
 }
@@ -208,36 +177,32 @@ fn verify_param(
 
 /// Builds `rand-read` (or with `write`, `rand-write`) from its parameters.
 pub(super) fn build(p: &mut Params, write: bool) -> Result<Box<dyn Workload>, ParamError> {
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "4k")?;
-    let size = p.positive_size("size", "256m")?;
-    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
+    let bs_given = BS.given(p);
+    let bs = BS.read(p)?;
+    let size = SIZE.read(p)?;
+    let bs = io::fit_bs(p, bs_given, bs, size)?;
     let mut pace = crate::knobs::pace::pace_param(p, bs)?;
     let stop = stop_param(p, size, bs, &mut pace)?;
-    let direct = crate::knobs::io::direct_param(p, "false")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let fsync = crate::knobs::io::fsync_param(p, "end")?;
-    let pattern = crate::knobs::io::data_param(p)?;
-    let seed = p.u64("seed", "42")?;
-    let queue = crate::knobs::queue::queue_param(p)?;
+    let direct = io::DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let fsync = io::FSYNC.read(p)?;
+    let pattern = io::data_param(p)?;
+    let seed = io::SEED.read(p)?;
+    let queue = queue::queue_param(p)?;
     if write {
-        crate::knobs::io::check_fsync_engine(fsync, queue)?;
+        io::check_fsync_engine(fsync, queue)?;
     }
     crate::knobs::pace::check_engine(&pace, queue)?;
     check_mmap(queue, direct, fsync)?;
     // A mapping never reads around the page cache: record what is done.
     let direct = if queue.engine == Engine::Mmap {
-        p.record("direct", "false");
+        io::DIRECT.record(p, "false");
         Direct::Off
     } else {
         direct
     };
-    let file = if write {
-        None
-    } else {
-        crate::knobs::io::file_param(p)?
-    };
-    let jobs = crate::knobs::queue::jobs_param(p, file.is_some())?;
+    let file = if write { None } else { FILE.read(p)? };
+    let jobs = queue::jobs_param(p, file.is_some())?;
     let pace = pace.share(jobs.count as usize);
     let verify = verify_param(p, bs, write, file.is_some(), (queue, jobs))?;
     let dist = crate::knobs::skew::dist_param(p)?;
@@ -266,7 +231,7 @@ impl RandIo {
     ) -> Self {
         let offsets = (0..jobs.count)
             .map(|k| {
-                let s = queue::job_seed(seed, k);
+                let s = ioqueue::job_seed(seed, k);
                 Offsets::new(s, size, spec.bs).with_dist(spec.dist, s)
             })
             .collect();
@@ -299,7 +264,7 @@ impl RandIo {
                 } else {
                     0
                 };
-                let name = queue::job_file_name("rand-io.dat", k);
+                let name = ioqueue::job_file_name("rand-io.dat", k);
                 if self.spec.write {
                     DataFile::resolve(ctx, &name, size, true)
                 } else {
@@ -421,7 +386,7 @@ impl RandSpec {
         let mut t = rec.now_ns();
         let mut i = 0u64;
         while t < deadline {
-            if i % io::CANCEL_EVERY == 0 {
+            if i % iofile::CANCEL_EVERY == 0 {
                 ctx.cancel.check()?;
             }
             let Some((off, _)) = src.next(i, buf.as_mut_slice()) else {
@@ -450,14 +415,14 @@ impl RandSpec {
         buf: &mut AlignedBuf,
     ) -> Result<usize, WorkloadError> {
         let result = if self.write {
-            io::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
+            iofile::pwrite_full(f, buf.as_slice(), off).map(|()| self.bs as usize)
         } else {
-            io::pread_full(f, buf.as_mut_slice(), off)
+            iofile::pread_full(f, buf.as_mut_slice(), off)
         };
-        let op_name = if self.write { "write" } else { "read" };
+        let op_name = if self.write { "pwrite" } else { "pread" };
         let n = result.map_err(|e| WorkloadError::io(op_name, &file.path, e))?;
         if self.write && self.fsync == FsyncPolicy::Each {
-            io::sync_data(f, &file.path)?;
+            iofile::sync_data(f, &file.path)?;
         }
         Ok(n)
     }
@@ -536,11 +501,11 @@ impl Workload for RandIo {
             common::check_segment(ctx, self.size, self.spec.bs)?;
             let seg = common::rank_segment(ctx, self.size);
             for k in 0..files.len() {
-                let seed = queue::job_seed(self.seed, k as u32) ^ ctx.ranks.rank as u64;
+                let seed = ioqueue::job_seed(self.seed, k as u32) ^ ctx.ranks.rank as u64;
                 self.offsets[k] = Offsets::within(seed, seg.clone(), self.spec.bs)
                     .with_dist(self.spec.dist, seed);
             }
-            io::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
+            iofile::ensure_segment(ctx, &files[0], seg, self.spec.pattern, self.seed)?;
             return fsbench_io::direct_check::settle(
                 &files[0],
                 &mut self.spec.direct,
@@ -551,13 +516,13 @@ impl Workload for RandIo {
         for (k, file) in files.iter().enumerate() {
             // Offsets must stay inside the file actually used (a user's file or a device may be
             // smaller).
-            let seed = queue::job_seed(self.seed, k as u32);
+            let seed = ioqueue::job_seed(self.seed, k as u32);
             self.offsets[k] =
                 Offsets::new(seed, file.size, self.spec.bs).with_dist(self.spec.dist, seed);
             if (k == 0 || self.jobs.file_per_job) && self.spec.verify && !self.spec.write {
                 verify::ensure_sealed_file(ctx, file, self.spec.bs, self.spec.pattern, self.seed)?;
             } else if k == 0 || self.jobs.file_per_job {
-                io::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
+                iofile::ensure_file(ctx, file, self.spec.pattern, self.seed)?;
             }
         }
         fsbench_io::direct_check::settle(
@@ -599,7 +564,7 @@ impl Workload for RandIo {
             .enumerate()
             .collect();
         jobs::run(ctx, rec, states, |ctx, rec, (k, (file, state))| {
-            let seeds = (queue::job_seed(seed, k as u32), tag_base);
+            let seeds = (ioqueue::job_seed(seed, k as u32), tag_base);
             spec.job(ctx, rec, &file, state, seeds)
         })?;
 

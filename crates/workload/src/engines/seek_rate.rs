@@ -4,10 +4,12 @@
 use super::rand_io::{RandIo, RandSpec, Stop};
 use crate::Workload;
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::knobs::io;
 use crate::params::{ParamDoc, ParamError, Params};
 use fsbench_io::file::DataPattern;
 use fsbench_io::pace::Pace;
-use fsbench_io::passes::FsyncPolicy;
+use fsbench_io::passes::{Direct, FsyncPolicy};
 use fsbench_io::queue::{Jobs, Queue};
 
 /// Registry entry of `seek-rate`.
@@ -19,49 +21,34 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: true,
 };
 
+const BS: Knob<u64> = io::BS.default_to("4k").help_as("size of each read");
+const SIZE: Knob<u64> = io::SIZE
+    .default_to("64m")
+    .help_as("working set: offsets fall in 0..size");
+const DURATION: Knob<u64> =
+    crate::knob::duration(super::rand_io::DURATION.key, "3s", "length of each sample")
+        .scaled(crate::Scale::Duration);
+const DIRECT: Knob<Direct> = io::DIRECT.default_to("auto");
+
 const SEEK_PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "file",
-        default: "",
-        help: "read this existing file instead of one fsbench writes (never modified)",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "4k",
-        help: "size of each read",
-    },
-    ParamDoc {
-        key: "size",
-        default: "64m",
-        help: "working set: offsets fall in 0..size",
-    },
-    ParamDoc {
-        key: "duration",
-        default: "3s",
-        help: "length of each sample",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "auto",
-        help: "O_DIRECT: true, false or auto (when supported)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of offsets and data",
-    },
+    io::FILE.doc(),
+    BS.doc(),
+    SIZE.doc(),
+    DURATION.doc(),
+    DIRECT.doc(),
+    io::SEED.help_as("seed of offsets and data").doc(),
 ];
 
 pub(super) fn build_seek(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "4k")?;
-    let size = p.positive_size("size", "64m")?;
-    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
-    let duration = p.positive_duration("duration", "3s")?;
-    let direct = crate::knobs::io::direct_param(p, "auto")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let seed = p.u64("seed", "42")?;
-    let file = crate::knobs::io::file_param(p)?;
+    let bs_given = BS.given(p);
+    let bs = BS.read(p)?;
+    let size = SIZE.read(p)?;
+    let bs = io::fit_bs(p, bs_given, bs, size)?;
+    let duration = DURATION.read(p)?;
+    let direct = DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let seed = io::SEED.read(p)?;
+    let file = io::FILE.read(p)?;
     let spec = RandSpec {
         write: false,
         bs,

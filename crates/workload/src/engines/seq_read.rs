@@ -4,13 +4,15 @@
 //! each job reads its own file, or its region of a shared one.
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::knobs::{io, queue};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
-use fsbench_io::file::{self as io, DataPattern};
+use fsbench_io::file::{self as iofile, DataPattern};
 use fsbench_io::jobs;
 use fsbench_io::pace::{self, Pace};
 use fsbench_io::passes::{self as common, Direct, SeqJob};
-use fsbench_io::queue::{self, Engine, Jobs, Queue};
+use fsbench_io::queue::{self as ioqueue, Engine, Jobs, Queue};
 use std::path::PathBuf;
 
 /// Registry entry.
@@ -22,47 +24,25 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: true,
 };
 
+const SIZE: Knob<u64> = io::SIZE.help_as("bytes read per sample (capped at a device's size)");
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "file",
-        default: "",
-        help: "read this existing file instead of one fsbench writes (never modified)",
-    },
-    ParamDoc {
-        key: "bs",
-        default: "1m",
-        help: "block size of each read",
-    },
-    ParamDoc {
-        key: "size",
-        default: "256m",
-        help: "bytes read per sample (capped at a device's size)",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "false",
-        help: "O_DIRECT: true, false or auto (when supported)",
-    },
-    ParamDoc {
-        key: "data",
-        default: "random",
-        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the random data",
-    },
-    crate::knobs::queue::IODEPTH_DOC,
-    crate::knobs::queue::ENGINE_DOC,
-    crate::knobs::queue::JOBS_DOC,
-    crate::knobs::queue::FILE_PER_JOB_DOC,
-    crate::knobs::io::DEDUPE_DOC,
-    crate::knobs::pace::RATE_DOC,
-    crate::knobs::pace::ARRIVALS_DOC,
-    crate::knobs::pace::THINK_DOC,
-    crate::knobs::verify::VERIFY_DOC,
-    crate::knobs::io::INTERLEAVE_DOC,
+    io::FILE.doc(),
+    io::BS.help_as("block size of each read").doc(),
+    SIZE.doc(),
+    io::DIRECT.doc(),
+    io::DATA.doc(),
+    io::SEED.help_as("seed of the random data").doc(),
+    queue::IODEPTH.doc(),
+    queue::ENGINE_DOC,
+    queue::JOBS.doc(),
+    queue::FILE_PER_JOB.doc(),
+    io::DEDUPE.doc(),
+    crate::knobs::pace::RATE.doc(),
+    crate::knobs::pace::ARRIVALS.doc(),
+    crate::knobs::pace::THINK.doc(),
+    crate::knobs::verify::VERIFY.doc(),
+    io::INTERLEAVE.doc(),
 ];
 
 struct SeqRead {
@@ -85,34 +65,31 @@ struct SeqRead {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "1m")?;
-    let size = p.positive_size("size", "256m")?;
-    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
-    let direct = crate::knobs::io::direct_param(p, "false")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let pattern = crate::knobs::io::data_param(p)?;
-    let seed = p.u64("seed", "42")?;
-    let file = crate::knobs::io::file_param(p)?;
-    let queue = crate::knobs::queue::queue_param(p)?;
-    let jobs = crate::knobs::queue::jobs_param(p, file.is_some())?;
-    crate::knobs::io::check_regions(size, bs, jobs)?;
+    let bs_given = io::BS.given(p);
+    let bs = io::BS.read(p)?;
+    let size = SIZE.read(p)?;
+    let bs = io::fit_bs(p, bs_given, bs, size)?;
+    let direct = io::DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let pattern = io::data_param(p)?;
+    let seed = io::SEED.read(p)?;
+    let file = io::FILE.read(p)?;
+    let queue = queue::queue_param(p)?;
+    let jobs = queue::jobs_param(p, file.is_some())?;
+    io::check_regions(size, bs, jobs)?;
     let pace = crate::knobs::pace::sequential(p, bs, queue, jobs)?;
     let verify = crate::knobs::verify::param(p, bs, file.is_some())?;
     if queue.engine == Engine::Mmap && direct == Direct::On {
-        return Err(ParamError {
-            key: "direct".into(),
-            message:
-                "a mapping always goes through the page cache — drop direct=true with engine=mmap"
-                    .into(),
-        });
+        return Err(io::DIRECT.error(
+            "a mapping always goes through the page cache — drop direct=true with engine=mmap",
+        ));
     }
     if verify && queue.engine == Engine::IoUring {
         return Err(crate::knobs::verify::refusal(
             "checks reads in the psync and mmap loops; use engine=psync or mmap".into(),
         ));
     }
-    let interleave = crate::knobs::io::interleave_param(p, queue)?;
+    let interleave = io::interleave_param(p, queue)?;
     Ok(Box::new(SeqRead {
         pace,
         verify,
@@ -143,7 +120,7 @@ impl SeqRead {
         };
         (0..self.jobs.count)
             .map(|k| {
-                let name = queue::job_file_name("seq-read.dat", if own { k } else { 0 });
+                let name = ioqueue::job_file_name("seq-read.dat", if own { k } else { 0 });
                 let file = common::read_file(ctx, self.file.as_deref(), &name, size)?;
                 let (range, step) = if own {
                     (0..file.size, self.bs)
@@ -187,7 +164,7 @@ impl Workload for SeqRead {
             // Each rank writes its own segment of the one file, at the same time.
             common::check_segment(ctx, self.size, self.bs)?;
             let seg = common::rank_segment(ctx, self.size);
-            io::ensure_segment(ctx, &jobs[0].file, seg, self.pattern, self.seed)?;
+            iofile::ensure_segment(ctx, &jobs[0].file, seg, self.pattern, self.seed)?;
             return fsbench_io::direct_check::settle(
                 &jobs[0].file,
                 &mut self.direct,
@@ -209,7 +186,7 @@ impl Workload for SeqRead {
                     self.seed,
                 )?;
             } else {
-                io::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
+                iofile::ensure_file(ctx, &job.file, self.pattern, self.seed)?;
             }
         }
         fsbench_io::direct_check::settle(&jobs[0].file, &mut self.direct, self.bs, &mut self.note)?;

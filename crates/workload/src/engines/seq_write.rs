@@ -3,13 +3,15 @@
 //! `jobs=N`, each job writes its own file, or its region of a shared one.
 
 use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::knobs::{io, queue};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataFile;
 use fsbench_io::jobs;
 use fsbench_io::pace::{self, Pace};
 use fsbench_io::passes::{self as common, Direct, SeqJob, WritePass};
-use fsbench_io::queue::{self, Jobs, Queue};
+use fsbench_io::queue::{self as ioqueue, Jobs, Queue};
 use fsbench_model::metric as k;
 use std::path::PathBuf;
 
@@ -22,53 +24,35 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: true,
 };
 
+const SIZE: Knob<u64> = io::SIZE.help_as("bytes written per sample");
+
+/// `remove`: when the previous sample's file goes.
+const REMOVE: Knob<bool> = Knob::new(
+    "remove",
+    "inside",
+    "inside: the previous sample's file is truncated by the timed open (dd); before: \
+     removed before the sample, untimed, and created anew inside it (IOR)",
+    |p, k, d| Ok(p.choice(k, &["inside", "before"], d)? == "before"),
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "bs",
-        default: "1m",
-        help: "block size of each write",
-    },
-    ParamDoc {
-        key: "size",
-        default: "256m",
-        help: "bytes written per sample",
-    },
-    ParamDoc {
-        key: "fsync",
-        default: "end",
-        help: "end (one fdatasync, timed), each (after every write) or none",
-    },
-    ParamDoc {
-        key: "direct",
-        default: "false",
-        help: "O_DIRECT: true, false or auto (when supported)",
-    },
-    ParamDoc {
-        key: "data",
-        default: "random",
-        help: "random (incompressible), zero, or compress:PCT (that % of each 4 KiB compresses away, fio buffer_compress_percentage)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the random data",
-    },
-    ParamDoc {
-        key: "remove",
-        default: "inside",
-        help: "inside: the previous sample's file is truncated by the timed open (dd); before: \
-               removed before the sample, untimed, and created anew inside it (IOR)",
-    },
-    crate::knobs::queue::IODEPTH_DOC,
-    crate::knobs::queue::ENGINE_DOC,
-    crate::knobs::queue::JOBS_DOC,
-    crate::knobs::queue::FILE_PER_JOB_DOC,
-    crate::knobs::io::DEDUPE_DOC,
-    crate::knobs::io::INTERLEAVE_DOC,
-    crate::knobs::verify::VERIFY_DOC,
-    crate::knobs::pace::RATE_DOC,
-    crate::knobs::pace::ARRIVALS_DOC,
-    crate::knobs::pace::THINK_DOC,
+    io::BS.help_as("block size of each write").doc(),
+    SIZE.doc(),
+    io::FSYNC.doc(),
+    io::DIRECT.doc(),
+    io::DATA.doc(),
+    io::SEED.help_as("seed of the random data").doc(),
+    REMOVE.doc(),
+    queue::IODEPTH.doc(),
+    queue::ENGINE_DOC,
+    queue::JOBS.doc(),
+    queue::FILE_PER_JOB.doc(),
+    io::DEDUPE.doc(),
+    io::INTERLEAVE.doc(),
+    crate::knobs::verify::VERIFY.doc(),
+    crate::knobs::pace::RATE.doc(),
+    crate::knobs::pace::ARRIVALS.doc(),
+    crate::knobs::pace::THINK.doc(),
 ];
 
 struct SeqWrite {
@@ -91,25 +75,25 @@ struct SeqWrite {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let bs_given = p.raw().contains_key("bs");
-    let bs = p.positive_size("bs", "1m")?;
-    let size = p.positive_size("size", "256m")?;
-    let bs = crate::knobs::io::fit_bs(p, bs_given, bs, size)?;
-    let fsync = crate::knobs::io::fsync_param(p, "end")?;
-    let direct = crate::knobs::io::direct_param(p, "false")?;
-    crate::knobs::io::check_direct_bs(direct, bs)?;
-    let pattern = crate::knobs::io::data_param(p)?;
-    let seed = p.u64("seed", "42")?;
-    let queue = crate::knobs::queue::queue_param(p)?;
-    crate::knobs::queue::refuse_mmap(queue, "seq-write")?;
-    crate::knobs::io::check_fsync_engine(fsync, queue)?;
-    let jobs = crate::knobs::queue::jobs_param(p, false)?;
-    crate::knobs::io::check_regions(size, bs, jobs)?;
-    let remove_before = p.choice("remove", &["inside", "before"], "inside")? == "before";
+    let bs_given = io::BS.given(p);
+    let bs = io::BS.read(p)?;
+    let size = SIZE.read(p)?;
+    let bs = io::fit_bs(p, bs_given, bs, size)?;
+    let fsync = io::FSYNC.read(p)?;
+    let direct = io::DIRECT.read(p)?;
+    io::check_direct_bs(direct, bs)?;
+    let pattern = io::data_param(p)?;
+    let seed = io::SEED.read(p)?;
+    let queue = queue::queue_param(p)?;
+    queue::refuse_mmap(queue, INFO.name)?;
+    io::check_fsync_engine(fsync, queue)?;
+    let jobs = queue::jobs_param(p, false)?;
+    io::check_regions(size, bs, jobs)?;
+    let remove_before = REMOVE.read(p)?;
     let pace = crate::knobs::pace::sequential(p, bs, queue, jobs)?;
     let interleave = crate::knobs::io::interleave_param(p, queue)?;
     let verify = crate::knobs::verify::param(p, bs, false)?;
-    if verify && queue.engine != queue::Engine::Psync {
+    if verify && queue.engine != ioqueue::Engine::Psync {
         return Err(crate::knobs::verify::refusal(
             "seals blocks in the psync loop — use engine=psync, or drop verify".into(),
         ));
@@ -137,7 +121,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
 
 impl SeqWrite {
     fn file(&self, ctx: &Context, job: u32) -> Result<DataFile, WorkloadError> {
-        let name = queue::job_file_name("seq-write.dat", job);
+        let name = ioqueue::job_file_name("seq-write.dat", job);
         DataFile::resolve(ctx, &name, common::shared_size(ctx, self.size), true)
     }
 

@@ -7,7 +7,9 @@
 //! sample's series.
 
 use crate::info::WorkloadInfo;
-use crate::knobs::tree_source::TreeSource;
+use crate::knob::Knob;
+use crate::knobs::tree;
+use crate::knobs::tree_source::{TREE, TreeSource};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_tree::index::{Index, stat_mtime_ns};
@@ -24,32 +26,41 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// `untracked-cache`: read only the directories whose mtime changed (git's untracked cache).
+const UNTRACKED_CACHE: Knob<bool> = Knob::new(
+    "untracked-cache",
+    "off",
+    "on: read only directories whose mtime changed",
+    |p, k, d| Ok(p.choice(k, &["on", "off"], d)? == "on"),
+);
+
+/// `threads`: the threads that lstat the tracked files (git's preloaded index).
+const THREADS: Knob<Option<u64>> = Knob::new(
+    "threads",
+    "auto",
+    "threads that lstat the tracked files: auto (one per 500 files, at most one per CPU) or a number",
+    |p, k, d| match p.string(k, d).as_str() {
+        "auto" => Ok(None),
+        t => t
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .map(Some)
+            .ok_or_else(|| ParamError {
+                key: k.into(),
+                message: format!("invalid value '{t}': use auto or a number >= 1"),
+            }),
+    },
+)
+.counts_workers();
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "tree",
-        default: "generated",
-        help: "generated, or an existing directory (read only)",
-    },
-    ParamDoc {
-        key: "untracked-cache",
-        default: "off",
-        help: "on: read only directories whose mtime changed",
-    },
-    ParamDoc {
-        key: "profile",
-        default: "chromium",
-        help: "profile of the generated tree",
-    },
-    ParamDoc {
-        key: "scale",
-        default: "0.1",
-        help: "scale of the generated tree",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the generated tree",
-    },
+    TREE.doc(),
+    UNTRACKED_CACHE.doc(),
+    THREADS.doc(),
+    tree::PROFILE.doc(),
+    tree::SCALE.doc(),
+    tree::SEED.doc(),
 ];
 
 struct StatusScan {
@@ -60,20 +71,9 @@ struct StatusScan {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let source = TreeSource::from_params(p, "chromium", "0.1")?;
-    let untracked_cache = p.choice("untracked-cache", &["on", "off"], "off")? == "on";
-    let threads = match p.string("threads", "auto").as_str() {
-        "auto" => None,
-        t => Some(
-            t.parse::<u64>()
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| ParamError {
-                    key: "threads".into(),
-                    message: format!("invalid value '{t}': use auto or a number >= 1"),
-                })?,
-        ),
-    };
+    let source = TreeSource::from_params(p, tree::PROFILE, tree::SCALE)?;
+    let untracked_cache = UNTRACKED_CACHE.read(p)?;
+    let threads = THREADS.read(p)?;
     Ok(Box::new(StatusScan {
         source,
         untracked_cache,
@@ -234,7 +234,7 @@ impl Workload for StatusScan {
             writes: self.source.writes(),
             space_needed: self.source.space_needed(),
             inodes_needed: self.source.inodes_needed(),
-            size_knob: "scale",
+            size_knob: tree::SCALE.key,
             cold_needs_global: true,
             reads_tree: true,
             counts_progress: true,

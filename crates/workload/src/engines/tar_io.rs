@@ -11,33 +11,7 @@ use fsbench_tree::tarball::{Archive, ArchiveOn, extract};
 use std::path::{Path, PathBuf};
 
 /// The parameters of `tar-extract` and `tar-delete`.
-pub(super) const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "archive",
-        default: "",
-        help: "a tar file to extract (only read); default: a synthetic one",
-    },
-    ParamDoc {
-        key: "profile",
-        default: "csail",
-        help: "tree of the synthetic archive (csail ~76,000 files)",
-    },
-    ParamDoc {
-        key: "scale",
-        default: "0.01",
-        help: "scale of the synthetic tree (1 = full size, ~1.8 GiB)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the synthetic tree",
-    },
-    ParamDoc {
-        key: "archive_on",
-        default: "local",
-        help: "where the archive is read from: local (a synthetic one under $TMPDIR, archive= where it is; as the seed kept it on local disk) or target",
-    },
-];
+pub(super) const PARAMS: &[ParamDoc] = crate::knobs::archive::DOCS;
 
 struct TarIo {
     delete: bool,
@@ -169,7 +143,7 @@ impl Workload for TarIo {
             writes: true,
             space_needed: self.archive.space_needed(),
             inodes_needed: self.archive.inodes_needed(),
-            size_knob: "scale",
+            size_knob: crate::knobs::archive::SCALE.key,
             cold_needs_global: self.delete,
             reads_tree: self.delete,
             ..Caps::base(Headline::Wall)

@@ -5,11 +5,13 @@
 //! count on their own recorders, merged at the end as data-path jobs are.
 
 use crate::info::WorkloadInfo;
-use crate::knobs::tree::tree_params;
+use crate::knob::Knob;
+use crate::knobs::tree::{self as tree_knobs, tree_params};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::pace;
 use fsbench_measure::SampleRecorder;
+use fsbench_model::param;
 use fsbench_tree::{self as tree, TreeSpec};
 use std::path::PathBuf;
 
@@ -22,54 +24,56 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: true,
 };
 
+const PROFILE: Knob<String> = tree_knobs::PROFILE.default_to("small").help_as(
+    "chromium (~250k files), firefox, linux, csail, small, flat (one directory of \
+     equal 4163-byte files), mdtest-hard (3901-byte files, IO500) or mdtest-easy \
+     (empty files, IO500)",
+);
+const SCALE: Knob<f64> = tree_knobs::SCALE
+    .default_to("1")
+    .help_as("multiply the profile's counts (0.01 .. 10)");
+
+/// `stat`: an mdtest stat phase between create and delete.
+pub(crate) const STAT: Knob<bool> = crate::knob::boolean(
+    param::STAT,
+    "false",
+    "true: between create and delete, lstat every file by its name (mdtest's stat \
+     phase), timed as its own phase: stat_files_per_s",
+);
+
+/// `delete`: how the tree is removed.
+const DELETE: Knob<bool> = Knob::new(
+    "delete",
+    "walk",
+    "walk: remove the tree as rm -rf does (readdir, unlink, rmdir); names: unlink each \
+     file by its known name, then rmdir (mdtest's removal)",
+    |p, k, d| Ok(p.choice(k, &["walk", "names"], d)? == "names"),
+);
+
+const JOBS: Knob<u64> = crate::knobs::queue::JOBS
+    .help_as("threads creating, stat-ing and deleting at once, each its own copy of the tree");
+
+/// `shared`: the jobs' files in one set of directories.
+const SHARED: Knob<bool> = crate::knob::boolean(
+    "shared",
+    "false",
+    "with jobs: true puts every job's files in one set of directories, named .jK \
+     (mdtest's shared directory, IO500's mdtest-hard); false gives each job its own",
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "profile",
-        default: "small",
-        help: "chromium (~250k files), firefox, linux, csail, small, flat (one directory of \
-               equal 4163-byte files), mdtest-hard (3901-byte files, IO500) or mdtest-easy \
-               (empty files, IO500)",
-    },
-    ParamDoc {
-        key: "scale",
-        default: "1",
-        help: "multiply the profile's counts (0.01 .. 10)",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of names, sizes and contents",
-    },
-    ParamDoc {
-        key: "stat",
-        default: "false",
-        help: "true: between create and delete, lstat every file by its name (mdtest's stat \
-               phase), timed as its own phase: stat_files_per_s",
-    },
-    ParamDoc {
-        key: "delete",
-        default: "walk",
-        help: "walk: remove the tree as rm -rf does (readdir, unlink, rmdir); names: unlink each \
-               file by its known name, then rmdir (mdtest's removal)",
-    },
-    ParamDoc {
-        key: "rate",
-        default: "",
-        help: "open loop while creating: N files/s, the run's total; each file's creation is a request whose latency counts from its scheduled start",
-    },
-    ParamDoc {
-        key: "jobs",
-        default: "1",
-        help: "threads creating, stat-ing and deleting at once, each its own copy of the tree",
-    },
-    ParamDoc {
-        key: "shared",
-        default: "false",
-        help: "with jobs: true puts every job's files in one set of directories, named .jK \
-               (mdtest's shared directory, IO500's mdtest-hard); false gives each job its own",
-    },
-    crate::knobs::pace::ARRIVALS_DOC,
-    crate::knobs::pace::THINK_DOC,
+    PROFILE.doc(),
+    SCALE.doc(),
+    tree_knobs::SEED.help_as("seed of names, sizes and contents").doc(),
+    STAT.doc(),
+    DELETE.doc(),
+    crate::knobs::pace::RATE
+        .help_as("open loop while creating: N files/s, the run's total; each file's creation is a request whose latency counts from its scheduled start")
+        .doc(),
+    JOBS.doc(),
+    SHARED.doc(),
+    crate::knobs::pace::ARRIVALS.doc(),
+    crate::knobs::pace::THINK.doc(),
 ];
 
 struct TreeCreate {
@@ -151,24 +155,18 @@ fn merge_jobs(jobs: Vec<SampleRecorder>, rec: &mut dyn Recorder) {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let (spec, seed) = tree_params(p, "small", "1")?;
-    let by_name = p.choice("delete", &["walk", "names"], "walk")? == "names";
-    let stat = p.bool("stat", "false")?;
+    let (spec, seed) = tree_params(p, PROFILE, SCALE)?;
+    let by_name = DELETE.read(p)?;
+    let stat = STAT.read(p)?;
     let pace = crate::knobs::pace::pace_param(p, 1)?;
-    let jobs = p.count("jobs", "1")? as usize;
-    let shared_dirs = p.bool("shared", "false")?;
+    let jobs = JOBS.read(p)? as usize;
+    let shared_dirs = SHARED.read(p)?;
     if jobs > 1 && !pace.full_speed() {
-        return Err(ParamError {
-            key: "jobs".into(),
-            message: "a paced tree is created by one job — drop rate/think or jobs".into(),
-        });
+        return Err(JOBS.error("a paced tree is created by one job — drop rate/think or jobs"));
     }
     if matches!(pace.rate, pace::Rate::Curve(_)) {
-        return Err(ParamError {
-            key: "rate".into(),
-            message: "curve runs for a time per step; a tree has a size — give rate=N files/s"
-                .into(),
-        });
+        return Err(crate::knobs::pace::RATE
+            .error("curve runs for a time per step; a tree has a size — give rate=N files/s"));
     }
     Ok(Box::new(TreeCreate {
         pace,
@@ -274,7 +272,7 @@ impl TreeCreate {
         }
         self.report(rec, files, create_ns, delete_ns);
         if let Some(ns) = stat_ns {
-            rec.phase("stat", ns);
+            rec.phase(param::PHASE_STAT, ns);
             rec.metric(
                 fsbench_model::metric::STAT_FILES_PER_S,
                 files as f64 / (ns.max(1) as f64 / 1e9),
@@ -286,8 +284,8 @@ impl TreeCreate {
     /// The phases and rates; the operations (directories made, files created, stat-ed and
     /// removed) were counted as they went.
     fn report(&self, rec: &mut dyn Recorder, files: u64, create_ns: u64, delete_ns: u64) {
-        rec.phase("create", create_ns);
-        rec.phase("delete", delete_ns);
+        rec.phase(param::PHASE_CREATE, create_ns);
+        rec.phase(param::PHASE_DELETE, delete_ns);
         rec.metric(fsbench_model::metric::FILES, files as f64);
         rec.metric(
             "files_per_s",
@@ -325,11 +323,11 @@ impl Workload for TreeCreate {
             writes: true,
             space_needed: (m.bytes + (m.files + m.dirs) * 4096) * jobs,
             inodes_needed: (m.files + m.dirs) * jobs,
-            size_knob: "scale",
+            size_knob: SCALE.key,
             cold_needs_global: true,
             // Its stat and delete phases follow in the same series: another operation, not a
             // fall of the creation rate.
-            cliff_phase: Some("create"),
+            cliff_phase: Some(param::PHASE_CREATE),
             ..Caps::base(Headline::Metric {
                 name: fsbench_model::metric::FILES_PER_S,
                 unit: "files/s",

@@ -3,9 +3,12 @@
 //! global-lock study: sys time that grows with J while wall time stops falling.
 
 use crate::info::WorkloadInfo;
-use crate::knobs::tree_source::TreeSource;
+use crate::knob::Knob;
+use crate::knobs::tree;
+use crate::knobs::tree_source::{TREE, TreeSource};
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_model::param;
 use fsbench_tree::walk_procs;
 use fsbench_tree::walker::{self, StatMode, WalkCounts};
 use std::path::{Path, PathBuf};
@@ -19,47 +22,56 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     shared: false,
 };
 
+/// `workers`: J, the parallel walkers.
+const WORKERS: Knob<u64> = crate::knob::count(
+    param::WORKERS,
+    "1",
+    "J: parallel workers (a list sweeps: workers=1,2,4)",
+)
+.counts_workers();
+
+/// `walks`: L, the walks shared across the workers.
+const WALKS: Knob<u64> = crate::knob::count(
+    param::WALKS,
+    "workers",
+    "L: total walks, shared across the workers",
+);
+
+/// `mode`'s values: the workers as threads, or as processes.
+const MODES: [&str; 2] = [param::MODE_THREADS, param::MODE_PROCS];
+
+/// `mode`: workers as threads or processes.
+const MODE: Knob<bool> = Knob::new(
+    param::MODE,
+    MODES[0],
+    "threads or procs (separate processes, as in the study)",
+    |p, k, d| Ok(p.choice(k, &MODES, d)? == MODES[1]),
+);
+
+/// `stat`: what is done to each entry.
+const STAT: Knob<StatMode> = Knob::new(
+    param::STAT,
+    "lstat",
+    "lstat, statx or none (d_type only)",
+    |p, k, d| {
+        Ok(match p.choice(k, &["lstat", "statx", "none"], d)? {
+            "statx" => StatMode::Statx,
+            "none" => StatMode::None,
+            _ => StatMode::Lstat,
+        })
+    },
+);
+
 const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "tree",
-        default: "generated",
-        help: "generated, or an existing directory walked read-only",
-    },
-    ParamDoc {
-        key: "workers",
-        default: "1",
-        help: "J: parallel workers (a list sweeps: workers=1,2,4)",
-    },
-    ParamDoc {
-        key: "walks",
-        default: "workers",
-        help: "L: total walks, shared across the workers",
-    },
-    ParamDoc {
-        key: "mode",
-        default: "threads",
-        help: "threads or procs (separate processes, as in the study)",
-    },
-    ParamDoc {
-        key: "stat",
-        default: "lstat",
-        help: "lstat, statx or none (d_type only)",
-    },
-    ParamDoc {
-        key: "profile",
-        default: "chromium",
-        help: "profile of the generated tree",
-    },
-    ParamDoc {
-        key: "scale",
-        default: "0.1",
-        help: "scale of the generated tree",
-    },
-    ParamDoc {
-        key: "seed",
-        default: "42",
-        help: "seed of the generated tree",
-    },
+    TREE.help_as("generated, or an existing directory walked read-only")
+        .doc(),
+    WORKERS.doc(),
+    WALKS.doc(),
+    MODE.doc(),
+    STAT.doc(),
+    tree::PROFILE.doc(),
+    tree::SCALE.doc(),
+    tree::SEED.doc(),
 ];
 
 struct Walk {
@@ -71,15 +83,11 @@ struct Walk {
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
-    let workers = p.count("workers", "1")?;
-    let walks = p.count("walks", &workers.to_string())?;
-    let procs = p.choice("mode", &["threads", "procs"], "threads")? == "procs";
-    let stat = match p.choice("stat", &["lstat", "statx", "none"], "lstat")? {
-        "statx" => StatMode::Statx,
-        "none" => StatMode::None,
-        _ => StatMode::Lstat,
-    };
-    let source = TreeSource::from_params(p, "chromium", "0.1")?;
+    let workers = WORKERS.read(p)?;
+    let walks = WALKS.read_or(p, &workers.to_string())?;
+    let procs = MODE.read(p)?;
+    let stat = STAT.read(p)?;
+    let source = TreeSource::from_params(p, tree::PROFILE, tree::SCALE)?;
     Ok(Box::new(Walk {
         source,
         workers,
@@ -211,7 +219,7 @@ impl Workload for Walk {
             writes: self.source.writes(),
             space_needed: self.source.space_needed(),
             inodes_needed: self.source.inodes_needed(),
-            size_knob: "scale",
+            size_knob: tree::SCALE.key,
             cold_needs_global: true,
             reads_tree: true,
             // Threads share the runner's counter; mode=procs shares its own with its processes.

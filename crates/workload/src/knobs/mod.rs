@@ -3,6 +3,7 @@
 //! jobs, pacing, offset distributions, verification, trees and archives.
 
 pub mod archive;
+pub mod every;
 pub mod io;
 pub mod pace;
 pub mod queue;

@@ -1,63 +1,50 @@
 //! `rate`, `arrivals` and `think`: how a workload's requests are spaced in time.
 
-use crate::params::{ParamDoc, ParamError, Params};
+use crate::knob::{self, Knob};
+use crate::params::{ParamError, Params};
 use fsbench_io::pace::{Pace, Rate, parse_rate};
 
-/// Documentation of `rate`.
-pub const RATE_DOC: ParamDoc = ParamDoc {
-    key: "rate",
-    default: "",
-    help: "open loop: N requests/s (2000, 2000iops) or bytes/s (50m), the run's total over jobs and ranks; latency counts from each request's scheduled start; or curve: probe the maximum, then 10%..100% of it",
-};
+/// `rate`: an open loop's request rate, or `curve`.
+pub const RATE: Knob<Option<String>> = knob::optional(
+    "rate",
+    "open loop: N requests/s (2000, 2000iops) or bytes/s (50m), the run's total over jobs and ranks; latency counts from each request's scheduled start; or curve: probe the maximum, then 10%..100% of it",
+);
 
-/// Documentation of `arrivals`.
-pub const ARRIVALS_DOC: ParamDoc = ParamDoc {
-    key: "arrivals",
-    default: "fixed",
-    help: "with rate=: fixed (evenly spaced) or poisson (exponential gaps, seeded) request times",
-};
+/// `arrivals`: how an open loop's requests are spaced.
+pub const ARRIVALS: Knob<bool> = Knob::new(
+    "arrivals",
+    "fixed",
+    "with rate=: fixed (evenly spaced) or poisson (exponential gaps, seeded) request times",
+    |p, k, d| Ok(p.choice(k, &["fixed", "poisson"], d)? == "poisson"),
+);
 
-/// Documentation of `think`.
-pub const THINK_DOC: ParamDoc = ParamDoc {
-    key: "think",
-    default: "0",
-    help: "closed loop: pause this long after each request before the next (fio thinktime)",
-};
+/// `think`: a closed loop's pause after each request.
+pub const THINK: Knob<u64> = Knob::new(
+    "think",
+    "0",
+    "closed loop: pause this long after each request before the next (fio thinktime)",
+    Params::duration,
+);
 
 /// Reads `rate`, `arrivals` and `think`; a byte rate becomes requests of `bs`.
 pub fn pace_param(p: &mut Params, bs: u64) -> Result<Pace, ParamError> {
-    let rate = match p.optional("rate") {
+    let rate = match RATE.read(p)? {
         None => Rate::Unlimited,
-        Some(text) => {
-            let rate = parse_rate(&text, bs).map_err(|message| ParamError {
-                key: "rate".into(),
-                message,
-            })?;
-            p.record("rate", text);
-            rate
-        }
+        Some(text) => parse_rate(&text, bs).map_err(|message| RATE.error(message))?,
     };
     // `arrivals` and `think` are recorded only when given, so results from before they existed
     // stay comparable.
-    let poisson = p.raw().contains_key("arrivals")
-        && p.choice("arrivals", &["fixed", "poisson"], "fixed")? == "poisson";
+    let poisson = ARRIVALS.read_if_given(p)?.unwrap_or(false);
     if poisson && !matches!(rate, Rate::PerSecond(_)) {
-        return Err(ParamError {
-            key: "arrivals".into(),
-            message: "spaces requests of a rate — add rate=N (requests/s), or drop arrivals".into(),
-        });
+        return Err(
+            ARRIVALS.error("spaces requests of a rate — add rate=N (requests/s), or drop arrivals")
+        );
     }
-    let think_ns = match p.raw().contains_key("think") {
-        true => p.duration("think", "0")?,
-        false => 0,
-    };
+    let think_ns = THINK.read_if_given(p)?.unwrap_or(0);
     if think_ns > 0 && rate != Rate::Unlimited {
-        return Err(ParamError {
-            key: "think".into(),
-            message:
-                "pauses a closed loop; with rate= the schedule sets the pace — drop one of them"
-                    .into(),
-        });
+        return Err(THINK.error(
+            "pauses a closed loop; with rate= the schedule sets the pace — drop one of them",
+        ));
     }
     Ok(Pace {
         rate,
@@ -72,9 +59,13 @@ pub fn check_engine(pace: &Pace, queue: fsbench_io::queue::Queue) -> Result<(), 
     if pace.full_speed() || queue.engine != fsbench_io::queue::Engine::IoUring {
         return Ok(());
     }
-    let key = if pace.think_ns > 0 { "think" } else { "rate" };
+    let knob = if pace.think_ns > 0 {
+        THINK.key
+    } else {
+        RATE.key
+    };
     Err(ParamError {
-        key: key.into(),
+        key: knob.into(),
         message: "paces one request at a time (engine=psync); for concurrency under a rate, add jobs=N (each takes its share of the rate)".into(),
     })
 }
@@ -90,10 +81,9 @@ pub fn sequential(
     let pace = pace_param(p, bs)?;
     check_engine(&pace, queue)?;
     if matches!(pace.rate, Rate::Curve(_)) {
-        return Err(ParamError {
-            key: "rate".into(),
-            message: "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write".into(),
-        });
+        return Err(RATE.error(
+            "curve runs for a time per step; a sequential pass has a size — use rate=curve with rand-read or rand-write",
+        ));
     }
     Ok(pace.share(jobs.count as usize))
 }

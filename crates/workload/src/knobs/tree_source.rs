@@ -1,10 +1,20 @@
 //! Where a tree workload's tree comes from: generated into the scratch (profile, scale, seed) or
 //! an existing directory that is only ever read (`tree=PATH`).
 
+use crate::knob::Knob;
+use crate::knobs::tree::{SCALE, SEED};
 use crate::params::{ParamError, Params};
 use crate::{Context, WorkloadError};
+use fsbench_model::param;
 use fsbench_tree::{Manifest, TreeSpec, write_tree};
 use std::path::PathBuf;
+
+/// `tree`: the tree a workload reads, generated or an existing directory (read only).
+pub const TREE: Knob<String> = crate::knob::text(
+    param::TREE,
+    param::GENERATED,
+    "generated, or an existing directory (read only)",
+);
 
 /// The tree of a workload.
 pub enum TreeSource {
@@ -23,18 +33,18 @@ impl TreeSource {
     /// Reads `tree` (and, for a generated one, `profile`, `scale`, `seed`).
     pub fn from_params(
         p: &mut Params,
-        default_profile: &str,
-        default_scale: &str,
+        profile: Knob<String>,
+        scale: Knob<f64>,
     ) -> Result<Self, ParamError> {
-        let tree = p.string("tree", "generated");
-        if tree == "generated" {
-            let (spec, seed) = crate::knobs::tree::tree_params(p, default_profile, default_scale)?;
+        let tree = TREE.read(p)?;
+        if tree == param::GENERATED {
+            let (spec, seed) = crate::knobs::tree::tree_params(p, profile, scale)?;
             return Ok(Self::Generated {
                 spec: Box::new(spec),
                 seed,
             });
         }
-        if let Some(key) = ["profile", "scale", "seed"]
+        if let Some(key) = [profile.key, SCALE.key, SEED.key]
             .into_iter()
             .find(|k| p.optional(k).is_some())
         {
@@ -45,14 +55,11 @@ impl TreeSource {
         }
         let path = PathBuf::from(&tree);
         if !path.is_dir() {
-            return Err(ParamError {
-                key: "tree".into(),
-                message: format!(
-                    "'{tree}' is not an existing directory: give a directory to read, or tree=generated"
-                ),
-            });
+            return Err(TREE.error(format!(
+                "'{tree}' is not an existing directory: give a directory to read, or tree=generated"
+            )));
         }
-        p.input("tree", &path);
+        p.input(TREE.key, &path);
         Ok(Self::Existing(path))
     }
 

@@ -5,7 +5,7 @@
 //! exactly (`merge`) and is the only one that prints and stores. A rank that fails ends the
 //! sample on every rank: it tells the others, whose sample token is cancelled by a watcher.
 //!
-//! Without the cargo feature `mpi`, or outside mpirun, a run is one process ([`Dist::solo`]),
+//! Without the cargo feature `mpi`, or outside mpirun, a run is one process ([`Cluster::solo`]),
 //! and nothing here does anything. With the feature, MPI comes from the `mpi` crate (Open MPI).
 
 #![warn(missing_docs)]
@@ -20,7 +20,7 @@ use std::sync::Arc;
 use wire::{Outcome, Report};
 
 /// The ranks of a run, and how to talk to the others.
-pub struct Dist {
+pub struct Cluster {
     rank: usize,
     size: usize,
     node_leader: bool,
@@ -61,7 +61,37 @@ pub const fn built_with_mpi() -> bool {
     cfg!(feature = "mpi")
 }
 
-impl Dist {
+/// Why this process could not join its MPI job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JoinError {
+    /// mpirun started several ranks of a build without MPI: each would run the whole plan.
+    NoMpi {
+        /// Ranks mpirun started.
+        ranks: usize,
+    },
+    /// MPI was initialised before fsbench asked.
+    AlreadyInitialised,
+}
+
+impl std::fmt::Display for JoinError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoMpi { ranks } => write!(
+                f,
+                "mpirun started {ranks} ranks, but this fsbench was built without MPI support — \
+                 rebuild it with 'cargo build --release --features mpi', or run it without mpirun"
+            ),
+            Self::AlreadyInitialised => {
+                f.write_str("MPI was already initialised in this process — report this as a bug")
+            }
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl Cluster {
     /// One process alone.
     pub fn solo() -> Self {
         Self {
@@ -78,7 +108,7 @@ impl Dist {
     /// (one line, with what to do) when mpirun started several ranks of an fsbench built
     /// without MPI: each would run and store the whole plan on its own.
     /// `env` looks up the launcher's variables ([`LAUNCHER_VARIABLES`]).
-    pub fn init(env: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+    pub fn init(env: &dyn Fn(&str) -> Option<String>) -> Result<Self, JoinError> {
         match launched_ranks(env) {
             Some((_, size)) if size > 1 => Self::init_mpi(size),
             _ => Ok(Self::solo()),
@@ -86,7 +116,7 @@ impl Dist {
     }
 
     #[cfg(feature = "mpi")]
-    fn init_mpi(_size: usize) -> Result<Self, String> {
+    fn init_mpi(_size: usize) -> Result<Self, JoinError> {
         let (mpi, place) = mpi_backend::Mpi::init()?;
         let hosts = mpi
             .all_gather(place.host.as_bytes())
@@ -104,11 +134,8 @@ impl Dist {
     }
 
     #[cfg(not(feature = "mpi"))]
-    fn init_mpi(size: usize) -> Result<Self, String> {
-        Err(format!(
-            "mpirun started {size} ranks, but this fsbench was built without MPI support — \
-             rebuild it with 'cargo build --release --features mpi', or run it without mpirun"
-        ))
+    fn init_mpi(size: usize) -> Result<Self, JoinError> {
+        Err(JoinError::NoMpi { ranks: size })
     }
 
     /// This process's rank, from 0.
@@ -296,7 +323,7 @@ mod tests {
 
     #[test]
     fn solo_is_one_rank_that_agrees_with_itself() {
-        let d = Dist::solo();
+        let d = Cluster::solo();
         assert!(d.is_root() && !d.is_parallel() && d.is_node_leader());
         assert_eq!(d.broadcast("id"), "id");
         assert_eq!(d.all_gather(b"x"), vec![b"x".to_vec()]);

@@ -59,9 +59,9 @@ fn world() -> SimpleCommunicator {
 
 impl Mpi {
     /// Initialises MPI (asking for `MPI_THREAD_MULTIPLE`) and finds this rank's node.
-    pub fn init() -> Result<(Self, Place), String> {
+    pub fn init() -> Result<(Self, Place), crate::JoinError> {
         let (universe, provided) = mpi::initialize_with_threading(Threading::Multiple)
-            .ok_or("MPI was already initialised in this process — report this as a bug")?;
+            .ok_or(crate::JoinError::AlreadyInitialised)?;
         let w = universe.world();
         let (rank, size) = (w.rank() as usize, w.size() as usize);
         let node = w.split_shared(rank as i32);

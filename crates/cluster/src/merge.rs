@@ -23,11 +23,15 @@ pub struct Merged {
 
 /// Workload rates that are a count over a phase: over all ranks they are the summed count over
 /// the slowest rank's phase (mdtest's rate: items of all ranks over the phase's time).
-const PHASE_RATES: &[(&str, &str, &str)] = &[
-    (fsbench_model::metric::FILES_PER_S, "files", "create"),
-    (fsbench_model::metric::DELETE_FILES_PER_S, "files", "delete"),
-    (fsbench_model::metric::STAT_FILES_PER_S, "files", "stat"),
-];
+const PHASE_RATES: &[(&str, &str, &str)] = {
+    use fsbench_model::metric::{DELETE_FILES_PER_S, FILES, FILES_PER_S, STAT_FILES_PER_S};
+    use fsbench_model::param::{PHASE_CREATE, PHASE_DELETE, PHASE_STAT};
+    &[
+        (FILES_PER_S, FILES, PHASE_CREATE),
+        (DELETE_FILES_PER_S, FILES, PHASE_DELETE),
+        (STAT_FILES_PER_S, FILES, PHASE_STAT),
+    ]
+};
 
 /// How a workload metric is combined over ranks, by its catalogued unit (the rule parallel
 /// jobs use too).

@@ -1,0 +1,171 @@
+//! The character card as tables: one per target (operations grouped by component: sharing,
+//! ops/s at one job, the curve, the best job count with its interval, the class and the lock
+//! that stops it), and for two or more targets a differential card (each target's ops/s over
+//! the first's at every job count, and the lock that appears or disappears).
+
+use crate::format::count;
+use crate::table::{Column, Table};
+use fsbench_model::RunRecord;
+use fsbench_model::card::{Card, CardCell, CardLock};
+
+/// A lock in a few words: kind, caller chain, its share at the most jobs.
+pub fn lock_text(l: &CardLock) -> String {
+    format!(
+        "{} {}, {:.0}% of the time at J={}",
+        l.kind,
+        l.caller,
+        l.share * 100.0,
+        l.jobs
+    )
+}
+
+/// The scaling of a cell in words: class, then what happens above the CPUs.
+pub fn scaling_text(c: &CardCell) -> String {
+    match &c.oversubscribed {
+        Some(o) => format!("{}; {o}", c.class.name()),
+        None => c.class.name().to_string(),
+    }
+}
+
+/// `1:12.3k 2:20.1k 4:19.8k`: ops/s by job count.
+pub fn curve_text(c: &CardCell) -> String {
+    c.points
+        .iter()
+        .map(|p| format!("{}:{}", p.jobs, count(p.ops_per_s)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn best_text(c: &CardCell) -> String {
+    let Some(best) = c.best_jobs else {
+        return "-".into();
+    };
+    c.points
+        .iter()
+        .find(|p| p.jobs == best)
+        .map_or("-".into(), |p| {
+            format!(
+                "J={best}: {} ({}–{})",
+                count(p.ops_per_s),
+                count(p.ci95_low),
+                count(p.ci95_high)
+            )
+        })
+}
+
+/// One target's card.
+pub fn card_table(card: &Card) -> Table {
+    let mut t = Table::new(
+        &format!(
+            "Character card of {} ({} CPUs; ops/s, the class judged up to the CPUs)",
+            card.target, card.cpus
+        ),
+        vec![
+            Column::text("component"),
+            Column::text("operation"),
+            Column::text("sharing"),
+            Column::number("J=1 ops/s"),
+            Column::text("ops/s by jobs").optional(2),
+            Column::text("best (95% interval)").optional(1),
+            Column::text("scaling"),
+            Column::text("the lock that stops it"),
+        ],
+    );
+    let mut last = "";
+    for c in &card.cells {
+        let one = c
+            .points
+            .iter()
+            .find(|p| p.jobs == 1)
+            .map_or("-".into(), |p| count(p.ops_per_s));
+        let component = if c.component == last {
+            String::new()
+        } else {
+            c.component.clone()
+        };
+        last = &c.component;
+        t.push(vec![
+            component.into(),
+            format!("{} {}", c.op, c.name).into(),
+            c.sharing.name().into(),
+            one.into(),
+            curve_text(c).into(),
+            best_text(c).into(),
+            scaling_text(c).into(),
+            c.lock.as_ref().map_or("-".into(), lock_text).into(),
+        ]);
+    }
+    t.note = "a lock is named when its wait per operation grows with the jobs and takes at least 5% of their time (docs/card.md)".into();
+    t
+}
+
+/// Each later card over the first, at every job count they share.
+pub fn differential_table(a: &Card, b: &Card) -> Table {
+    let mut t = Table::new(
+        &format!(
+            "Differential card: {} / {} (ops/s ratio by jobs)",
+            b.target, a.target
+        ),
+        vec![
+            Column::text("operation"),
+            Column::text("B/A by jobs"),
+            Column::text(&format!("{} scaling", a.target)),
+            Column::text(&format!("{} scaling", b.target)),
+            Column::text("lock"),
+        ],
+    );
+    for ca in &a.cells {
+        let Some(cb) = b.cells.iter().find(|c| c.op == ca.op) else {
+            continue;
+        };
+        let ratios = ca
+            .points
+            .iter()
+            .filter_map(|pa| {
+                let pb = cb.points.iter().find(|p| p.jobs == pa.jobs)?;
+                (pa.ops_per_s > 0.0)
+                    .then(|| format!("{}:{}", pa.jobs, ratio(pb.ops_per_s / pa.ops_per_s)))
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        t.push(vec![
+            format!("{} {}", ca.op, ca.name).into(),
+            ratios.into(),
+            scaling_text(ca).into(),
+            scaling_text(cb).into(),
+            lock_change(ca.lock.as_ref(), cb.lock.as_ref()).into(),
+        ]);
+    }
+    t
+}
+
+/// A ratio with two decimals, or three significant ones below 0.1 (a FUSE layer is 0.003 of
+/// the filesystem under it, not 0.00).
+pub fn ratio(r: f64) -> String {
+    if r >= 0.1 {
+        format!("{r:.2}")
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
+/// What a lock did between two cards: the same, appeared, disappeared, or another.
+pub fn lock_change(a: Option<&CardLock>, b: Option<&CardLock>) -> String {
+    let name = |l: &CardLock| format!("{} {}", l.kind, l.caller);
+    match (a, b) {
+        (None, None) => "-".into(),
+        (Some(x), Some(y)) if name(x) == name(y) => format!("both: {}", name(x)),
+        (None, Some(y)) => format!("appears: {}", name(y)),
+        (Some(x), None) => format!("disappears: {}", name(x)),
+        (Some(x), Some(y)) => format!("{} → {}", name(x), name(y)),
+    }
+}
+
+/// The card's tables: one per target, then the differential of each later target.
+pub fn tables(record: &RunRecord) -> Vec<Table> {
+    let mut out: Vec<Table> = record.cards.iter().map(card_table).collect();
+    if let Some((first, rest)) = record.cards.split_first() {
+        out.extend(rest.iter().map(|b| differential_table(first, b)));
+    }
+    out
+}
