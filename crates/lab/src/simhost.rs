@@ -198,18 +198,10 @@ pub(crate) fn start_all(
                 source,
             })?;
             let half = (us / 2).to_string();
-            // `setsid -f`: the wire does not fork itself as the daemons do.
-            let args = [
-                "-f",
-                text(&exe),
-                crate::wire::COMMAND,
-                &c,
-                &port,
-                &s,
-                "eth0",
-                &half,
-            ];
-            client.run(b, "setsid", &args)?;
+            // The wire becomes a daemon once both its ends are attached (an end it cannot
+            // attach is this command's error), in a session of its own before this returns.
+            let args = [crate::wire::COMMAND, &c, &port, &s, "eth0", &half];
+            client.run(b, text(&exe), &args)?;
         } else if let Some(us) = rtt_us {
             let half = format!("{}us", us / 2);
             let netem = |dev| ["qdisc", "add", "dev", dev, "root", "netem", "delay"];

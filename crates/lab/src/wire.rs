@@ -8,8 +8,8 @@
 //! Written by hand because it is the measurement's wire: four threads (a reader and a writer per
 //! direction) and a FIFO per direction, each frame due at its arrival plus the delay. The delay
 //! is a floor (a sleeping thread wakes a few tens of µs late); the RTT the lab records is the one
-//! measured by `ping` between the hosts, so what the wire really added is what is reported. The
-//! process lives in the client host's PID namespace and dies with it.
+//! fsbench measures between the hosts (`crate::rtt`), so what the wire really added is what is
+//! reported. The process lives in the client host's PID namespace and dies with it.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -81,8 +81,10 @@ fn run(args: &[String]) -> Result<(), WireError> {
     let delay = Duration::from_micros(us);
     let a = open_in(client, client_tap)?;
     let b = open_in(server, server_tap)?;
-    // Both ends attached: what could go wrong was said; the caller's pipes are let go.
-    fsbench_sys::tap::detach_stdio().map_err(os("/dev/null"))?;
+    // Both ends attached: what could go wrong was said. The wire goes on as a daemon in a
+    // session of its own (its starter's process group may be killed once the starter ends), its
+    // standard streams on /dev/null (the caller's pipes are let go).
+    fsbench_sys::tap::continue_as_daemon().map_err(os("become a daemon"))?;
     let (a2, b2) = (
         a.try_clone().map_err(os("dup"))?,
         b.try_clone().map_err(os("dup"))?,
@@ -119,6 +121,7 @@ fn carry(mut from: File, mut to: File, delay: Duration) {
     let mut buf = vec![0u8; FRAME_BUFFER];
     loop {
         match from.read(&mut buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 if send

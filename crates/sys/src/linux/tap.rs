@@ -58,6 +58,62 @@ pub fn detach_stdio() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Continues this process as a daemon, in a session of its own, with standard input, output
+/// and error on `/dev/null`: forks; the child leaves its parent's session and process group,
+/// then lets the parent go, which exits 0 (1 if the child died first). Returns in the child only.
+///
+/// The parent waits for the child's `setsid` because whoever started it may kill its process
+/// group as soon as it exits (the lab's tool runner does): a child still in that group, as
+/// `setsid -f`'s is between its fork and its `setsid`, would die with it — on a loaded machine
+/// it did, and a delayed lab link lost its wire. Call it while the process has one thread.
+pub fn continue_as_daemon() -> std::io::Result<()> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `pipe2` writes two descriptors into the array, which outlives the call.
+    #[allow(unsafe_code)]
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let [read_end, write_end] = fds;
+    // SAFETY: the caller has one thread, so the child is a whole copy of the process and may
+    // run any code; the parent only reads, closes and exits.
+    #[allow(unsafe_code)]
+    let pid = unsafe { libc::fork() };
+    match pid {
+        -1 => Err(std::io::Error::last_os_error()),
+        0 => {
+            let in_session = rustix::process::setsid().map(drop).map_err(Into::into);
+            let detached = in_session.and_then(|()| detach_stdio());
+            let said: &[u8] = if detached.is_ok() { b"1" } else { b"0" };
+            // SAFETY: plain descriptor calls on the pipe's ends, owned by this process alone.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::close(read_end);
+                libc::write(write_end, said.as_ptr().cast(), 1);
+                libc::close(write_end);
+            }
+            detached
+        }
+        _ => {
+            let mut byte = [0u8; 1];
+            // SAFETY: reads at most one byte into `byte`, which outlives the call; then exits
+            // without returning to the caller.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::close(write_end);
+                let n = loop {
+                    let n = libc::read(read_end, byte.as_mut_ptr().cast(), 1);
+                    if n >= 0
+                        || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+                    {
+                        break n;
+                    }
+                };
+                libc::_exit(if n == 1 && byte[0] == b'1' { 0 } else { 1 });
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
