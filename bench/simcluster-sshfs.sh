@@ -72,7 +72,9 @@ for i in $(seq 2 "$((clients + 1))"); do
   hosts="${hosts:+$hosts,}sim$i:$ranks"
 done
 
-SIMCLUSTER_DIR="$dir" "$SC" exec "$dir" head mpirun --allow-run-as-root --oversubscribe \
+# --bind-to none: the hosts share this machine's CPUs, and each host's daemon would bind its
+# first rank to core 0 (every host's to the same core).
+SIMCLUSTER_DIR="$dir" "$SC" exec "$dir" head mpirun --allow-run-as-root --oversubscribe --bind-to none \
   --host "$hosts" -n "$((clients * ranks))" --map-by "ppr:$ranks:node" \
   --mca plm_rsh_agent "$SC rsh" --mca plm_rsh_no_tree_spawn 1 \
   --mca btl self,vader,tcp --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \

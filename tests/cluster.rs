@@ -124,6 +124,10 @@ impl SimCluster {
                 "mpirun",
                 "--allow-run-as-root",
                 "--oversubscribe",
+                // The hosts share this machine's CPUs: each host's daemon would bind its first
+                // rank to core 0, every host's to the same core.
+                "--bind-to",
+                "none",
                 "--hostfile",
             ])
             .arg(self.dir().join("hostfile"))

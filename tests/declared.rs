@@ -228,8 +228,11 @@ const OTHER_TOOLS_FLAGS: &[&str] = &[
     "features",
     "workspace",
     "locked",
+    "no-fail-fast",
     "path",
     // mpirun, srun
+    "bind-to",
+    "report-bindings",
     "hostfile",
     "map-by",
     "mca",

@@ -36,11 +36,18 @@ fn checked_series(s: &Value) -> &Vec<Value> {
 
 #[test]
 fn a_tree_creation_counts_its_files_as_it_goes() {
-    // ~2,200 files and their directories created, then removed: 100 ms or more here (an
-    // earlier 440 files took 30 ms on a quiet machine: 6 intervals of 5 ms). How many intervals
-    // a sample has depends on the machine's speed; that its work spreads over them does not.
-    for s in samples("tree-create:profile=small,scale=1") {
+    // ~4,400 files and their directories created, then removed: about 200 ms here, 40 ms on a
+    // machine 5x faster (8 intervals of 5 ms; an earlier 440 files took 30 ms on a quiet machine).
+    // How many intervals a sample has depends on the machine's speed; that they cover the
+    // sample, and that its work spreads over them, does not.
+    for s in samples("tree-create:profile=small,scale=2") {
         let series = checked_series(&s);
+        let wall = s["wall_ns"].as_u64().unwrap();
+        assert_eq!(
+            series.len() as u64,
+            wall.div_ceil(5_000_000),
+            "one interval per 5 ms of the sample: {s}"
+        );
         assert!(series.len() >= 4, "{} intervals: {s}", series.len());
         let working = series
             .iter()

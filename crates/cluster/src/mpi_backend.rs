@@ -7,12 +7,19 @@
 //! and the ones still in flight are received then. MPI is initialised with
 //! `MPI_THREAD_MULTIPLE` when the library offers it, for the abort watcher thread; without it
 //! there is no watcher and aborts are noticed only at phase barriers and at the end of a sample.
+//!
+//! No wait spins: every collective is started non-blocking and tested with short sleeps between
+//! tests ([`gently`]). Open MPI's blocking collectives poll at 100% of a CPU, and a rank that
+//! ended its sample first then takes the CPU from a rank still measuring on the same core (on
+//! simulated hosts each host's daemon binds its first rank to core 0: a 20 ms sample of one rank
+//! took minutes beside the other's wait).
 
 use crate::Watcher;
 use crate::wire::{Outcome, Report};
 use fsbench_io::{CancelToken, RankSync, WorkloadError};
 use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
+use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::{Count, Threading};
@@ -29,6 +36,24 @@ const TAG_ABORT: i32 = 0x5fb3;
 
 /// How often waiting loops look at their messages and tokens.
 const POLL: Duration = Duration::from_micros(50);
+
+/// The longest sleep between two tests of a collective that has not completed: a rank leaves a
+/// barrier at most this late after the last one arrived (the phase barrier's own poll is 50 µs).
+const GENTLE_MAX: Duration = Duration::from_micros(100);
+
+/// Waits for `request` to complete without spinning: tests it (which also moves MPI's progress
+/// on), sleeping between tests from 5 µs, doubling up to [`GENTLE_MAX`].
+fn gently<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) {
+    let mut nap = Duration::from_micros(5);
+    loop {
+        match request.test() {
+            Ok(_) => return,
+            Err(pending) => request = pending,
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(GENTLE_MAX);
+    }
+}
 
 /// Where this process sits in the job.
 pub struct Place {
@@ -88,9 +113,9 @@ impl Mpi {
         Ok((mpi, place))
     }
 
-    /// Waits until every rank has called it (`MPI_Barrier` on the world).
+    /// Waits until every rank has called it (`MPI_Ibarrier` on the world, waited for gently).
     pub fn barrier(&self) {
-        world().barrier();
+        gently(world().immediate_barrier());
     }
 
     /// Rank 0's `text` on every rank (what the other ranks pass is ignored): its length, then
@@ -99,7 +124,7 @@ impl Mpi {
         let w = world();
         let root = w.process_at_rank(0);
         let mut len = text.len() as u64;
-        root.broadcast_into(&mut len);
+        mpi::request::scope(|scope| gently(root.immediate_broadcast_into(scope, &mut len)));
         if len == 0 {
             return String::new();
         }
@@ -108,7 +133,7 @@ impl Mpi {
         } else {
             vec![0u8; len as usize]
         };
-        root.broadcast_into(&mut buf[..]);
+        mpi::request::scope(|scope| gently(root.immediate_broadcast_into(scope, &mut buf[..])));
         String::from_utf8_lossy(&buf).into_owned()
     }
 
@@ -123,7 +148,9 @@ impl Mpi {
         let bytes = &framed[..];
         let len = bytes.len() as Count;
         let mut lens = vec![0 as Count; self.size];
-        w.all_gather_into(&len, &mut lens[..]);
+        mpi::request::scope(|scope| {
+            gently(w.immediate_all_gather_into(scope, &len, &mut lens[..]))
+        });
         let displs: Vec<Count> = lens
             .iter()
             .scan(0, |acc, &x| {
@@ -136,7 +163,9 @@ impl Mpi {
         let mut buf = vec![0u8; total];
         {
             let mut part = PartitionMut::new(&mut buf[..], &lens[..], &displs[..]);
-            w.all_gather_varcount_into(bytes, &mut part);
+            mpi::request::scope(|scope| {
+                gently(w.immediate_all_gather_varcount_into(scope, bytes, &mut part));
+            });
         }
         lens.iter()
             .zip(&displs)
