@@ -7,14 +7,14 @@ use crate::util::{alone, fsbench, hog_every_cpu, temp_dir};
 use serde_json::Value;
 use std::path::Path;
 
-/// Four warm samples of a cached random read (each long enough, 100 ms or more, to have its load
-/// judged alone) and of a small walk (too short: its run's load stands for it).
+/// Four warm samples of a cached random read (300 ms each, sized by time: long enough on any
+/// machine, 100 ms or more, to have its load judged alone) and of a small walk (too short: its run's load stands for it).
 fn run(dir: &Path, db: &Path, extra: &[&std::ffi::OsStr]) {
     fsbench()
         .args(["run", "-q", "--cache", "warm", "--runs", "4"])
         .args([
             "-w",
-            "rand-read:size=16m,ops=200000",
+            "rand-read:size=16m,duration=300ms",
             "-w",
             "walk:profile=small",
         ])

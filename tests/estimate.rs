@@ -3,7 +3,7 @@
 //! times what it says it takes runs only with `--yes`; `--estimate` prints it and measures
 //! nothing; `suite list` shows how long a suite took here.
 
-use crate::util::{entries, fsbench, hog_every_cpu, temp_dir};
+use crate::util::{alone, entries, fsbench, hog_every_cpu, temp_dir};
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -123,6 +123,8 @@ fn the_second_run_is_estimated_from_the_first_and_suite_list_shows_it() {
 #[test]
 fn the_default_plan_runs_beside_cpu_hogs_and_its_estimate_says_the_probe_was_loaded() {
     let dir = temp_dir();
+    // The machine first, then the hogs: they must not spin beside a test that holds it.
+    let _alone = alone();
     let out = {
         let _hogs = hog_every_cpu();
         fsbench()

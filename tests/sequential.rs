@@ -2,7 +2,7 @@
 //! (`different`, `equivalent`) or runs out of samples (`undecided`), with the decision in the
 //! JSON and the tables.
 
-use crate::util::{fsbench, temp_dir};
+use crate::util::{alone, fsbench, temp_dir};
 use serde_json::Value;
 
 fn run(args: &[&str], json: &std::path::Path) -> (Value, String) {
@@ -161,6 +161,9 @@ fn a_pair_that_is_not_comparable_stops_at_the_minimum() {
     ignore = "needs root and mkfs.ext4"
 )]
 fn the_gate_against_a_baseline_is_settled_while_sampling() {
+    // A stored baseline and a gated run: the gate judges their loads, so no other test's fsbench
+    // runs beside either.
+    let _alone = alone();
     let dir = temp_dir();
     let db = dir.path().join("r.db");
     let shm = tempfile::Builder::new()

@@ -127,35 +127,9 @@ impl GroupChild {
         }
     }
 
-    /// Records the exited (not yet reaped) child's largest resident set for
-    /// [`crate::memory`]: the raw `waitid` system call with `WNOWAIT` fills a `struct rusage`
-    /// of the zombie (its `ru_maxrss` covers the descendants it reaped) and leaves it to be
-    /// reaped as before. glibc's `waitid` and rustix's have no rusage argument; reaping it
-    /// with `wait4` instead would hide the exit from `std`'s `Child`.
+    /// Records the exited (not yet reaped) child's largest resident set ([`note_peak_memory_of`]).
     fn note_peak_memory(&self) {
-        let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
-        let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        // SAFETY: `info` and `ru` are valid, writable, zero-initialised and live across the
-        // call; the kernel only writes into them.
-        #[allow(unsafe_code)]
-        let got = unsafe {
-            libc::syscall(
-                libc::SYS_waitid,
-                libc::P_PID,
-                self.child.id() as libc::id_t,
-                info.as_mut_ptr(),
-                flags,
-                ru.as_mut_ptr(),
-            )
-        };
-        if got == 0 {
-            // SAFETY: the call succeeded, so it filled the zero-initialised rusage (all zeros
-            // when the child had not exited, which records nothing).
-            #[allow(unsafe_code)]
-            let ru = unsafe { ru.assume_init() };
-            crate::memory::child_exited(u64::try_from(ru.ru_maxrss).unwrap_or(0));
-        }
+        note_peak_memory_of(self.child.id() as i32);
     }
 
     /// Whether the child has exited, leaving it a zombie (not reaped); `None` when that cannot
@@ -194,7 +168,39 @@ impl Drop for GroupChild {
     }
 }
 
-fn kill_group(pgid: i32) {
+/// Records exited (not yet reaped) child `pid`'s largest resident set for [`crate::memory`]:
+/// the raw `waitid` system call with `WNOWAIT` fills a `struct rusage` of the zombie (its
+/// `ru_maxrss` covers the descendants it reaped) and leaves it to be reaped as before. glibc's
+/// `waitid` and rustix's have no rusage argument; reaping it with `wait4` instead would hide the
+/// exit from `std`'s `Child`.
+pub(crate) fn note_peak_memory_of(pid: i32) {
+    let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+    // SAFETY: `info` and `ru` are valid, writable, zero-initialised and live across the
+    // call; the kernel only writes into them.
+    #[allow(unsafe_code)]
+    let got = unsafe {
+        libc::syscall(
+            libc::SYS_waitid,
+            libc::P_PID,
+            pid as libc::id_t,
+            info.as_mut_ptr(),
+            flags,
+            ru.as_mut_ptr(),
+        )
+    };
+    if got == 0 {
+        // SAFETY: the call succeeded, so it filled the zero-initialised rusage (all zeros
+        // when the child had not exited, which records nothing).
+        #[allow(unsafe_code)]
+        let ru = unsafe { ru.assume_init() };
+        crate::memory::child_exited(u64::try_from(ru.ru_maxrss).unwrap_or(0));
+    }
+}
+
+/// Kills process group `pgid`: TERM, 200 ms grace, KILL.
+pub(crate) fn kill_group(pgid: i32) {
     let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
         return;
     };
@@ -209,6 +215,39 @@ fn kill_group(pgid: i32) {
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
 
+/// Pids in process group `pgid` that are not zombies (a killed orphan stays a zombie until
+/// PID 1 reaps it, which in a container may never happen).
+#[cfg(test)]
+pub(crate) fn live_members(pgid: i32) -> Vec<i32> {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            f.first() != Some(&"Z") && f.get(2).and_then(|g| g.parse().ok()) == Some(pgid)
+        })
+        .collect()
+}
+
+/// [`live_members`] of `pgid` once none is left, or when `limit` has passed (a liveness bound:
+/// a killed process ends when the kernel has run its exit, sooner or later on a busy machine).
+#[cfg(test)]
+pub(crate) fn live_members_within(pgid: i32, limit: Duration) -> Vec<i32> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let left = live_members(pgid);
+        if left.is_empty() || Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,30 +260,8 @@ mod tests {
         let pgid = g.child.id() as i32;
         let r = g.wait(&CancelToken::new(), Some(Duration::from_millis(100)));
         assert!(matches!(r, Err(WaitError::TimedOut(_))), "{r:?}");
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(
-            live_members(pgid).is_empty(),
-            "group survived: {:?}",
-            live_members(pgid)
-        );
-    }
-
-    /// Pids in process group `pgid` that are not zombies (a killed orphan stays a zombie until
-    /// PID 1 reaps it, which in a container may never happen).
-    fn live_members(pgid: i32) -> Vec<i32> {
-        let Ok(rd) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| {
-                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                    return false;
-                };
-                let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-                let f: Vec<&str> = rest.split_whitespace().collect();
-                f.first() != Some(&"Z") && f.get(2).and_then(|g| g.parse().ok()) == Some(pgid)
-            })
-            .collect()
+        let left = live_members_within(pgid, Duration::from_secs(10));
+        assert!(left.is_empty(), "group survived: {left:?}");
     }
 
     #[test]

@@ -57,5 +57,8 @@ pub mod tap;
 #[path = "linux/timer.rs"]
 pub mod timer;
 #[cfg(target_os = "linux")]
+#[path = "linux/vfork.rs"]
+pub mod vfork;
+#[cfg(target_os = "linux")]
 #[path = "linux/vm.rs"]
 pub mod vm;

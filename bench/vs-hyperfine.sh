@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# fsbench's `command` workload against hyperfine, the tool every user of it will hold fsbench
+# against (issue 51): the same program, the same machine, in interleaved blocks (hyperfine a
+# block, fsbench a block, ...), so that drift hits both alike. Per row: the median of each
+# block's median ratio fsbench/hyperfine, with the blocks' lowest and highest ratio; and the
+# program's system time under each (the cost of its start). Goal: every ratio 0.97-1.03.
+#
+#   bench/vs-hyperfine.sh [BLOCKS [RUNS]]     (default 5 blocks of 40 runs each side)
+#
+# Rows: /bin/true (the start alone) and `git status` over a generated 5,000-file repository and
+# over this checkout, without a shell (hyperfine -N, fsbench shell=none) and with one (both
+# subtract the shell's start-up), warm, and cold (hyperfine --prepare dropping the caches,
+# fsbench --cache cold, which drops them before every sample; as root only).
+source "$(dirname "$0")/common.sh"
+need hyperfine hyperfine
+need git git
+build_fsbench
+BLOCKS="${1:-5}"
+RUNS="${2:-40}"
+WORK="$(mktemp -d /var/tmp/fsbench-vs-hyperfine.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+
+# A generated repository: 5,000 files in 500 directories, committed.
+REPO="$WORK/repo"
+python3 - "$REPO" <<'PY'
+import os, sys
+root = sys.argv[1]
+for d in range(500):
+    os.makedirs(f"{root}/d{d // 50}/e{d}")
+    for f in range(10):
+        with open(f"{root}/d{d // 50}/e{d}/f{f}.c", "w") as out:
+            out.write("int x;\n" * (f + 1))
+PY
+git -C "$REPO" init -q && git -C "$REPO" add -A &&
+  git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
+git -C "$REPO" status >/dev/null
+
+drop='sync; echo 3 > /proc/sys/vm/drop_caches'
+# row NAME DIR CACHE SHELL PROGRAM...: BLOCKS interleaved blocks of RUNS runs a side.
+row() {
+  local name="$1" dir="$2" cache="$3" shell="$4"
+  shift 4
+  local cmd="$*"
+  local hf=(hyperfine --style none --warmup 3 --runs "$RUNS")
+  [ "$shell" = none ] && hf+=(-N)
+  [ "$cache" = cold ] && hf+=(--prepare "$drop")
+  local ratios=() fs_sys=() hf_sys=()
+  for b in $(seq "$BLOCKS"); do
+    (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
+    "$FSBENCH" run -q --no-store --runs "$RUNS" --cache "$cache" -t "$WORK" \
+      -w "command:run='$cmd',shell=$shell,cwd=$dir" --json "$WORK/f.json" >/dev/null
+    read -r r fsys hsys < <(python3 - "$WORK/f.json" "$WORK/h.json" <<'PY'
+import json, statistics, sys
+f = json.load(open(sys.argv[1]))["results"][0]["samples"]
+h = json.load(open(sys.argv[2]))["results"][0]
+fs = statistics.median(s["metrics"]["command_ns"] for s in f) / 1e9
+hf = statistics.median(h["times"])
+fsys = statistics.median(s["metrics"]["sys_ns"] for s in f) / 1e6
+hsys = h["system"] * 1e3
+print(f"{fs / hf:.4f} {fsys:.3f} {hsys:.3f}")
+PY
+)
+    ratios+=("$r") fs_sys+=("$fsys") hf_sys+=("$hsys")
+  done
+  python3 - "$name" "${ratios[*]}" "${fs_sys[*]}" "${hf_sys[*]}" <<'PY'
+import statistics, sys
+name, r, fs, hs = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
+ok = "ok" if 0.97 <= statistics.median(r) <= 1.03 else "OUTSIDE 0.97-1.03"
+print(f"{name:<44} ratio {statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})  "
+      f"sys ms fsbench {statistics.median(fs):.3f} hyperfine {statistics.median(hs):.3f}  {ok}")
+PY
+}
+
+echo "fsbench command / hyperfine, median of $BLOCKS blocks x $RUNS runs a side (lowest-highest)"
+row "/bin/true, no shell, warm" "$WORK" warm none /bin/true
+row "/bin/true, shell, warm" "$WORK" warm sh /bin/true
+row "git status, generated 5,000 files, no shell" "$REPO" warm none git status
+row "git status, generated 5,000 files, shell" "$REPO" warm sh git status
+row "git status, this checkout, no shell" "$ROOT" warm none git status
+if [ "$(id -u)" = 0 ]; then
+  row "git status, generated, cold, no shell" "$REPO" cold none git status
+else
+  echo "cold rows: need root (drop_caches)"
+fi
