@@ -214,6 +214,8 @@ fn sigkill_mid_sample_leaves_no_host_mount_or_loop_device_without_clean() {
     ignore = "kernel lacks sch_netem (CONFIG_NET_SCH_NETEM) and TAP devices, one of which rtt= needs"
 )]
 fn a_2ms_rtt_is_recorded_and_raises_a_cold_qd1_reads_latency_by_2ms() {
+    // Alone: another test's work beside it lengthens one cell's hops and not the other's.
+    let _alone = crate::util::alone();
     let lab = LabDir::new();
     let v = lab_run_at(
         &lab,
@@ -225,7 +227,24 @@ fn a_2ms_rtt_is_recorded_and_raises_a_cold_qd1_reads_latency_by_2ms() {
     assert!(net["rtt_measured_ms"].as_f64() >= Some(2.0), "{net}");
     let p50 = |label| metric(&v, label, "rand-read", "lat_p50_ns");
     let raised = p50("sshfs-rtt2ms") - p50("sshfs");
-    assert!(raised >= 2e6, "raised by {raised} ns only");
+    // Beside other processes (the CI's second pass runs this beside a CPU hog per CPU) every
+    // hop of either path (FUSE, sshfs, ssh, sshd, sftp-server, the wire's threads) waits for a
+    // CPU by its own amount: the plain cell's p50 was 3.6 ms and the delayed one's 2.7 ms beside
+    // two hogs. Then the run must say so (a `load` warning on the cells), and the latency
+    // carries no claim about the wire; the recorded RTT above still must.
+    let loaded = |label: &str| {
+        v["results"].as_array().expect("results").iter().any(|r| {
+            r["target"] == label
+                && r["warnings"]
+                    .as_array()
+                    .is_some_and(|w| w.iter().any(|w| w["kind"] == "load"))
+        })
+    };
+    if loaded("sshfs") || loaded("sshfs-rtt2ms") {
+        eprintln!("loaded: the 2 ms RTT raised the p50 by {raised} ns, not judged");
+    } else {
+        assert!(raised >= 2e6, "raised by {raised} ns only");
+    }
     assert_no_host_left(&lab.path());
 }
 
