@@ -5,7 +5,7 @@
 # block's median ratio fsbench/hyperfine, with the blocks' lowest and highest ratio; and the
 # program's system time under each (the cost of its start). Goal: every ratio 0.97-1.03.
 #
-#   bench/vs-hyperfine.sh [BLOCKS [RUNS]]     (default 5 blocks of 40 runs each side)
+#   bench/vs-hyperfine.sh [BLOCKS [RUNS]]     (default 8 blocks of 40 runs each side)
 #
 # Rows: /bin/true (the start alone) and `git status` over a generated 5,000-file repository and
 # over this checkout, without a shell (hyperfine -N, fsbench shell=none) and with one (both
@@ -15,7 +15,7 @@ source "$(dirname "$0")/common.sh"
 need hyperfine hyperfine
 need git git
 build_fsbench
-BLOCKS="${1:-5}"
+BLOCKS="${1:-8}"
 RUNS="${2:-40}"
 WORK="$(mktemp -d /var/tmp/fsbench-vs-hyperfine.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -35,7 +35,8 @@ git -C "$REPO" init -q && git -C "$REPO" add -A &&
   git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
 git -C "$REPO" status >/dev/null
 
-drop='sync; echo 3 > /proc/sys/vm/drop_caches'
+# As words for hyperfine -N too (it splits a command as a shell would, without running one).
+drop="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"
 # row NAME DIR CACHE SHELL PROGRAM...: BLOCKS interleaved blocks of RUNS runs a side.
 row() {
   local name="$1" dir="$2" cache="$3" shell="$4"
@@ -46,9 +47,15 @@ row() {
   [ "$cache" = cold ] && hf+=(--prepare "$drop")
   local ratios=() fs_sys=() hf_sys=()
   for b in $(seq "$BLOCKS"); do
-    (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
+    # Who goes first alternates from block to block: neither tool always follows the other.
+    if [ $((b % 2)) = 1 ]; then
+      (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
+    fi
     "$FSBENCH" run -q --no-store --runs "$RUNS" --cache "$cache" -t "$WORK" \
       -w "command:run='$cmd',shell=$shell,cwd=$dir" --json "$WORK/f.json" >/dev/null
+    if [ $((b % 2)) = 0 ]; then
+      (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
+    fi
     read -r r fsys hsys < <(python3 - "$WORK/f.json" "$WORK/h.json" <<'PY'
 import json, statistics, sys
 f = json.load(open(sys.argv[1]))["results"][0]["samples"]

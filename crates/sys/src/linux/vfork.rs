@@ -188,6 +188,8 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
 pub struct Child {
     pid: libc::pid_t,
     pidfd: OwnedFd,
+    /// When its exit was seen (its pidfd became readable).
+    exited_at: Option<Instant>,
     reaped: bool,
     registration: Option<Registration>,
     cleanup: Cleanup,
@@ -197,106 +199,145 @@ pub struct Child {
 /// process group of its own that dies with fsbench; `cleanup` kills the group if fsbench must
 /// stop before it is reaped.
 pub fn spawn(cmd: &Command, stderr: &impl AsRawFd, cleanup: &Cleanup) -> std::io::Result<Child> {
-    let null = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")?;
-    let path = c_string(resolve(&cmd.program)?.as_os_str())?;
-    let mut argv = vec![c_string(&cmd.program)?];
-    for a in &cmd.args {
-        argv.push(c_string(a)?);
-    }
-    let mut envp = Vec::new();
-    for (k, v) in std::env::vars_os() {
-        let mut kv = k;
-        kv.push("=");
-        kv.push(v);
-        envp.push(c_string(&kv)?);
-    }
-    let cwd = cmd
-        .cwd
-        .as_ref()
-        .map(|d| c_string(d.as_os_str()))
-        .transpose()?;
-    let null_then_ptrs = |v: &[CString]| -> Vec<*const libc::c_char> {
-        v.iter()
-            .map(|s| s.as_ptr())
-            .chain(std::iter::once(std::ptr::null()))
-            .collect()
-    };
-    let (argv_ptrs, envp_ptrs) = (null_then_ptrs(&argv), null_then_ptrs(&envp));
-    let mut prepared = Box::new(Prepared {
-        path,
-        _argv: argv,
-        _envp: envp,
-        cwd,
-        argv_ptrs,
-        envp_ptrs,
-        stdio: [null.as_raw_fd(), null.as_raw_fd(), stderr.as_raw_fd()],
-        parent: rustix::process::getpid().as_raw_nonzero().get(),
-        error: 0,
-    });
-    let mut stack = vec![0u8; STACK];
-    // SAFETY: the child runs `child_main` on `stack` (its top, 16-byte aligned, passed as the
-    // stack pointer) with `prepared`, both alive until `clone` returns: CLONE_VFORK suspends
-    // this thread until the child has exec'd or exited. Every signal is blocked around the
-    // clone so that no handler of fsbench's runs on the child's stack in shared memory; the
-    // child resets handlers and the mask before its `execve`.
-    #[allow(unsafe_code)]
-    let pid = unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let top = stack.as_mut_ptr().add(STACK);
-        let top = top.sub(top as usize % 16);
-        let pid = libc::clone(
-            child_main,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&mut *prepared as *mut Prepared).cast(),
-        );
-        let clone_error = std::io::Error::last_os_error();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(clone_error);
+    cmd.ready(stderr)?.spawn(cleanup)
+}
+
+/// A program ready to start: its path found, its arguments and environment made, `/dev/null`
+/// opened and the child's stack allocated, so that [`Ready::spawn`] does only the start (what
+/// a caller times begins there). Borrows the standard error it was given.
+pub struct Ready<'a> {
+    prepared: Box<Prepared>,
+    stack: Vec<u8>,
+    _null: std::fs::File,
+    _stderr: std::marker::PhantomData<&'a ()>,
+}
+
+impl Command {
+    /// Everything the start needs, made now (standard input and output on `/dev/null`,
+    /// standard error on `stderr`).
+    pub fn ready<'a>(&self, stderr: &'a impl AsRawFd) -> std::io::Result<Ready<'a>> {
+        let cmd = self;
+        let null = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")?;
+        let path = c_string(resolve(&cmd.program)?.as_os_str())?;
+        let mut argv = vec![c_string(&cmd.program)?];
+        for a in &cmd.args {
+            argv.push(c_string(a)?);
         }
-        pid
-    };
-    drop(stack);
-    if prepared.error != 0 {
-        // The child failed before its program ran: reap it and say why.
-        let mut status = 0;
-        // SAFETY: waits for our own child, writing into `status`.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::waitpid(pid, &mut status, 0)
-        };
-        return Err(std::io::Error::from_raw_os_error(prepared.error));
-    }
-    let pidfd = match pidfd_of(pid) {
-        Ok(fd) => fd,
-        Err(e) => {
-            kill_and_reap(pid);
-            return Err(e);
+        let mut envp = Vec::new();
+        for (k, v) in std::env::vars_os() {
+            let mut kv = k;
+            kv.push("=");
+            kv.push(v);
+            envp.push(c_string(&kv)?);
         }
-    };
-    let registration = cleanup.register(Stage::Processes, move || {
-        // SAFETY: a signal to a process group this process started.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL)
+        let cwd = cmd
+            .cwd
+            .as_ref()
+            .map(|d| c_string(d.as_os_str()))
+            .transpose()?;
+        let null_then_ptrs = |v: &[CString]| -> Vec<*const libc::c_char> {
+            v.iter()
+                .map(|s| s.as_ptr())
+                .chain(std::iter::once(std::ptr::null()))
+                .collect()
         };
-        Vec::new()
-    });
-    cleanup.group_started(pid);
-    Ok(Child {
-        pid,
-        pidfd,
-        reaped: false,
-        registration: Some(registration),
-        cleanup: cleanup.clone(),
-    })
+        let (argv_ptrs, envp_ptrs) = (null_then_ptrs(&argv), null_then_ptrs(&envp));
+        let prepared = Box::new(Prepared {
+            path,
+            _argv: argv,
+            _envp: envp,
+            cwd,
+            argv_ptrs,
+            envp_ptrs,
+            stdio: [null.as_raw_fd(), null.as_raw_fd(), stderr.as_raw_fd()],
+            parent: rustix::process::getpid().as_raw_nonzero().get(),
+            error: 0,
+        });
+        Ok(Ready {
+            prepared,
+            stack: vec![0u8; STACK],
+            _null: null,
+            _stderr: std::marker::PhantomData,
+        })
+    }
+}
+
+impl Ready<'_> {
+    /// Starts the program in a process group of its own that dies with fsbench; `cleanup`
+    /// kills the group if fsbench must stop before it is reaped.
+    pub fn spawn(self, cleanup: &Cleanup) -> std::io::Result<Child> {
+        let Ready {
+            mut prepared,
+            mut stack,
+            _null: null,
+            ..
+        } = self;
+        // SAFETY: the child runs `child_main` on `stack` (its top, 16-byte aligned, passed as the
+        // stack pointer) with `prepared`, both alive until `clone` returns: CLONE_VFORK suspends
+        // this thread until the child has exec'd or exited. Every signal is blocked around the
+        // clone so that no handler of fsbench's runs on the child's stack in shared memory; the
+        // child resets handlers and the mask before its `execve`.
+        #[allow(unsafe_code)]
+        let pid = unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+            let top = stack.as_mut_ptr().add(STACK);
+            let top = top.sub(top as usize % 16);
+            let pid = libc::clone(
+                child_main,
+                top.cast(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&mut *prepared as *mut Prepared).cast(),
+            );
+            let clone_error = std::io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(clone_error);
+            }
+            pid
+        };
+        drop(stack);
+        drop(null);
+        if prepared.error != 0 {
+            // The child failed before its program ran: reap it and say why.
+            let mut status = 0;
+            // SAFETY: waits for our own child, writing into `status`.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::waitpid(pid, &mut status, 0)
+            };
+            return Err(std::io::Error::from_raw_os_error(prepared.error));
+        }
+        let pidfd = match pidfd_of(pid) {
+            Ok(fd) => fd,
+            Err(e) => {
+                kill_and_reap(pid);
+                return Err(e);
+            }
+        };
+        let registration = cleanup.register(Stage::Processes, move || {
+            // SAFETY: a signal to a process group this process started.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL)
+            };
+            Vec::new()
+        });
+        cleanup.group_started(pid);
+        Ok(Child {
+            pid,
+            pidfd,
+            exited_at: None,
+            reaped: false,
+            registration: Some(registration),
+            cleanup: cleanup.clone(),
+        })
+    }
 }
 
 /// A pidfd of child `pid` (not yet reaped, so the pid is still its).
@@ -329,6 +370,12 @@ impl Child {
         self.pid as u32
     }
 
+    /// When [`Child::wait_then`] saw the program exit, before anything else ran (`before_reap`,
+    /// the reaping): the end of its wall time. `None` until then.
+    pub fn exited_at(&self) -> Option<Instant> {
+        self.exited_at
+    }
+
     /// Waits until the program exits (seen at once, through its pidfd), `cancel` is set, or
     /// `timeout` passes; the last two kill the whole group. Once it has exited, `before_reap`
     /// runs while it is still a zombie (its `/proc` counters can still be read), then it is
@@ -358,6 +405,7 @@ impl Child {
                 }
             }
             if ready > 0 {
+                self.exited_at = Some(Instant::now());
                 crate::child::note_peak_memory_of(self.pid);
                 before_reap();
                 let mut status = 0;

@@ -139,8 +139,13 @@ impl CommandWorkload {
         );
         // Started without copying fsbench (`fsbench_sys::vfork`): a fork's page-table copy
         // was charged to the command, ~0.5 ms of its system time a start.
+        // Everything but the start itself is made before the clock starts.
+        let ready = cmd
+            .ready(&err_file)
+            .map_err(|e| WorkloadError::io("spawn", text, e))?;
         let start = Instant::now();
-        let mut child = fsbench_sys::vfork::spawn(&cmd, &err_file, &ctx.cleanup)
+        let mut child = ready
+            .spawn(&ctx.cleanup)
             .map_err(|e| WorkloadError::io("spawn", text, e))?;
         if let Some(w) = &watch {
             w.set_root(child.id());
@@ -158,7 +163,9 @@ impl CommandWorkload {
             }
             Err(_) => return Err(WorkloadError::Interrupted),
         };
-        let wall = start.elapsed().as_nanos() as u64;
+        // The wall ends when the exit was seen, not after the last reading and the reaping.
+        let end = child.exited_at().unwrap_or_else(Instant::now);
+        let wall = end.duration_since(start).as_nanos() as u64;
         if check && !status.success() {
             let last = last_line(&err_file);
             return Err(WorkloadError::Invalid(format!(
