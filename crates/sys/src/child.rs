@@ -113,13 +113,9 @@ impl GroupChild {
                     return Err(WaitError::Io(e));
                 }
             }
-            if cancel.is_cancelled() {
+            if let Some(why) = stop_waiting(cancel, start, timeout) {
                 self.kill();
-                return Err(WaitError::Cancelled);
-            }
-            if let Some(t) = timeout.filter(|t| start.elapsed() >= *t) {
-                self.kill();
-                return Err(WaitError::TimedOut(t));
+                return Err(why);
             }
             // Short pauses: the wall time of a `command` sample ends when its exit is seen.
             std::thread::sleep(pause);
@@ -166,6 +162,21 @@ impl Drop for GroupChild {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Why a wait for a child must stop now (`cancel` set, or `timeout` since `start` passed);
+/// `None` to go on waiting.
+pub(crate) fn stop_waiting(
+    cancel: &CancelToken,
+    start: Instant,
+    timeout: Option<Duration>,
+) -> Option<WaitError> {
+    if cancel.is_cancelled() {
+        return Some(WaitError::Cancelled);
+    }
+    timeout
+        .filter(|t| start.elapsed() >= *t)
+        .map(WaitError::TimedOut)
 }
 
 /// Records exited (not yet reaped) child `pid`'s largest resident set for [`crate::memory`]:

@@ -420,13 +420,9 @@ impl Child {
                 self.finish();
                 return Ok(ExitStatus::from_raw(status));
             }
-            if cancel.is_cancelled() {
+            if let Some(why) = crate::child::stop_waiting(cancel, start, timeout) {
                 self.kill();
-                return Err(WaitError::Cancelled);
-            }
-            if let Some(t) = timeout.filter(|t| start.elapsed() >= *t) {
-                self.kill();
-                return Err(WaitError::TimedOut(t));
+                return Err(why);
             }
         }
     }
