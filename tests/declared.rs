@@ -229,6 +229,7 @@ const OTHER_TOOLS_FLAGS: &[&str] = &[
     "workspace",
     "locked",
     "no-fail-fast",
+    "report-time",
     "test",
     "path",
     // mpirun, srun
