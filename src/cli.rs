@@ -26,6 +26,15 @@ pub enum Command {
     /// the kernel lock that stops it. Takes run's targets, lab and output flags.
     #[command(after_help = fsbench_model::card::ops_help())]
     Card(CardArgs),
+    /// Record a program's filesystem calls (every thread and child process) and the start state
+    /// of the files it touched under a root, into a trace file (`fsbench trace show FILE`).
+    Record(RecordArgs),
+    /// Traces made by `fsbench record`.
+    Trace {
+        /// What to do.
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
     /// Compare sets of numbers exactly as ministat does (drop-in).
     #[command(disable_help_flag = true)]
     Ministat {
@@ -124,6 +133,45 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         command: SuiteCommand,
+    },
+}
+
+/// `fsbench record`'s arguments.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The trace file to write [default: PROGRAM.fsbtrace in the current directory].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The root: calls on paths below it are replayed, the rest (libraries, /etc, /proc) are
+    /// recorded and counted only [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Untraced runs of the command after the traced one, for the overhead line; 0 for a
+    /// program that cannot run twice (tracing's cost is then estimated from the calibration).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub untraced: usize,
+    /// The program and its arguments, after `--`.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, num_args = 1.., value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// Subcommands of `fsbench trace`.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// What a trace holds: calls by kind, threads, processes, files, bytes, the time in calls,
+    /// what was outside the root, and what tracing cost.
+    Show {
+        /// The trace file.
+        file: PathBuf,
+        /// Also write these numbers as JSON (`-` for standard output).
+        #[arg(long, value_name = "FILE")]
+        export_json: Option<PathBuf>,
+        /// List the calls under the root, one line each (thread, start, call, result, time).
+        #[arg(long)]
+        calls: bool,
+        /// With --calls: the calls outside the root too.
+        #[arg(long, requires = "calls")]
+        outside: bool,
     },
 }
 

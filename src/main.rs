@@ -39,6 +39,14 @@ fn main() {
     if argv.get(1).map(String::as_str) == Some(fsbench_workload::fx::procs::WORKER_COMMAND) {
         std::process::exit(fsbench_workload::fx::procs::worker_main(&argv[2..]));
     }
+    if argv.get(1).map(String::as_str) == Some(fsbench_trace::session::EXEC_COMMAND) {
+        // The program and its arguments exactly as given (any bytes): not the lossy `argv`.
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
+        std::process::exit(fsbench_trace::session::exec_main(&args));
+    }
+    if argv.get(1).map(String::as_str) == Some(fsbench_trace::session::CALIBRATE_COMMAND) {
+        std::process::exit(fsbench_trace::session::calibrate_main(&argv[2..]));
+    }
     if argv.get(1).map(String::as_str) == Some(guard::COMMAND) {
         std::process::exit(guard::main(&argv[2..]));
     }

@@ -26,6 +26,8 @@ fn help_lists_the_subcommands() {
         [
             "run",
             "card",
+            "record",
+            "trace",
             "ministat",
             "postmark",
             "env",

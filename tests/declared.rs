@@ -32,6 +32,8 @@ const OTHER_VOCABULARIES: &[&str] = &[
     "crates/store",
     "crates/sys",
     "crates/testenv",
+    // A trace's calls are named as the system calls are (read, write, stat, fsync).
+    "crates/trace",
     "crates/tree",
     // Keys of a suite file's own tables (`scale = F`, `profile = true`, `[[target]] label`).
     "crates/spec/src/suite/file.rs",

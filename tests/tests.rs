@@ -29,6 +29,7 @@ mod netfs;
 mod postmark;
 mod profile;
 mod races;
+mod record;
 mod report;
 mod run;
 mod safety;

@@ -13,10 +13,12 @@ pub mod metrics;
 pub mod ministat;
 mod ministat_input;
 pub mod postmark;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod show;
 pub mod suite;
+pub mod trace;
 pub mod trend;
 pub mod workloads;
 
@@ -38,6 +40,8 @@ pub fn dispatch(command: Command) -> CliResult<i32> {
         Command::Run(args) => run::run(args),
         Command::Card(args) => card::run(args),
         Command::Metrics => metrics::run(),
+        Command::Record(args) => record::run(args),
+        Command::Trace { command } => trace::run(command),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
         Command::InternalPanic => panic!("deliberate panic to test the panic hook"),

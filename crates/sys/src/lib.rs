@@ -18,6 +18,9 @@ pub mod cleanup;
 #[path = "linux/cache.rs"]
 pub mod cache;
 #[cfg(target_os = "linux")]
+#[path = "linux/fscalls.rs"]
+pub mod fscalls;
+#[cfg(target_os = "linux")]
 #[path = "linux/fscrypt.rs"]
 pub mod fscrypt;
 #[cfg(target_os = "linux")]
@@ -56,6 +59,9 @@ pub mod tap;
 #[cfg(target_os = "linux")]
 #[path = "linux/timer.rs"]
 pub mod timer;
+#[cfg(target_os = "linux")]
+#[path = "linux/tracer.rs"]
+pub mod tracer;
 #[cfg(target_os = "linux")]
 #[path = "linux/vfork.rs"]
 pub mod vfork;

@@ -1,0 +1,16 @@
+//! A program's filesystem calls recorded once, to be replayed on any filesystem: the trace
+//! ([`model`]), its versioned file format ([`format`]), what `fsbench trace show` says of it
+//! ([`summary`]), and the recording itself ([`record`], [`session`]: ptrace with a seccomp
+//! filter, through `fsbench_sys::tracer`).
+#![warn(missing_docs)]
+
+pub mod format;
+pub mod listing;
+pub mod model;
+pub mod record;
+pub mod session;
+pub mod summary;
+
+pub use format::{TraceError, decode, encode};
+pub use model::Trace;
+pub use summary::Summary;

@@ -1,0 +1,260 @@
+//! One recording: the tracing cost calibrated, the program run traced into a [`Trace`], then
+//! run untraced for the overhead line ("traced run took 1.7× the untraced").
+
+use crate::model::Trace;
+use crate::record::Recorder;
+use fsbench_sys::cancel::CancelToken;
+use fsbench_sys::cleanup::Cleanup;
+use fsbench_sys::tracer;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Instant;
+
+/// The hidden subcommand the calibration traces: `fsbench __trace-calibrate N` stats its
+/// current directory N times and exits.
+pub const CALIBRATE_COMMAND: &str = "__trace-calibrate";
+
+/// The calibration program's body; returns its exit code.
+pub fn calibrate_main(args: &[String]) -> i32 {
+    let Some(n) = args.first().and_then(|a| a.parse::<u64>().ok()) else {
+        return 2;
+    };
+    for _ in 0..n {
+        let _ = std::fs::symlink_metadata(".");
+    }
+    0
+}
+
+/// The hidden subcommand between the tracer's attach and the program: `fsbench __trace-exec
+/// PROGRAM ARGS…` installs the seccomp filter, then becomes PROGRAM (`execvp`).
+pub const EXEC_COMMAND: &str = "__trace-exec";
+
+/// The trampoline's body: returns only when PROGRAM could not be run (exit code 127).
+pub fn exec_main(args: &[std::ffi::OsString]) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let Some(program) = args.first() else {
+        return 2;
+    };
+    if let Err(e) = tracer::install_filter(&fsbench_sys::fscalls::traced()) {
+        eprintln!("fsbench: error: cannot install the recording's seccomp filter: {e}");
+        return 127;
+    }
+    let e = std::process::Command::new(program).args(&args[1..]).exec();
+    eprintln!(
+        "fsbench: error: cannot run '{}': {e}",
+        program.to_string_lossy()
+    );
+    127
+}
+
+/// `program` as `execvp` would find it: a path with a slash as it is, a name on `$PATH`; an
+/// error saying why it cannot run.
+fn find_program(program: &std::ffi::OsStr) -> std::io::Result<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let runnable = |p: &std::path::Path| {
+        p.is_file() && rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok()
+    };
+    if program.as_bytes().contains(&b'/') {
+        let p = PathBuf::from(program);
+        if !p.exists() {
+            return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+        }
+        if !runnable(&p) {
+            return Err(std::io::Error::from_raw_os_error(libc::EACCES));
+        }
+        return Ok(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| runnable(p))
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not found on $PATH"))
+}
+
+/// What to record.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The program and its arguments.
+    pub command: Vec<OsString>,
+    /// The root: absolute, symlinks resolved.
+    pub root: PathBuf,
+    /// Untraced runs after the traced one (0: none, for a program that cannot run twice).
+    pub untraced: usize,
+    /// This fsbench's executable (the calibration runs it).
+    pub exe: PathBuf,
+}
+
+/// A finished recording.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The trace.
+    pub trace: Trace,
+    /// How the traced run of the program ended.
+    pub status: ExitStatus,
+    /// How each untraced run ended, when one failed.
+    pub untraced_failed: Option<ExitStatus>,
+}
+
+/// Why a recording did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The program could not be started.
+    #[error("cannot run '{program}': {source} — check the command")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The tracer failed.
+    #[error("cannot trace '{program}': {source}")]
+    Trace {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Interrupted.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Calibrates, records `req.command` traced, then runs it `req.untraced` times untraced.
+pub fn record(
+    req: &Request,
+    cleanup: &Cleanup,
+    cancel: &CancelToken,
+) -> Result<Recorded, RecordError> {
+    let program = req
+        .command
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if req.command.is_empty() {
+        return Err(RecordError::Spawn {
+            program,
+            source: std::io::ErrorKind::InvalidInput.into(),
+        });
+    }
+    find_program(&req.command[0]).map_err(|source| RecordError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let overhead = calibrate(&req.exe, cleanup, cancel).map_err(|source| RecordError::Trace {
+        program: program.clone(),
+        source,
+    })?;
+    let mut cmd = std::process::Command::new(&req.exe);
+    cmd.arg(EXEC_COMMAND).args(&req.command);
+    let mut recorder = Recorder::new(&req.root);
+    let traced = tracer::trace(&mut cmd, cleanup, cancel, &mut recorder).map_err(|source| {
+        if cancel.is_cancelled() || source.kind() == std::io::ErrorKind::Interrupted {
+            RecordError::Interrupted
+        } else if source.kind() == std::io::ErrorKind::NotFound
+            || source.kind() == std::io::ErrorKind::PermissionDenied
+        {
+            RecordError::Spawn {
+                program: program.clone(),
+                source,
+            }
+        } else {
+            RecordError::Trace {
+                program: program.clone(),
+                source,
+            }
+        }
+    })?;
+    let mut trace = recorder.finish();
+    trace.command = req
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    trace.wall_ns = traced.wall_ns;
+    trace.call_overhead_ns = overhead;
+    let mut untraced_failed = None;
+    for _ in 0..req.untraced {
+        let (ns, status) = run_untraced(&req.command, cleanup, cancel).map_err(|source| {
+            if cancel.is_cancelled() {
+                RecordError::Interrupted
+            } else {
+                RecordError::Spawn {
+                    program: program.clone(),
+                    source,
+                }
+            }
+        })?;
+        if !status.success() {
+            untraced_failed = Some(status);
+        }
+        trace.untraced_wall_ns.push(ns);
+    }
+    Ok(Recorded {
+        trace,
+        status: traced.status,
+        untraced_failed,
+    })
+}
+
+/// The command as the `command` workload starts it (the cheap spawn), its output discarded:
+/// spawn to exit, ns.
+fn run_untraced(
+    command: &[OsString],
+    cleanup: &Cleanup,
+    cancel: &CancelToken,
+) -> std::io::Result<(u64, ExitStatus)> {
+    let mut cmd = fsbench_sys::vfork::Command::new(&command[0]);
+    cmd.args(&command[1..]);
+    if let Ok(dir) = std::env::current_dir() {
+        cmd.current_dir(dir);
+    }
+    let null = std::fs::File::options().write(true).open("/dev/null")?;
+    let ready = cmd.ready(&null)?;
+    let start = Instant::now();
+    let mut child = ready.spawn(cleanup)?;
+    let status = child
+        .wait_then(cancel, None, &mut || {})
+        .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+    let end = child.exited_at().unwrap_or_else(Instant::now);
+    Ok((end.duration_since(start).as_nanos() as u64, status))
+}
+
+/// Calls each calibration run makes.
+const CALIBRATION_CALLS: u64 = 5000;
+
+/// What tracing adds to a call, ns: the calibration program traced with and without
+/// [`CALIBRATION_CALLS`] stats of its directory (the least of three runs each, by a recorder
+/// like the real one), less what those stats take untraced.
+fn calibrate(
+    exe: &std::path::Path,
+    cleanup: &Cleanup,
+    cancel: &CancelToken,
+) -> std::io::Result<u64> {
+    let traced = |n: u64| -> std::io::Result<u64> {
+        let mut best = u64::MAX;
+        for _ in 0..3 {
+            let mut cmd = std::process::Command::new(exe);
+            cmd.arg(EXEC_COMMAND)
+                .arg(exe)
+                .arg(CALIBRATE_COMMAND)
+                .arg(n.to_string())
+                .current_dir("/");
+            let mut r = Recorder::new(std::path::Path::new("/"));
+            let t = tracer::trace(&mut cmd, cleanup, cancel, &mut r)?;
+            best = best.min(t.wall_ns);
+        }
+        Ok(best)
+    };
+    let base = traced(0)?;
+    let with = traced(CALIBRATION_CALLS)?;
+    let mut untraced = u64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..CALIBRATION_CALLS {
+            let _ = std::fs::symlink_metadata("/");
+        }
+        untraced = untraced.min(t.elapsed().as_nanos() as u64);
+    }
+    Ok(with.saturating_sub(base).saturating_sub(untraced) / CALIBRATION_CALLS)
+}

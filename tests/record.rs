@@ -1,0 +1,301 @@
+//! `fsbench record` and `fsbench trace show`: a program's filesystem calls, its threads and
+//! processes, and the start state of what it touched, recorded; bad traces refused.
+
+use crate::util::{command, fsbench, processes_mentioning, temp_dir};
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Records `cmd` in `root` (its working directory and the recording's root) into
+/// `root/../t.fsbtrace`; returns the trace's path and fsbench's standard error.
+fn record(root: &Path, untraced: &str, cmd: &[&str]) -> (std::path::PathBuf, String) {
+    let trace = root.parent().unwrap().join("t.fsbtrace");
+    let out = fsbench()
+        .current_dir(root)
+        .args(["record", "--untraced", untraced, "-o"])
+        .arg(&trace)
+        .arg("--")
+        .args(cmd)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (trace, err)
+}
+
+/// `trace show --export-json -` of `trace`, and `--calls`'s lines.
+fn show(trace: &Path) -> (Value, Vec<String>) {
+    let out = fsbench()
+        .args(["trace", "show", "--export-json", "-"])
+        .arg(trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = fsbench()
+        .args(["trace", "show", "--calls"])
+        .arg(trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let calls = text
+        .lines()
+        .skip_while(|l| !l.contains("calls (thread"))
+        .skip(1)
+        .map(|l| l.trim().to_string())
+        .collect();
+    (v, calls)
+}
+
+#[test]
+fn a_program_making_three_stats_under_the_root_records_exactly_those() {
+    // fsbench's own calibration program stats its directory N times: under the root those are
+    // its only calls (the loader's and the runtime's are outside it).
+    let d = temp_dir();
+    let root = d.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("fsbench");
+    let (trace, err) = record(
+        &root,
+        "0",
+        &[exe.to_str().unwrap(), "__trace-calibrate", "3"],
+    );
+    let (v, calls) = show(&trace);
+    assert_eq!(v["calls"], serde_json::json!({"stat": 3}), "{v}");
+    assert_eq!(
+        (v["threads"].as_u64(), v["processes"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(v["files"], 0, "the root itself is no start-state entry");
+    assert!(
+        v["outside_root"].as_u64().unwrap() > 0,
+        "the loader opened libraries: {v}"
+    );
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.contains("stat \".\"") && c.ends_with("µs)")),
+        "{calls:?}"
+    );
+    // With no untraced run, the overhead line gives the calibrated cost.
+    assert!(err.contains("no untraced run to compare"), "{err}");
+    assert!(err.contains("added to each"), "{err}");
+}
+
+#[test]
+fn a_shell_script_records_each_process_its_files_and_the_start_state() {
+    let d = temp_dir();
+    let root = d.path().join("root");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("a"), b"hello").unwrap();
+    std::fs::write(root.join("sub/x"), b"12345678").unwrap();
+    std::fs::write(root.join("sub/y"), b"").unwrap();
+    std::os::unix::fs::symlink("x", root.join("sub/l")).unwrap();
+    let (trace, err) = record(
+        &root,
+        "1",
+        &[
+            "sh",
+            "-c",
+            "cat a > /dev/null; ls sub > /dev/null; mkdir d; echo hi > d/f; mv d e; rm a",
+        ],
+    );
+    let (v, calls) = show(&trace);
+    // sh, cat, ls, mkdir, mv, rm: each its own process, one thread each.
+    assert_eq!(v["processes"], 6, "{v}");
+    assert_eq!(v["threads"], 6, "{v}");
+    let has = |needle: &str| calls.iter().any(|c| c.contains(needle));
+    for needle in [
+        "open \"a\"",
+        "read #",
+        "getdents #",
+        "mkdir \"d\"",
+        "open \"d/f\"",
+        "write #",
+        "rename \"d\" \"e\"",
+        "unlink \"a\"",
+    ] {
+        assert!(has(needle), "no `{needle}` among\n{}", calls.join("\n"));
+    }
+    // What was there before: a (5 bytes), sub, and sub's entries (it was listed), nothing the
+    // script made (d, d/f, e).
+    assert_eq!(v["files"], 5, "a, sub, sub/x, sub/y, sub/l: {v}");
+    assert_eq!(v["dirs"], 1, "{v}");
+    assert_eq!(v["start_bytes"], 13, "a's 5 bytes and sub/x's 8: {v}");
+    assert_eq!(v["bytes_written"], 3, "hi\\n: {v}");
+    assert!(v["bytes_read"].as_u64().unwrap() >= 5, "{v}");
+    // The overhead line, from the untraced run after the traced one.
+    assert!(err.contains("× the untraced ("), "{err}");
+    assert_eq!(v["untraced_wall_ns"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn threads_of_one_process_are_told_apart() {
+    // Debian's python3 itself (a shim on PATH, pyenv's, would run as a shell script).
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+        .expect("python3 is installed by .ci/run");
+    let d = temp_dir();
+    let root = d.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("t1"), b"1").unwrap();
+    std::fs::write(root.join("t2"), b"2").unwrap();
+    let script = "import os, threading\n\
+        def work(name):\n    os.stat(name)\n\
+        ts = [threading.Thread(target=work, args=(n,)) for n in ('t1', 't2')]\n\
+        [t.start() for t in ts]\n[t.join() for t in ts]\n";
+    let (trace, _) = record(&root, "0", &[python.to_str().unwrap(), "-S", "-c", script]);
+    let (v, calls) = show(&trace);
+    assert_eq!(v["processes"], 1, "{v}");
+    let thread_of = |name: &str| -> String {
+        let c = calls
+            .iter()
+            .find(|c| c.contains(&format!("stat \"{name}\"")))
+            .unwrap_or_else(|| panic!("no stat of {name}:\n{}", calls.join("\n")));
+        c.split_whitespace().next().unwrap().to_string()
+    };
+    assert_ne!(thread_of("t1"), thread_of("t2"), "{}", calls.join("\n"));
+    assert!(v["threads"].as_u64().unwrap() >= 2, "{v}");
+}
+
+#[test]
+fn bad_traces_are_refused_in_one_line_with_exit_2() {
+    use fsbench_trace::model::{Call, Op, Thread, Trace};
+    let d = temp_dir();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = d.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let good = Trace {
+        threads: vec![Thread { tid: 1, pid: 1 }],
+        paths: vec![b"a".to_vec()],
+        calls: vec![Call {
+            thread: 0,
+            start_ns: 0,
+            dur_ns: 1,
+            op: Op::Mkdir {
+                path: 0,
+                mode: 0o755,
+            },
+            result: 0,
+            outside: false,
+        }],
+        ..Trace::default()
+    };
+    let bytes = fsbench_trace::encode(&good);
+    let mut newer = bytes.clone();
+    newer[8] = 9;
+    let mut escaping = good.clone();
+    escaping.paths[0] = b"../../etc/x".to_vec();
+    let cases = [
+        (write("random", &[0x5a; 300]), "is not an fsbench trace"),
+        (
+            write("truncated", &bytes[..bytes.len() - 4]),
+            "is truncated or damaged",
+        ),
+        (write("newer", &newer), "newer than this fsbench reads"),
+        (
+            write("escaping", &fsbench_trace::encode(&escaping)),
+            "climbs out of the root",
+        ),
+        (d.path().join("missing"), "cannot read the trace"),
+    ];
+    for (path, says) in cases {
+        let out = fsbench()
+            .args(["trace", "show"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{}: {err}", path.display());
+    }
+    let ok = write("good", &bytes);
+    fsbench().args(["trace", "show"]).arg(ok).assert().success();
+}
+
+#[test]
+fn a_missing_program_or_root_is_refused_before_anything_runs() {
+    let d = temp_dir();
+    let out = fsbench()
+        .current_dir(d.path())
+        .args(["record", "--", "/no/such/program"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot run '/no/such/program'"), "{err}");
+    assert!(!d.path().join("program.fsbtrace").exists());
+    let out = fsbench()
+        .args(["record", "--root", "/no/such/dir", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot use --root /no/such/dir"));
+    // An output that is a directory is refused before the program runs.
+    let out = fsbench()
+        .current_dir(d.path())
+        .args(["record", "-o", "/", "--", "touch", "ran"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!d.path().join("ran").exists(), "the program did not run");
+}
+
+#[test]
+fn ctrl_c_during_a_recording_leaves_no_traced_process_behind() {
+    let d = temp_dir();
+    // A unique argument of sleep's (GNU sleep takes fractions); `; true` keeps the shell.
+    let marker = format!("1000.{}", std::process::id());
+    let mut child = command()
+        .current_dir(d.path())
+        .args(["record", "--untraced", "0", "--", "sh", "-c"])
+        .arg(format!("sleep {marker}; true"))
+        .spawn()
+        .unwrap();
+    let ours = child.id();
+    let left = || -> Vec<u32> {
+        processes_mentioning(&marker)
+            .into_iter()
+            .filter(|&p| p != ours)
+            .collect()
+    };
+    let start = Instant::now();
+    while left().len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the program never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let start = Instant::now();
+    while !left().is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "left behind: {:?}",
+            left()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !d.path().join("sh.fsbtrace").exists(),
+        "no trace of an interrupted run"
+    );
+}
