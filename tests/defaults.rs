@@ -49,6 +49,27 @@ fn catalogued_metrics() -> Vec<String> {
         .collect()
 }
 
+/// A trace of one call: `mkdir d` under its root.
+fn one_mkdir() -> fsbench_trace::Trace {
+    use fsbench_trace::model::{Call, Op, Thread};
+    fsbench_trace::Trace {
+        threads: vec![Thread { tid: 1, pid: 1 }],
+        paths: vec![b"d".to_vec()],
+        calls: vec![Call {
+            thread: 0,
+            start_ns: 0,
+            dur_ns: 1000,
+            op: Op::Mkdir {
+                path: 0,
+                mode: 0o755,
+            },
+            result: 0,
+            outside: false,
+        }],
+        ..Default::default()
+    }
+}
+
 #[test]
 fn every_workload_runs_with_its_defaults() {
     let all = registry();
@@ -62,6 +83,13 @@ fn every_workload_runs_with_its_defaults() {
             .collect();
         if name == "command" {
             params.push("run=true".into());
+        }
+        // A replay needs a trace: one mkdir under its root.
+        let trace_dir = temp_dir();
+        if name == "replay" {
+            let trace = trace_dir.path().join("t.fsbtrace");
+            std::fs::write(&trace, fsbench_trace::encode(&one_mkdir())).unwrap();
+            params.push(format!("trace={}", trace.display()));
         }
         if name == "seek-rate" || name == "rand-read" || name == "rand-write" {
             // `duration` and `ops` are alternatives for these: keep the default stop rule.

@@ -30,6 +30,7 @@ mod postmark;
 mod profile;
 mod races;
 mod record;
+mod replay;
 mod report;
 mod run;
 mod safety;

@@ -198,6 +198,10 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("fx_idle_pct", Pct, H, "idle", "card operation: the machine's idle time over the timed window, % of all CPUs"),
     m("fx_iowait_pct", Pct, L, "iowait", "card operation: the machine's I/O wait over the timed window, % of all CPUs"),
     m("fx_late_start_ns", Ns, L, "late start", "card operation: the latest a job began its timed loop after the common start"),
+    m("replay_calls", Count, H, "calls", "calls a replay made (a trace's calls under its root)"),
+    m("replay_threads", Count, H, "threads", "threads a replay ran, one per recorded thread"),
+    m("replay_diverged", Count, L, "diverged", "replayed calls whose result differed from the recorded one"),
+    m("replay_diverged_pct", Pct, L, "diverged", "replayed calls whose result differed from the recorded one, % of the calls"),
 ];
 
 /// The catalogue entry of `name`, if it is listed.

@@ -252,6 +252,14 @@ pub const FX_IDLE_PCT: &str = "fx_idle_pct";
 pub const FX_IOWAIT_PCT: &str = "fx_iowait_pct";
 /// `fx_late_start_ns`: the latest a card job began its timed loop after the common start.
 pub const FX_LATE_START_NS: &str = "fx_late_start_ns";
+/// `replay_calls`: calls a replay made (a trace's calls under its root).
+pub const REPLAY_CALLS: &str = "replay_calls";
+/// `replay_threads`: threads a replay ran (one per recorded thread with a call under the root).
+pub const REPLAY_THREADS: &str = "replay_threads";
+/// `replay_diverged`: replayed calls whose result differed from the recorded one.
+pub const REPLAY_DIVERGED: &str = "replay_diverged";
+/// `replay_diverged_pct`: [`REPLAY_DIVERGED`] as a share of [`REPLAY_CALLS`], %.
+pub const REPLAY_DIVERGED_PCT: &str = "replay_diverged_pct";
 
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
@@ -374,6 +382,10 @@ pub const ALL: &[&str] = &[
     FX_IDLE_PCT,
     FX_IOWAIT_PCT,
     FX_LATE_START_NS,
+    REPLAY_CALLS,
+    REPLAY_THREADS,
+    REPLAY_DIVERGED,
+    REPLAY_DIVERGED_PCT,
 ];
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub const TOOLS: &[&str] = &[
     "gluster",
     "glusterd",
     "glusterfs",
+    "git",
     "gocryptfs",
     "ioping",
     "ip",

@@ -4,9 +4,11 @@
 //! filter, through `fsbench_sys::tracer`).
 #![warn(missing_docs)]
 
+pub mod confine;
 pub mod format;
 pub mod listing;
 pub mod model;
+pub mod plan;
 pub mod record;
 pub mod session;
 pub mod summary;

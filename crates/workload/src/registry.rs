@@ -18,6 +18,7 @@ const REGISTRY: &[WorkloadInfo] = &[
     engines::status_scan::INFO,
     engines::null_build::INFO,
     engines::command::INFO,
+    engines::replay::INFO,
     engines::postmark::INFO,
     engines::tar_extract::INFO,
     engines::tar_delete::INFO,

@@ -11,6 +11,7 @@ pub mod postmark;
 mod rand_io;
 pub mod rand_read;
 pub mod rand_write;
+pub mod replay;
 pub mod seek_rate;
 pub mod seq_read;
 pub mod seq_write;

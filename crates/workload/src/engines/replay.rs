@@ -1,0 +1,372 @@
+//! `replay`: a program's filesystem calls, recorded once by `fsbench record`, made again on any
+//! target. Before each sample (untimed) the trace's start state is rebuilt in the scratch
+//! (`replay/`: directories, files of their exact sizes with `data=` content, symlinks confined
+//! to the scratch); the sample makes the calls under the recorded root, one thread per recorded
+//! thread, in the order `order=` asks and at the pace `pace=` asks. A call whose result differs
+//! from the recorded one (ENOENT where it succeeded, a short read) is counted per kind; above 1%
+//! of the calls the cell says so, naming the first few. Nothing is executed but the calls, and
+//! nothing is written outside the scratch.
+
+mod calls;
+mod exec;
+mod state;
+
+use crate::info::WorkloadInfo;
+use crate::knob::Knob;
+use crate::params::{ParamDoc, ParamError, Params};
+use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
+use fsbench_io::file::DataPattern;
+use fsbench_measure::SampleRecorder;
+use fsbench_model::metric as k;
+use fsbench_trace::Trace;
+use fsbench_trace::plan::{Order, Plan};
+use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Registry entry.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: "replay",
+    summary: "replay a trace of `fsbench record` (trace=FILE): its start state rebuilt, its calls made again, one thread per recorded thread",
+    params: PARAMS,
+    build,
+    shared: false,
+};
+
+/// `trace`: the trace file.
+const TRACE: Knob<Option<PathBuf>> = Knob::new(
+    "trace",
+    "-",
+    "a trace written by fsbench record -o FILE (required)",
+    |p, k, _| p.existing_path(k, crate::PathKind::File),
+);
+
+/// `order`: which calls wait for which.
+const ORDER: Knob<Order> = Knob::new(
+    "order",
+    "resource",
+    "resource (calls on one path or open file keep their recorded order across threads, the rest run concurrently), thread (each thread its own order) or strict (all in recorded order)",
+    |p, k, d| {
+        Ok(match p.choice(k, &["resource", "thread", "strict"], d)? {
+            "thread" => Order::Thread,
+            "strict" => Order::Strict,
+            _ => Order::Resource,
+        })
+    },
+);
+
+/// `pace`: as fast as possible, or the recorded gaps.
+const PACE: Knob<bool> = Knob::new(
+    "pace",
+    "afap",
+    "afap (as fast as possible: the filesystem's limit) or trace (each thread keeps its recorded gaps between calls, the program's own time, tracing's cost taken out)",
+    |p, k, d| Ok(p.choice(k, &["afap", AS_RECORDED], d)? == AS_RECORDED),
+);
+
+/// `pace=`'s value for the recorded gaps.
+const AS_RECORDED: &str = "trace";
+
+/// `speed`: how much faster than recorded a paced replay runs.
+const SPEED: Knob<String> = crate::knob::text(
+    "speed",
+    "1",
+    "with pace=trace: the gaps divided by this (2: twice as fast)",
+);
+
+const PARAMS: &[ParamDoc] = &[
+    TRACE.doc(),
+    ORDER.doc(),
+    PACE.doc(),
+    SPEED.doc(),
+    crate::knobs::io::DATA.doc(),
+    crate::knobs::io::SEED.doc(),
+];
+
+/// Largest trace read.
+const MAX_TRACE: u64 = 4 << 30;
+
+/// Share of diverged calls from which a cell says so, percent.
+const DIVERGED_PCT: f64 = 1.0;
+
+/// Divergences kept by their text, to name in the cell's note.
+const NAMED: usize = 3;
+
+struct Replay {
+    trace: Arc<Trace>,
+    plan: Arc<Plan>,
+    /// With pace=trace: the gaps are divided by this.
+    speed: Option<f64>,
+    data: DataPattern,
+    seed: u64,
+    /// The replay's root in the scratch, set in `prepare`.
+    root: Option<PathBuf>,
+    /// Per call, a symlink's confined target (set in `prepare`).
+    links: Arc<BTreeMap<u32, PathBuf>>,
+    rebuilt: state::Rebuilt,
+    log: DivergenceLog,
+}
+
+/// Divergences over the samples, for the cell's note.
+#[derive(Default)]
+struct DivergenceLog {
+    over: usize,
+    by_kind: BTreeMap<&'static str, u64>,
+    named: Vec<String>,
+    worst_pct: f64,
+}
+
+fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
+    let path = TRACE.read(p)?.ok_or_else(|| {
+        TRACE.error("is required: give trace=FILE, recorded with `fsbench record -o FILE -- CMD`")
+    })?;
+    let bytes = fsbench_sys::infile::read_regular(&path, MAX_TRACE)
+        .map_err(|e| TRACE.error(format!("cannot read {}: {e}", path.display())))?;
+    let trace = fsbench_trace::decode(&bytes)
+        .map_err(|e| TRACE.error(format!("{} {e}", path.display())))?;
+    let order = ORDER.read(p)?;
+    let paced = PACE.read(p)?;
+    let speed_text = SPEED.read(p)?;
+    let speed: f64 = speed_text
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+        .ok_or_else(|| SPEED.error(format!("'{speed_text}' is not a positive number")))?;
+    if !paced && speed_text != "1" {
+        return Err(SPEED.error("applies to pace=trace — add pace=trace or drop speed"));
+    }
+    let data = crate::knobs::io::data_param(p)?;
+    let seed = crate::knobs::io::SEED.read(p)?;
+    let summary = fsbench_trace::Summary::of(&trace);
+    let overhead = summary
+        .measured_overhead_ns
+        .unwrap_or(trace.call_overhead_ns);
+    let plan = fsbench_trace::plan::plan(&trace, order, overhead);
+    Ok(Box::new(Replay {
+        trace: Arc::new(trace),
+        plan: Arc::new(plan),
+        speed: paced.then_some(speed),
+        data,
+        seed,
+        root: None,
+        links: Arc::new(BTreeMap::new()),
+        rebuilt: state::Rebuilt::default(),
+        log: DivergenceLog::default(),
+    }))
+}
+
+impl Workload for Replay {
+    fn prepare(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let scratch = ctx.scratch().ok_or_else(|| {
+            WorkloadError::Invalid("replay needs a directory target, not a device".into())
+        })?;
+        let root = scratch.join("replay");
+        let recorded_root = self.trace.root.as_bytes();
+        let mut links = BTreeMap::new();
+        for (i, c) in self.trace.calls.iter().enumerate() {
+            if let (false, fsbench_trace::model::Op::Symlink { path, target }) = (c.outside, &c.op)
+            {
+                let link = &self.trace.paths[*path as usize];
+                links.insert(
+                    i as u32,
+                    fsbench_trace::confine::confined(link, target, recorded_root, &root).0,
+                );
+            }
+        }
+        self.links = Arc::new(links);
+        self.root = Some(root);
+        Ok(())
+    }
+
+    fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
+        let root = self.root.clone().expect("prepared");
+        ctx.cancel.check()?;
+        self.rebuilt = state::rebuild(&self.trace, &root, self.data, self.seed, &ctx.cancel)?;
+        Ok(())
+    }
+
+    fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
+        let root = self.root.clone().expect("prepared");
+        let shared = Shared {
+            trace: self.trace.clone(),
+            plan: self.plan.clone(),
+            links: self.links.clone(),
+            done: (0..self.trace.calls.len())
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            fds: (0..self.trace.calls.len())
+                .map(|_| AtomicI32::new(-1))
+                .collect(),
+            root_fd: exec::open_root(&root)?,
+            root,
+            speed: self.speed,
+            data: self.data,
+            seed: self.seed,
+        };
+        let threads = self.plan.threads.len();
+        let mut jobs = job_recorders(threads, rec);
+        let start = Instant::now();
+        let outcomes: Vec<Result<exec::Outcome, WorkloadError>> = if threads <= 1 {
+            vec![exec::run_thread(&shared, 0, start, &ctx.cancel, rec)]
+        } else {
+            std::thread::scope(|s| {
+                let shared = &shared;
+                let handles: Vec<_> = jobs
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, r)| {
+                        s.spawn(move || exec::run_thread(shared, t, start, &ctx.cancel, r))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(WorkloadError::Invalid("a replay thread panicked".into()))
+                        })
+                    })
+                    .collect()
+            })
+        };
+        shared.close_all();
+        for mut j in jobs {
+            let d = j.finish();
+            let series = Some(&d.series).filter(|s| !s.intervals.is_empty());
+            rec.merge_ops(j.histogram(), d.ops, d.bytes, series);
+        }
+        let mut total = exec::Outcome::default();
+        for o in outcomes {
+            total.add(o?);
+        }
+        let calls = self.plan.calls() as f64;
+        let pct = if calls > 0.0 {
+            total.diverged as f64 * 100.0 / calls
+        } else {
+            0.0
+        };
+        rec.metric(k::REPLAY_CALLS, calls);
+        rec.metric(k::REPLAY_THREADS, threads as f64);
+        rec.metric(k::REPLAY_DIVERGED, total.diverged as f64);
+        rec.metric(k::REPLAY_DIVERGED_PCT, pct);
+        if pct > DIVERGED_PCT {
+            self.log.over += 1;
+            self.log.worst_pct = self.log.worst_pct.max(pct);
+            for (kind, n) in &total.by_kind {
+                *self.log.by_kind.entry(kind).or_default() += n;
+            }
+            for n in total.named {
+                if self.log.named.len() < NAMED && !self.log.named.contains(&n) {
+                    self.log.named.push(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
+        let Some(root) = &self.root else {
+            return Vec::new();
+        };
+        self.trace
+            .start
+            .iter()
+            .filter(|e| e.kind == fsbench_trace::model::FileKind::File)
+            .map(|e| {
+                root.join(std::ffi::OsStr::from_bytes(
+                    &self.trace.paths[e.path as usize],
+                ))
+            })
+            .collect()
+    }
+
+    fn caps(&self) -> Caps {
+        let files = &self.trace.start;
+        Caps {
+            writes: true,
+            space_needed: files.iter().map(|e| e.size).sum::<u64>(),
+            inodes_needed: files.len() as u64,
+            cold_needs_global: true,
+            reads_tree: true,
+            also_shown: &[k::REPLAY_CALLS, k::REPLAY_DIVERGED_PCT],
+            ..Caps::base(Headline::Wall)
+        }
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.rebuilt.notes();
+        let mmaps = self
+            .trace
+            .calls
+            .iter()
+            .filter(|c| !c.outside && matches!(c.op, fsbench_trace::model::Op::Mmap { .. }))
+            .count();
+        if mmaps > 0 {
+            notes.push(format!("{mmaps} mappings of files are replayed as reads of the mapped ranges (an approximation: the program may have touched less, or later)"));
+        }
+        if self.log.over > 0 {
+            let kinds: Vec<String> = self
+                .log
+                .by_kind
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            notes.push(format!(
+                "the replay diverged from the recording (up to {:.1}% of a sample's calls: {}); first: {} — the target behaves differently from where it was recorded (a missing file, a permission), so the replay is not the same work",
+                self.log.worst_pct,
+                kinds.join(", "),
+                self.log.named.join("; ")
+            ));
+        }
+        notes
+    }
+}
+
+/// What every replay thread shares.
+pub(crate) struct Shared {
+    trace: Arc<Trace>,
+    plan: Arc<Plan>,
+    links: Arc<BTreeMap<u32, PathBuf>>,
+    /// Per call, made.
+    done: Vec<AtomicBool>,
+    /// Per open call, its descriptor in the replay (-1: not open).
+    fds: Vec<AtomicI32>,
+    root_fd: std::os::fd::OwnedFd,
+    root: PathBuf,
+    speed: Option<f64>,
+    data: DataPattern,
+    seed: u64,
+}
+
+impl Shared {
+    /// Closes what the replay left open (a program's files it never closed, or closed by exit).
+    fn close_all(&self) {
+        for fd in &self.fds {
+            let f = fd.swap(-1, Ordering::AcqRel);
+            if f >= 0 {
+                exec::close(f);
+            }
+        }
+    }
+}
+
+/// One recorder per thread when there are several, started together at the sample's interval.
+fn job_recorders(threads: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
+    if threads < 2 {
+        return Vec::new();
+    }
+    (0..threads)
+        .map(|_| {
+            let mut r = SampleRecorder::new();
+            if let Some(iv) = rec.interval_ns() {
+                r.set_interval(iv);
+            }
+            r.start();
+            r
+        })
+        .collect()
+}
+
+/// How long a replay thread waits in one piece before it looks at the cancel token again.
+pub(crate) const WAIT_SLICE: Duration = Duration::from_millis(2);

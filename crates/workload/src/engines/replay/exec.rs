@@ -1,0 +1,187 @@
+//! One replay thread: its calls made in order, each after the calls it waits for and (paced)
+//! after its recorded gap, timed one by one, and checked against the recorded result.
+//!
+//! Between two calls a thread does nothing but the wait its order and pace ask for.
+
+use super::{Shared, WAIT_SLICE};
+use crate::{Recorder, WorkloadError};
+use fsbench_sys::cancel::CancelToken;
+use fsbench_trace::model::{Call, Op};
+use rustix::fs::{Mode, OFlags};
+use std::collections::BTreeMap;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// What one thread's calls came to.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Calls whose result differed from the recorded one.
+    pub diverged: u64,
+    /// Of those, by kind.
+    pub by_kind: BTreeMap<&'static str, u64>,
+    /// The first few, in words.
+    pub named: Vec<String>,
+}
+
+impl Outcome {
+    /// Adds `o`'s counts (and its first divergences, up to three).
+    pub fn add(&mut self, o: Outcome) {
+        self.diverged += o.diverged;
+        for (k, n) in o.by_kind {
+            *self.by_kind.entry(k).or_default() += n;
+        }
+        for n in o.named {
+            if self.named.len() < 3 {
+                self.named.push(n);
+            }
+        }
+    }
+}
+
+/// The replay root's descriptor, from which every path is looked up.
+pub fn open_root(root: &Path) -> Result<OwnedFd, WorkloadError> {
+    rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| WorkloadError::io("open", root, e.into()))
+}
+
+/// Closes a descriptor the replay opened.
+pub fn close(fd: i32) {
+    // SAFETY: `fd` was opened by this replay and taken out of its table, so nothing else
+    // closes or uses it.
+    #[allow(unsafe_code)]
+    drop(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+}
+
+/// A descriptor of the replay's table, borrowed for one call.
+pub(super) fn borrowed(fd: i32) -> BorrowedFd<'static> {
+    // SAFETY: the descriptor stays open until the call that closes it, which the order places
+    // after every call on the same file (resource and strict orders; under `order=thread` a
+    // racing close makes the call fail with EBADF, counted as a divergence).
+    #[allow(unsafe_code)]
+    unsafe {
+        BorrowedFd::borrow_raw(fd)
+    }
+}
+
+/// Makes thread `t`'s calls; `start` is the replay's start, from which a paced thread's first
+/// call keeps its recorded offset.
+pub fn run_thread(
+    shared: &Shared,
+    t: usize,
+    start: Instant,
+    cancel: &CancelToken,
+    rec: &mut dyn Recorder,
+) -> Result<Outcome, WorkloadError> {
+    let plan = &shared.plan;
+    let mut out = Outcome::default();
+    let mut bufs = super::calls::Buffers::default();
+    let mut prev_end = start;
+    for (n, &ci) in plan.threads[t].iter().enumerate() {
+        if n % 64 == 0 {
+            cancel.check()?;
+        }
+        for &d in &plan.deps[ci as usize] {
+            wait_for(&shared.done[d as usize], cancel)?;
+        }
+        if let Some(speed) = shared.speed {
+            let gap = plan.gap_ns[ci as usize] as f64 / speed;
+            wait_until(prev_end + Duration::from_nanos(gap as u64), cancel)?;
+        }
+        let call = &shared.trace.calls[ci as usize];
+        let t0 = rec.now_ns();
+        let (result, bytes) = super::calls::make(shared, ci, call, &mut bufs);
+        rec.op_done(t0, bytes);
+        if shared.speed.is_some() {
+            prev_end = Instant::now();
+        }
+        if let Some(why) = diverged(call, result) {
+            out.diverged += 1;
+            *out.by_kind.entry(call.op.kind()).or_default() += 1;
+            if out.named.len() < 3 {
+                out.named.push(format!(
+                    "{} {}",
+                    fsbench_trace::listing::line(&shared.trace, ci as usize)
+                        .split_whitespace()
+                        .skip(3)
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    why
+                ));
+            }
+        }
+        shared.done[ci as usize].store(true, Ordering::Release);
+    }
+    Ok(out)
+}
+
+/// Waits until `flag` is set: spins briefly, then yields, looking at `cancel` every slice.
+fn wait_for(
+    flag: &std::sync::atomic::AtomicBool,
+    cancel: &CancelToken,
+) -> Result<(), WorkloadError> {
+    let mut spins = 0u32;
+    let mut slice = Instant::now();
+    while !flag.load(Ordering::Acquire) {
+        spins += 1;
+        if spins < 100 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+            if slice.elapsed() > WAIT_SLICE {
+                cancel.check()?;
+                slice = Instant::now();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Waits until `due`: sleeps while more than 100 µs are left, then spins.
+fn wait_until(due: Instant, cancel: &CancelToken) -> Result<(), WorkloadError> {
+    loop {
+        let now = Instant::now();
+        if now >= due {
+            return Ok(());
+        }
+        let left = due - now;
+        if left > Duration::from_micros(100) {
+            std::thread::sleep((left - Duration::from_micros(100)).min(WAIT_SLICE));
+            cancel.check()?;
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// How the replayed result differs from the recorded one, in words; `None` when it does not.
+fn diverged(call: &Call, result: i64) -> Option<String> {
+    let name = |r: i64| fsbench_trace::listing::errno_name(-r);
+    match (call.result < 0, result < 0) {
+        (false, true) => Some(format!("{} where it succeeded", name(result))),
+        (true, false) => Some(format!(
+            "succeeded where it failed with {}",
+            name(call.result)
+        )),
+        (true, true) if call.result != result => Some(format!(
+            "{} where it failed with {}",
+            name(result),
+            name(call.result)
+        )),
+        (false, false) => match call.op {
+            // Sizes: a directory's entries come in batches of the filesystem's choosing, and a
+            // symlink's target is confined to the replay's root.
+            Op::Read { .. } | Op::Write { .. } if result != call.result => {
+                Some(format!("{result} bytes where {}", call.result))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
