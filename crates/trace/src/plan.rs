@@ -45,35 +45,38 @@ impl Plan {
 }
 
 /// The plan for `trace` in `order`; `overhead_ns` is what tracing added to each traced call
-/// (taken out of the recorded gaps, once per traced call the gap spans).
+/// (taken out of the recorded gaps, once per traced call of any thread that started within).
 pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
     let n = trace.calls.len();
     let mut by_thread: HashMap<u32, usize> = HashMap::new();
     let mut threads: Vec<Vec<u32>> = Vec::new();
     let mut gap_ns = vec![0u64; n];
-    // Per recorded thread: when its last call ended, and how many traced calls since.
-    let mut last_end: HashMap<u32, (u64, u64)> = HashMap::new();
+    // When each recorded thread's last replayed call ended.
+    let mut last_end: HashMap<u32, u64> = HashMap::new();
     // Traced calls not in `calls` (pipes, dups...) spread over the recorded ones.
     let per_call = if n == 0 {
         0.0
     } else {
         overhead_ns as f64 * (n as u64 + trace.not_files + trace.followed_only) as f64 / n as f64
     };
-    for (i, c) in trace.calls.iter().enumerate() {
-        let (end, spanned) = last_end.get(&c.thread).copied().unwrap_or((0, 0));
-        let spanned = spanned + 1;
-        if !c.outside {
-            let gap = c.start_ns.saturating_sub(end) as f64 - per_call * spanned as f64;
-            gap_ns[i] = gap.max(0.0) as u64;
-            let t = *by_thread.entry(c.thread).or_insert_with(|| {
-                threads.push(Vec::new());
-                threads.len() - 1
-            });
-            threads[t].push(i as u32);
-            last_end.insert(c.thread, (c.start_ns + c.dur_ns, 0));
-        } else {
-            last_end.insert(c.thread, (end, spanned));
-        }
+    // One tracer stops every thread in turn: a gap holds the cost of every call, of any
+    // thread, that started within it (its own included), not only its thread's.
+    let mut starts: Vec<u64> = trace.calls.iter().map(|c| c.start_ns).collect();
+    starts.sort_unstable();
+    let started_within = |from: u64, to: u64| {
+        (starts.partition_point(|&s| s <= to) - starts.partition_point(|&s| s <= from)) as f64
+    };
+    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+        let end = last_end.get(&c.thread).copied().unwrap_or(0);
+        let gap = c.start_ns.saturating_sub(end) as f64
+            - per_call * started_within(end, c.start_ns).max(1.0);
+        gap_ns[i] = gap.max(0.0) as u64;
+        let t = *by_thread.entry(c.thread).or_insert_with(|| {
+            threads.push(Vec::new());
+            threads.len() - 1
+        });
+        threads[t].push(i as u32);
+        last_end.insert(c.thread, c.start_ns + c.dur_ns);
     }
     let deps = match order {
         Order::Thread => vec![Vec::new(); n],
@@ -274,7 +277,7 @@ mod tests {
     }
 
     #[test]
-    fn gaps_are_kept_per_thread_less_tracing_for_each_call_they_span() {
+    fn gaps_are_kept_per_thread_less_tracing_for_each_call_started_within_them() {
         let mut t = two_threads();
         t.calls.insert(
             4,
@@ -286,9 +289,13 @@ mod tests {
         // Indices shift by one after 4: the read is now 5.
         let p = plan(&t, Order::Thread, 20);
         assert_eq!(p.gap_ns[0], 0);
-        assert_eq!(p.gap_ns[3], 300 - 10 - 20);
+        // The stat waited 290 ns after the mkdir, while thread 1's open and write started too:
+        // three stops of the one tracer.
+        assert_eq!(p.gap_ns[3], 300 - 10 - 3 * 20);
         // The read follows the stat (ended at 310) across one outside call: two traced calls.
         assert_eq!(p.gap_ns[5], 400 - 310 - 2 * 20);
+        // Thread 1's write: 100 ns after its open ended (110), one call started within.
+        assert_eq!(p.gap_ns[2], 200 - 110 - 20);
         assert_eq!(p.calls(), 6);
     }
 }
