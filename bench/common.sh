@@ -41,6 +41,25 @@ ratio() {
   python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.3f}')" "$1" "$2"
 }
 
+# make_repo DIR: a git repository of 5,000 small files in 500 directories, committed, and looked
+# at twice after git's racy-timestamp window (so that no timed `git status` refreshes its index).
+make_repo() {
+  python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+for d in range(500):
+    os.makedirs(f"{root}/d{d // 50}/e{d}")
+    for f in range(10):
+        with open(f"{root}/d{d // 50}/e{d}/f{f}.c", "w") as out:
+            out.write("int x;\n" * (f + 1))
+PY
+  git -C "$1" init -q && git -C "$1" add -A &&
+    git -C "$1" -c user.name=b -c user.email=b@b commit -qm tree
+  sleep 2
+  git -C "$1" status >/dev/null
+  git -C "$1" status >/dev/null
+}
+
 # median of the arguments.
 median() {
   python3 -c "import sys,statistics; print(statistics.median(map(float, sys.argv[1:])))" "$@"

@@ -20,18 +20,7 @@ CACHE=warm
 
 # A repository of 5,000 files in 500 directories, committed (as bench/vs-hyperfine.sh's).
 REPO="$WORK/repo"
-python3 - "$REPO" <<'PY'
-import os, sys
-root = sys.argv[1]
-for d in range(500):
-    os.makedirs(f"{root}/d{d // 50}/e{d}")
-    for f in range(10):
-        with open(f"{root}/d{d // 50}/e{d}/f{f}.c", "w") as out:
-            out.write("int x;\n" * (f + 1))
-PY
-git -C "$REPO" init -q && git -C "$REPO" add -A &&
-  git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
-sleep 2; git -C "$REPO" status >/dev/null
+make_repo "$REPO"
 
 # A tarball of 2,000 files of 1-16 KiB in 100 directories, and a directory to extract into.
 TARDIR="$WORK/tarwork"

@@ -22,18 +22,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 # A generated repository: 5,000 files in 500 directories, committed.
 REPO="$WORK/repo"
-python3 - "$REPO" <<'PY'
-import os, sys
-root = sys.argv[1]
-for d in range(500):
-    os.makedirs(f"{root}/d{d // 50}/e{d}")
-    for f in range(10):
-        with open(f"{root}/d{d // 50}/e{d}/f{f}.c", "w") as out:
-            out.write("int x;\n" * (f + 1))
-PY
-git -C "$REPO" init -q && git -C "$REPO" add -A &&
-  git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
-git -C "$REPO" status >/dev/null
+make_repo "$REPO"
 
 # As words for hyperfine -N too (it splits a command as a shell would, without running one).
 drop="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"

@@ -15,20 +15,7 @@ WORK="$(mktemp -d /var/tmp/fsbench-vs-strace.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
 REPO="$WORK/repo"
-python3 - "$REPO" <<'PY'
-import os, sys
-root = sys.argv[1]
-for d in range(500):
-    os.makedirs(f"{root}/d{d // 50}/e{d}")
-    for f in range(10):
-        with open(f"{root}/d{d // 50}/e{d}/f{f}.c", "w") as out:
-            out.write("int x;\n" * (f + 1))
-PY
-git -C "$REPO" init -q && git -C "$REPO" add -A &&
-  git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
-# Past git's racy-timestamp window, so that no round refreshes the index (a first round that
-# did made 29,367 calls where the others made 8,332).
-sleep 2; git -C "$REPO" status >/dev/null; git -C "$REPO" status >/dev/null
+make_repo "$REPO"
 
 CALLS=open,openat,openat2,creat,close,read,pread64,readv,preadv,preadv2,write,pwrite64,writev,pwritev,pwritev2,lseek,fsync,fdatasync,sync_file_range,truncate,ftruncate,fallocate,stat,lstat,fstat,newfstatat,statx,access,faccessat,faccessat2,getdents64,getdents,readlink,readlinkat,mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,chmod,fchmod,fchmodat,chown,lchown,fchown,fchownat,utimensat,chdir,fchdir,mmap,dup,dup2,dup3,fcntl
 

@@ -64,7 +64,11 @@ pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
     let mut starts: Vec<u64> = trace.calls.iter().map(|c| c.start_ns).collect();
     starts.sort_unstable();
     let started_within = |from: u64, to: u64| {
-        (starts.partition_point(|&s| s <= to) - starts.partition_point(|&s| s <= from)) as f64
+        let (a, b) = (
+            starts.partition_point(|&s| s <= from),
+            starts.partition_point(|&s| s <= to),
+        );
+        b.saturating_sub(a) as f64
     };
     for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
         let end = last_end.get(&c.thread).copied().unwrap_or(0);

@@ -16,7 +16,6 @@ use crate::knob::Knob;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataPattern;
-use fsbench_measure::SampleRecorder;
 use fsbench_model::metric as k;
 use fsbench_trace::Trace;
 use fsbench_trace::plan::{Order, Plan};
@@ -206,7 +205,7 @@ impl Workload for Replay {
             seed: self.seed,
         };
         let threads = self.plan.threads.len();
-        let mut jobs = job_recorders(threads, rec);
+        let mut jobs = super::tree_create::job_recorders(threads, rec);
         let start = Instant::now();
         let outcomes: Vec<Result<exec::Outcome, WorkloadError>> = if threads <= 1 {
             vec![exec::run_thread(&shared, 0, start, &ctx.cancel, rec)]
@@ -231,11 +230,7 @@ impl Workload for Replay {
             })
         };
         shared.close_all();
-        for mut j in jobs {
-            let d = j.finish();
-            let series = Some(&d.series).filter(|s| !s.intervals.is_empty());
-            rec.merge_ops(j.histogram(), d.ops, d.bytes, series);
-        }
+        super::tree_create::merge_jobs(jobs, rec);
         let mut total = exec::Outcome::default();
         for o in outcomes {
             total.add(o?);
@@ -349,23 +344,6 @@ impl Shared {
             }
         }
     }
-}
-
-/// One recorder per thread when there are several, started together at the sample's interval.
-fn job_recorders(threads: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
-    if threads < 2 {
-        return Vec::new();
-    }
-    (0..threads)
-        .map(|_| {
-            let mut r = SampleRecorder::new();
-            if let Some(iv) = rec.interval_ns() {
-                r.set_interval(iv);
-            }
-            r.start();
-            r
-        })
-        .collect()
 }
 
 /// How long a replay thread waits in one piece before it looks at the cancel token again.

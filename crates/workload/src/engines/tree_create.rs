@@ -129,7 +129,7 @@ fn in_parallel<T: Send>(
 
 /// One recorder per job when there are several, started together now at the sample's interval,
 /// so that their series add up interval by interval at the end ([`merge_jobs`]).
-fn job_recorders(jobs: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
+pub(crate) fn job_recorders(jobs: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
     if jobs < 2 {
         return Vec::new();
     }
@@ -146,7 +146,7 @@ fn job_recorders(jobs: usize, rec: &dyn Recorder) -> Vec<SampleRecorder> {
 }
 
 /// Adds each job's operations, latencies and series into the sample's recorder.
-fn merge_jobs(jobs: Vec<SampleRecorder>, rec: &mut dyn Recorder) {
+pub(crate) fn merge_jobs(jobs: Vec<SampleRecorder>, rec: &mut dyn Recorder) {
     for mut j in jobs {
         let d = j.finish();
         let series = Some(&d.series).filter(|s| !s.intervals.is_empty());
