@@ -268,6 +268,8 @@ const OTHER_TOOLS_FLAGS: &[&str] = &[
     "forward-odirect",
     "daemonize",
     "mode",
+    // strace (what `fsbench record` is compared with)
+    "seccomp-bpf",
 ];
 
 fn docs() -> Vec<PathBuf> {

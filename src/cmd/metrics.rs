@@ -35,9 +35,22 @@ mod tests {
     /// workload's own `Headline` unit and the renderers' can never disagree.
     #[test]
     fn every_headline_is_catalogued_as_its_workload_declares() {
+        // A replay needs a trace: an empty one will do.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let trace = dir.path().join("t.fsbtrace");
+        std::fs::write(
+            &trace,
+            fsbench_trace::encode(&fsbench_trace::Trace::default()),
+        )
+        .expect("write");
+        let replay = format!("trace={}", trace.display());
         for name in fsbench_workload::names() {
             let info = fsbench_workload::find(name).expect("listed");
-            let raw = if name == "command" { "run=true" } else { "" };
+            let raw = match name {
+                "command" => "run=true",
+                "replay" => replay.as_str(),
+                _ => "",
+            };
             let params = fsbench_workload::Params::parse(raw).expect("parse");
             let caps = fsbench_workload::build(info, params)
                 .expect("defaults build")
