@@ -215,7 +215,11 @@ fn run_untraced(
     let mut child = ready.spawn(cleanup)?;
     let status = child
         .wait_then(cancel, None, &mut || {})
-        .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+        .map_err(|e| match e {
+            fsbench_sys::child::WaitError::Io(e) => e,
+            fsbench_sys::child::WaitError::Cancelled => std::io::ErrorKind::Interrupted.into(),
+            fsbench_sys::child::WaitError::TimedOut(_) => std::io::ErrorKind::TimedOut.into(),
+        })?;
     let end = child.exited_at().unwrap_or_else(Instant::now);
     Ok((end.duration_since(start).as_nanos() as u64, status))
 }

@@ -12,6 +12,31 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::Ordering;
 
+/// A call on a file whose open failed here: EBADF, as the program would have seen.
+const EBADF: (i64, u64) = (-(libc::EBADF as i64), 0);
+
+/// "Now" for both times of a utimensat.
+const NOW: rustix::fs::Timestamps = rustix::fs::Timestamps {
+    last_access: rustix::fs::Timespec {
+        tv_sec: 0,
+        tv_nsec: rustix::fs::UTIME_NOW,
+    },
+    last_modification: rustix::fs::Timespec {
+        tv_sec: 0,
+        tv_nsec: rustix::fs::UTIME_NOW,
+    },
+};
+
+/// A call that succeeds with no value: its result is 0.
+fn nothing(_: &()) -> i64 {
+    0
+}
+
+/// The replay's descriptor of the file opened by call `f` (-1: not open).
+fn fd_of(shared: &Shared, f: u32) -> i32 {
+    shared.fds[f as usize].load(Ordering::Acquire)
+}
+
 /// Per-thread buffers: reads land in one, writes come from the other (`data=` content).
 #[derive(Default)]
 pub(super) struct Buffers {
@@ -99,11 +124,6 @@ pub(super) fn make(shared: &Shared, ci: u32, call: &Call, bufs: &mut Buffers) ->
 /// An open (its descriptor kept by its call index) or a close of the last descriptor.
 fn open_close(shared: &Shared, ci: u32, op: &Op) -> (i64, u64) {
     let root = shared.root_fd.as_fd();
-    let file = |f: u32| shared.fds[f as usize].load(Ordering::Acquire);
-    // A call on a file whose open failed here: EBADF, as the program would have seen.
-    let ebadf = (-i64::from(libc::EBADF), 0);
-    let nothing = |_: &()| 0;
-    let _ = (&root, &file, &nothing);
     match op {
         Op::Open { path, flags, mode } => {
             let r = rustix::fs::openat(
@@ -128,24 +148,19 @@ fn open_close(shared: &Shared, ci: u32, op: &Op) -> (i64, u64) {
             if *last {
                 let fd = shared.fds[*f as usize].swap(-1, Ordering::AcqRel);
                 if fd < 0 {
-                    return ebadf;
+                    return EBADF;
                 }
                 close(fd);
             }
             (0, 0)
         }
-        _ => ebadf,
+        _ => EBADF,
     }
 }
 
 /// A read, a write, or a mapping read whole.
 fn data(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
-    let root = shared.root_fd.as_fd();
-    let file = |f: u32| shared.fds[f as usize].load(Ordering::Acquire);
-    // A call on a file whose open failed here: EBADF, as the program would have seen.
-    let ebadf = (-i64::from(libc::EBADF), 0);
-    let nothing = |_: &()| 0;
-    let _ = (&root, &file, &nothing);
+    let file = |f: u32| fd_of(shared, f);
     match op {
         Op::Read {
             file: f,
@@ -194,18 +209,13 @@ fn data(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
             };
             done(r, |n| *n as i64)
         }
-        _ => ebadf,
+        _ => EBADF,
     }
 }
 
 /// The other calls on an open file.
 fn on_file(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
-    let root = shared.root_fd.as_fd();
-    let file = |f: u32| shared.fds[f as usize].load(Ordering::Acquire);
-    // A call on a file whose open failed here: EBADF, as the program would have seen.
-    let ebadf = (-i64::from(libc::EBADF), 0);
-    let nothing = |_: &()| 0;
-    let _ = (&root, &file, &nothing);
+    let file = |f: u32| fd_of(shared, f);
     match op {
         Op::Seek {
             file: f,
@@ -270,27 +280,13 @@ fn on_file(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
             };
             if r >= 0 { (r, 0) } else { (last_errno(), 0) }
         }
-        _ => ebadf,
+        _ => EBADF,
     }
 }
 
 /// Calls on a name: access, links, making, removing and renaming.
 fn by_name(shared: &Shared, ci: u32, op: &Op) -> (i64, u64) {
     let root = shared.root_fd.as_fd();
-    let file = |f: u32| shared.fds[f as usize].load(Ordering::Acquire);
-    let nothing = |_: &()| 0;
-    let ebadf = (-i64::from(libc::EBADF), 0);
-    let now = rustix::fs::Timestamps {
-        last_access: rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_NOW,
-        },
-        last_modification: rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_NOW,
-        },
-    };
-    let _ = (&root, &file, &nothing, &now);
     match op {
         Op::Access { path, mode } => done(
             rustix::fs::accessat(
@@ -339,34 +335,20 @@ fn by_name(shared: &Shared, ci: u32, op: &Op) -> (i64, u64) {
         ),
         Op::Symlink { path, .. } => {
             let Some(target) = shared.links.get(&ci) else {
-                return ebadf;
+                return EBADF;
             };
             done(
                 rustix::fs::symlinkat(target.as_os_str(), root, rel(shared, *path)),
                 nothing,
             )
         }
-        _ => ebadf,
+        _ => EBADF,
     }
 }
 
 /// A file's attributes, by name or by an open file; a chdir.
 fn attrs(shared: &Shared, op: &Op) -> (i64, u64) {
-    let root = shared.root_fd.as_fd();
-    let file = |f: u32| shared.fds[f as usize].load(Ordering::Acquire);
-    let nothing = |_: &()| 0;
-    let ebadf = (-i64::from(libc::EBADF), 0);
-    let now = rustix::fs::Timestamps {
-        last_access: rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_NOW,
-        },
-        last_modification: rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_NOW,
-        },
-    };
-    let _ = (&root, &file, &nothing, &now);
+    let (root, file) = (shared.root_fd.as_fd(), |f: u32| fd_of(shared, f));
     match op {
         Op::Stat {
             target: Target::Path(p),
@@ -422,12 +404,12 @@ fn attrs(shared: &Shared, op: &Op) -> (i64, u64) {
         Op::Utimens {
             target: Target::Path(p),
         } => done(
-            rustix::fs::utimensat(root, rel(shared, *p), &now, AtFlags::empty()),
+            rustix::fs::utimensat(root, rel(shared, *p), &NOW, AtFlags::empty()),
             nothing,
         ),
         Op::Utimens {
             target: Target::File(f),
-        } if file(*f) >= 0 => done(rustix::fs::futimens(borrowed(file(*f)), &now), nothing),
+        } if file(*f) >= 0 => done(rustix::fs::futimens(borrowed(file(*f)), &NOW), nothing),
         Op::Truncate {
             target: Target::File(f),
             len,
@@ -448,6 +430,6 @@ fn attrs(shared: &Shared, op: &Op) -> (i64, u64) {
         }
         // A replay looks every path up from its root: a chdir changes nothing it does.
         Op::Chdir { .. } => (0, 0),
-        _ => ebadf,
+        _ => EBADF,
     }
 }
