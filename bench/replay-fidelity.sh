@@ -6,17 +6,26 @@
 # (root: drop_caches) and warm, samples interleaved. Prints each replay's median wall time
 # over the real program's, with the real one's median. Goal: pace=trace within 0.90-1.10.
 #
-#   bench/replay-fidelity.sh [RUNS [DIR]]     (default 10 samples a cell, in /var/tmp)
+# Recorded in /dev/shm (or DIR); measured on fsbench's lab filesystems (LABS, default ext4: a
+# loop image, not the host's root, whose `discard` mount makes every file creation after a
+# deletion slow and erratic here). With several labs it also prints whether the replay ranks
+# them as the program does.
+#
+#   bench/replay-fidelity.sh [RUNS [LABS [DIR]]]   (default 10 samples a cell, ext4, /dev/shm)
 source "$(dirname "$0")/common.sh"
 need git git
 need tar tar
 build_fsbench
 RUNS="${1:-10}"
-BASE="${2:-/var/tmp}"
+LABS="${2:-ext4}"
+BASE="${3:-/dev/shm}"
 WORK="$(mktemp -d "$BASE/fsbench-replay-fidelity.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-CACHE=warm
-[ "$(id -u)" = 0 ] && CACHE=both
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+if [ "$(id -u)" != 0 ]; then
+  echo "bench/replay-fidelity.sh: skipped: lab filesystems need root" >&2
+  exit 0
+fi
+CACHE=both
 
 # A repository of 5,000 files in 500 directories, committed (as bench/vs-hyperfine.sh's).
 REPO="$WORK/repo"
@@ -38,13 +47,15 @@ PY
 tar cf "$TARDIR/a.tar" -C "$TARDIR/src" . && rm -rf "$TARDIR/src"
 
 echo "recording (fsbench record; each line: what tracing cost the program)"
-(cd "$REPO" && "$FSBENCH" record --untraced 3 -o "$WORK/status.fsbtrace" -- git status >/dev/null 2>"$WORK/rec1.err")
-grep 'traced run took' "$WORK/rec1.err" | sed 's/^fsbench: /  git status: /'
-# The untraced runs extract over the traced run's files (what tracing costs, measured).
-(cd "$TARDIR" && "$FSBENCH" record --untraced 3 -o "$WORK/tar.fsbtrace" -- tar xf a.tar -C out 2>"$WORK/rec2.err")
-grep 'traced run took' "$WORK/rec2.err" | sed 's/^fsbench: /  tar xf: /'
+(cd "$REPO" && "$FSBENCH" record --untraced 10 -o "$WORK/status.fsbtrace" -- git status >/dev/null 2>"$WORK/rec1.err")
+grep -E 'traced run took|paced replay' "$WORK/rec1.err" | sed 's/^fsbench: /  git status: /'
+# Each run extracts into an emptied directory (--prepare): the untraced runs do the traced
+# run's work, so their CPU time is the program's.
+(cd "$TARDIR" && "$FSBENCH" record --untraced 5 --prepare 'rm -rf out && mkdir out' -o "$WORK/tar.fsbtrace" -- tar xf a.tar -C out 2>"$WORK/rec2.err")
+grep -E 'traced run took|paced replay' "$WORK/rec2.err" | sed 's/^fsbench: /  tar xf: /'
 
-# compare NAME JSON: each replay cell's median wall over the command cell's, cold and warm.
+# compare NAME JSON: per target and cache, each replay's median wall over the real program's;
+# then, with more than one target, whether the replay ranks the targets as the program does.
 compare() {
   python3 - "$1" "$2" <<'PY'
 import json, statistics, sys
@@ -52,31 +63,56 @@ name, path = sys.argv[1], sys.argv[2]
 v = json.load(open(path))
 cells = {}
 for r in v["results"]:
-    w = r["workload"]
-    kind = "real" if w == "command" else "replay " + r["params"].get("pace", "afap")
-    cells[(kind, r["cache"]["state"])] = statistics.median(s["wall_ns"] for s in r["samples"])
-for cache in ("cold", "warm"):
-    real = cells.get(("real", cache))
-    if real is None:
+    if not r["samples"]:
+        print(f"  {name}: {r['target']} {r['workload']}: no samples ({r.get('error')})")
         continue
-    row = [f"{name:<11} {cache:<5} real {real / 1e6:8.1f} ms"]
-    for kind in ("replay trace", "replay afap"):
-        if (kind, cache) in cells:
-            row.append(f"{kind}/real {cells[(kind, cache)] / real:6.3f}")
-    print("  ".join(row))
+    if r["workload"] == "command":
+        kind = "start-up" if r["params"].get("label") == "start-up" else "real"
+    else:
+        kind = "replay " + r["params"].get("pace", "afap")
+    key = (r["target"], r["cache"]["state"])
+    cells.setdefault(key, {})[kind] = statistics.median(s["wall_ns"] for s in r["samples"])
+targets = sorted({t for t, _ in cells})
+for cache in ("cold", "warm"):
+    for t in targets:
+        c = cells.get((t, cache), {})
+        real = c.get("real")
+        if real is None:
+            continue
+        row = [f"{name:<11} {t:<12} {cache:<5} real {real / 1e6:8.1f} ms"]
+        for kind in ("replay trace", "replay afap"):
+            if kind in c:
+                row.append(f"{kind}/real {c[kind] / real:6.3f}")
+        if "start-up" in c:
+            # The program's own start-up (its binary and libraries, outside the root): part of
+            # the real run, never of a replay.
+            row.append(f"start-up {c['start-up'] / 1e6:6.1f} ms")
+        print("  ".join(row))
+    if len(targets) > 1:
+        for kind in ("real", "replay trace", "replay afap"):
+            have = [t for t in targets if kind in cells.get((t, cache), {})]
+            order = sorted(have, key=lambda t: cells[(t, cache)][kind])
+            print(f"{name:<11} {cache:<5} fastest first, {kind:<12}: {' < '.join(order)}")
 PY
 }
 
-echo "git status: real against its replays, $RUNS samples a cell, cache $CACHE"
-"$FSBENCH" run -q --no-store -t "$WORK" --cache "$CACHE" --runs "$RUNS" --json "$WORK/status.json" \
-  -w "command:run='git status',shell=none,cwd=$REPO" \
+# Both run in each target's scratch: the repository copied in once (and its index refreshed
+# there, untimed), the tarball copied in and the output directory emptied and synced before
+# every sample (a replay syncs its rebuilt start state likewise). Each program's start-up alone
+# (`--version`: its binary and libraries, outside the root, which a replay never loads) is
+# measured beside it: cold, it is much of what the replay cannot see.
+echo "git status: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/status.json" \
+  -w "command:run='git -C repo status',shell=none,prepare='[ -d repo ] || { cp -a $REPO repo && git -C repo status >/dev/null; }'" \
+  -w "command:run='git --version',shell=none,label=start-up" \
   -w "replay:trace=$WORK/status.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/status.fsbtrace" >/dev/null
 compare "git status" "$WORK/status.json"
 
-echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE"
-"$FSBENCH" run -q --no-store -t "$WORK" --cache "$CACHE" --runs "$RUNS" --json "$WORK/tar.json" \
-  -w "command:run='tar xf a.tar -C out',shell=none,cwd=$TARDIR,prepare='rm -rf out && mkdir out'" \
+echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/tar.json" \
+  -w "command:run='tar xf a.tar -C out',shell=none,prepare='[ -f a.tar ] || cp $TARDIR/a.tar .; rm -rf out && mkdir out && sync'" \
+  -w "command:run='tar --version',shell=none,label=start-up" \
   -w "replay:trace=$WORK/tar.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/tar.fsbtrace" >/dev/null
 compare "tar xf" "$WORK/tar.json"

@@ -150,6 +150,11 @@ pub struct RecordArgs {
     /// program that cannot run twice (tracing's cost is then estimated from the calibration).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub untraced: usize,
+    /// A shell command run before the traced run and before each untraced one (sh -c, in the
+    /// current directory, untimed, untraced) that restores what the program changes, so that
+    /// every run does the same work: `--prepare 'rm -rf out && mkdir out'`.
+    #[arg(long, value_name = "CMD")]
+    pub prepare: Option<String>,
     /// The program and its arguments, after `--`.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, num_args = 1.., value_name = "CMD")]
     pub command: Vec<OsString>,

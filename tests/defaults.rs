@@ -53,7 +53,11 @@ fn catalogued_metrics() -> Vec<String> {
 fn one_mkdir() -> fsbench_trace::Trace {
     use fsbench_trace::model::{Call, Op, Thread};
     fsbench_trace::Trace {
-        threads: vec![Thread { tid: 1, pid: 1 }],
+        threads: vec![Thread {
+            tid: 1,
+            pid: 1,
+            begun_ns: 0,
+        }],
         paths: vec![b"d".to_vec()],
         calls: vec![Call {
             thread: 0,
@@ -65,6 +69,9 @@ fn one_mkdir() -> fsbench_trace::Trace {
             },
             result: 0,
             outside: false,
+            before: None,
+            during: None,
+            hidden: 0,
         }],
         ..Default::default()
     }

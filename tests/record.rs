@@ -80,7 +80,7 @@ fn a_program_making_three_stats_under_the_root_records_exactly_those() {
     assert!(
         calls
             .iter()
-            .all(|c| c.contains("stat \".\"") && c.ends_with("µs)")),
+            .all(|c| c.contains("stat \".\"") && c.contains("µs on CPU")),
         "{calls:?}"
     );
     // With no untraced run, the overhead line gives the calibrated cost.
@@ -136,6 +136,54 @@ fn a_shell_script_records_each_process_its_files_and_the_start_state() {
 }
 
 #[test]
+fn the_threads_clocks_and_the_untraced_cpu_are_kept_and_a_sleep_is_paced_as_time() {
+    // The shell reads f, waits for a child that sleeps 0.3 s, reads f again: the wait is the
+    // program's (its child idled), so a paced replay keeps it before the second read.
+    let d = temp_dir();
+    let root = d.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("f"), "x\n").unwrap();
+    let (trace, err) = record(
+        &root,
+        "1",
+        &["sh", "-c", "read a < f; sleep 0.3; read b < f"],
+    );
+    assert!(err.contains("traced run took"), "{err}");
+    let t = fsbench_trace::decode(&std::fs::read(&trace).unwrap()).unwrap();
+    assert!(t.stop_cost.is_some(), "the stops' cost is calibrated");
+    assert_eq!(t.untraced_cpu_ns.len(), 1, "one untraced run's CPU time");
+    assert!(t.reran_cpu_ns.is_some(), "the reads made again");
+    assert!(
+        t.calls
+            .iter()
+            .all(|c| c.before.is_some() && c.during.is_some()),
+        "every call has its thread's clocks"
+    );
+    let opens: Vec<usize> = t
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.outside && matches!(c.op, fsbench_trace::model::Op::Open { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(opens.len(), 2, "{:?}", t.calls);
+    let plan = fsbench_trace::plan::plan(&t, fsbench_trace::plan::Order::Resource, 0);
+    let kept: u64 = t
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| !c.outside && *i > opens[0] && *i <= opens[1])
+        .map(|(i, _)| plan.gap_ns[i])
+        .sum();
+    assert!(
+        kept >= 250_000_000,
+        "the 0.3 s sleep is kept before the second read: {kept} ns"
+    );
+    let (v, _) = show(&trace);
+    assert!(v["paced_gaps_ns"].as_u64().unwrap() >= kept, "{v}");
+}
+
+#[test]
 fn threads_of_one_process_are_told_apart() {
     // Debian's python3 itself (a shim on PATH, pyenv's, would run as a shell script).
     let python = ["/usr/bin/python3", "/usr/local/bin/python3"]
@@ -176,7 +224,11 @@ fn bad_traces_are_refused_in_one_line_with_exit_2() {
         p
     };
     let good = Trace {
-        threads: vec![Thread { tid: 1, pid: 1 }],
+        threads: vec![Thread {
+            tid: 1,
+            pid: 1,
+            begun_ns: 0,
+        }],
         paths: vec![b"a".to_vec()],
         calls: vec![Call {
             thread: 0,
@@ -188,6 +240,9 @@ fn bad_traces_are_refused_in_one_line_with_exit_2() {
             },
             result: 0,
             outside: false,
+            before: None,
+            during: None,
+            hidden: 0,
         }],
         ..Trace::default()
     };

@@ -14,6 +14,9 @@ fn call(thread: u32, start_ns: u64, op: Op, result: i64) -> Call {
         op,
         result,
         outside: false,
+        before: None,
+        during: None,
+        hidden: 0,
     }
 }
 
@@ -99,7 +102,18 @@ fn two_threads() -> Trace {
     };
     Trace {
         root: "/r".into(),
-        threads: vec![Thread { tid: 1, pid: 1 }, Thread { tid: 2, pid: 1 }],
+        threads: vec![
+            Thread {
+                tid: 1,
+                pid: 1,
+                begun_ns: 0,
+            },
+            Thread {
+                tid: 2,
+                pid: 1,
+                begun_ns: 0,
+            },
+        ],
         paths: vec![b"d".to_vec(), b"d/f".to_vec(), b"a".to_vec()],
         start: vec![entry(0, FileKind::Dir, 0), entry(2, FileKind::File, 4096)],
         calls: vec![
@@ -191,6 +205,58 @@ fn bad_traces_are_refused_before_any_work_with_exit_2() {
             "no work began"
         );
     }
+}
+
+#[test]
+fn a_suite_names_its_trace_beside_the_suite_file() {
+    let d = temp_dir();
+    let study = d.path().join("study");
+    std::fs::create_dir(&study).unwrap();
+    write(&study, "two.fsbtrace", &two_threads());
+    let suite = study.join("suite.toml");
+    std::fs::write(
+        &suite,
+        "name = \"mine\"\ncache = \"warm\"\nruns = 1\n[[workload]]\nname = \"replay\"\ntrace = \"two.fsbtrace\"\n",
+    )
+    .unwrap();
+    let target = d.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    // Run from elsewhere: the trace is found beside the suite, not in the current directory.
+    let out = fsbench()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "--no-store",
+            "-q",
+            "--suite",
+            "study/suite.toml",
+            "-t",
+        ])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A trace that is not there: one line naming the suite file's line, exit 2.
+    std::fs::write(
+        &suite,
+        "name = \"mine\"\n[[workload]]\nname = \"replay\"\ntrace = \"gone.fsbtrace\"\n",
+    )
+    .unwrap();
+    let out = fsbench()
+        .current_dir(d.path())
+        .args(["run", "--no-store", "--suite", "study/suite.toml", "-t"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("suite.toml:4"), "{err}");
+    assert!(err.contains("gone.fsbtrace"), "{err}");
 }
 
 /// A small git repository: 200 files in 20 directories, committed.

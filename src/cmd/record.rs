@@ -39,12 +39,15 @@ pub fn run(args: RecordArgs) -> CliResult<i32> {
         command: args.command.clone(),
         root,
         untraced: args.untraced,
+        prepare: args.prepare.clone(),
         exe,
     };
     let recorded =
         session::record(&req, crate::signals::cleanup(), &cancel).map_err(|e| match e {
             RecordError::Interrupted => CliError::interrupted(),
-            e @ RecordError::Spawn { .. } => CliError::usage(e.to_string()),
+            e @ (RecordError::Spawn { .. } | RecordError::Prepare { .. }) => {
+                CliError::usage(e.to_string())
+            }
             e => CliError::run(e.to_string()),
         })?;
     let bytes = encode(&recorded.trace);
@@ -70,6 +73,7 @@ pub fn run(args: RecordArgs) -> CliResult<i32> {
         crate::format::bytes(bytes.len() as u64)
     );
     crate::errln!("fsbench: {}", s.overhead_line());
+    crate::errln!("fsbench: {}", s.pace_line());
     if !recorded.status.success() {
         crate::errln!(
             "fsbench: note: the program ended with {}; the trace records that run",

@@ -116,5 +116,6 @@ fn text(file: &Path, trace: &fsbench_trace::Trace, s: &Summary) -> String {
         );
     }
     t += &format!("  {}\n", s.overhead_line());
+    t += &format!("  {}\n", s.pace_line());
     t
 }

@@ -179,12 +179,28 @@ pub(crate) fn stop_waiting(
         .map(WaitError::TimedOut)
 }
 
-/// Records exited (not yet reaped) child `pid`'s largest resident set for [`crate::memory`]:
-/// the raw `waitid` system call with `WNOWAIT` fills a `struct rusage` of the zombie (its
-/// `ru_maxrss` covers the descendants it reaped) and leaves it to be reaped as before. glibc's
-/// `waitid` and rustix's have no rusage argument; reaping it with `wait4` instead would hide the
-/// exit from `std`'s `Child`.
+/// Records exited (not yet reaped) child `pid`'s largest resident set for [`crate::memory`]
+/// (its `ru_maxrss` covers the descendants it reaped; [`zombie_rusage`]).
 pub(crate) fn note_peak_memory_of(pid: i32) {
+    if let Some(ru) = zombie_rusage(pid) {
+        crate::memory::child_exited(u64::try_from(ru.ru_maxrss).unwrap_or(0));
+    }
+}
+
+/// The CPU time (user and system, ns) of exited, not yet reaped child `pid` and of the
+/// descendants it reaped: the kernel's precise total (the user/system split alone is sampled
+/// by ticks).
+pub fn cpu_ns_of_exited(pid: i32) -> Option<u64> {
+    let ru = zombie_rusage(pid)?;
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Some(ns(ru.ru_utime) + ns(ru.ru_stime))
+}
+
+/// The rusage of exited child `pid`, leaving it to be reaped as before: the raw `waitid`
+/// system call with `WNOWAIT` fills a `struct rusage` of the zombie. glibc's `waitid` and
+/// rustix's have no rusage argument; reaping it with `wait4` instead would hide the exit from
+/// `std`'s `Child`. `None` when it has not exited.
+fn zombie_rusage(pid: i32) -> Option<libc::rusage> {
     let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
@@ -201,13 +217,13 @@ pub(crate) fn note_peak_memory_of(pid: i32) {
             ru.as_mut_ptr(),
         )
     };
-    if got == 0 {
-        // SAFETY: the call succeeded, so it filled the zero-initialised rusage (all zeros
-        // when the child had not exited, which records nothing).
-        #[allow(unsafe_code)]
-        let ru = unsafe { ru.assume_init() };
-        crate::memory::child_exited(u64::try_from(ru.ru_maxrss).unwrap_or(0));
-    }
+    // SAFETY: both were zero-initialised; on success the kernel filled them. With WNOHANG a
+    // child still running leaves `si_pid` 0.
+    #[allow(unsafe_code)]
+    let (info, ru) = unsafe { (info.assume_init(), ru.assume_init()) };
+    #[allow(unsafe_code)]
+    let exited = unsafe { info.si_pid() } != 0;
+    (got == 0 && exited).then_some(ru)
 }
 
 /// Kills process group `pgid`: TERM, 200 ms grace, KILL.

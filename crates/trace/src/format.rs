@@ -11,7 +11,11 @@ use std::io::{Read, Write};
 pub const MAGIC: &[u8; 8] = b"FSBTRACE";
 
 /// The format this fsbench writes, and the newest it reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
+
+/// The oldest format this fsbench reads (version 1, before the threads' own clocks, was never
+/// released).
+pub const OLDEST: u16 = 2;
 
 /// Why a file could not be read as a trace (the caller names the file).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -26,6 +30,14 @@ pub enum TraceError {
         "is a trace of format version {found}, newer than this fsbench reads ({VERSION}) — use the fsbench that recorded it, or a newer one"
     )]
     Newer {
+        /// The file's version.
+        found: u16,
+    },
+    /// Made by an older fsbench, in a format this one no longer reads.
+    #[error(
+        "is a trace of format version {found}, older than this fsbench reads ({OLDEST}) — record it again"
+    )]
+    Older {
         /// The file's version.
         found: u16,
     },
@@ -61,8 +73,8 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, TraceError> {
     if found > VERSION {
         return Err(TraceError::Newer { found });
     }
-    if found == 0 {
-        return Err(TraceError::Damaged("version 0".into()));
+    if found < OLDEST {
+        return Err(TraceError::Older { found });
     }
     let mut body = Vec::new();
     flate2::read::DeflateDecoder::new(&bytes[12..])
@@ -171,7 +183,11 @@ mod tests {
             root: "/r".into(),
             fsbench_version: "0".into(),
             wall_ns: 10,
-            threads: vec![Thread { tid: 7, pid: 7 }],
+            threads: vec![Thread {
+                tid: 7,
+                pid: 7,
+                begun_ns: 0,
+            }],
             paths: vec![b"a".to_vec(), b"/etc/ld.so.cache".to_vec()],
             start: vec![Entry {
                 path: 0,
@@ -192,6 +208,9 @@ mod tests {
                     },
                     result: 0,
                     outside: false,
+                    before: None,
+                    during: None,
+                    hidden: 0,
                 },
                 Call {
                     thread: 0,
@@ -204,6 +223,9 @@ mod tests {
                     },
                     result: 3,
                     outside: false,
+                    before: None,
+                    during: None,
+                    hidden: 0,
                 },
             ],
             ..Trace::default()
@@ -220,8 +242,19 @@ mod tests {
     fn bad_files_are_refused_each_with_its_reason() {
         assert_eq!(decode(b"hello world, no trace"), Err(TraceError::NotATrace));
         let mut newer = encode(&small());
-        newer[8] = 2;
-        assert_eq!(decode(&newer), Err(TraceError::Newer { found: 2 }));
+        newer[8] = VERSION as u8 + 1;
+        assert_eq!(
+            decode(&newer),
+            Err(TraceError::Newer { found: VERSION + 1 })
+        );
+        let mut older = encode(&small());
+        older[8] = 1;
+        assert_eq!(decode(&older), Err(TraceError::Older { found: 1 }));
+        assert!(
+            TraceError::Older { found: 1 }
+                .to_string()
+                .contains("record it again")
+        );
         let whole = encode(&small());
         let cut = &whole[..whole.len() - 5];
         assert!(matches!(decode(cut), Err(TraceError::Damaged(_))));

@@ -8,8 +8,10 @@ pub mod confine;
 pub mod format;
 pub mod listing;
 pub mod model;
+pub mod pace;
 pub mod plan;
 pub mod record;
+pub mod rerun;
 pub mod session;
 pub mod summary;
 

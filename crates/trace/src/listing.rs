@@ -85,13 +85,31 @@ pub fn line(trace: &Trace, i: usize) -> String {
     } else {
         c.result.to_string()
     };
+    let gap = gap_note(c);
     format!(
-        "{:>3} {:>10.3} ms {}{} {args} = {result} ({:.1} µs)",
+        "{:>3} {:>10.3} ms {}{} {args} = {result} ({:.1} µs{gap})",
         c.thread,
         c.start_ns as f64 / 1e6,
         c.op.kind(),
         if c.outside { " [outside]" } else { "" },
         c.dur_ns as f64 / 1e3
+    )
+}
+
+/// The thread's own time before the call, as its clocks said (tracing's cost still in).
+fn gap_note(c: &Call) -> String {
+    let Some(b) = c.before else {
+        return String::new();
+    };
+    let hidden = if c.hidden > 0 {
+        format!(", {} calls not recorded", c.hidden)
+    } else {
+        String::new()
+    };
+    format!(
+        "; before it {:.1} µs on CPU, {:.1} off{hidden}",
+        b.cpu_ns as f64 / 1e3,
+        b.off_ns as f64 / 1e3
     )
 }
 

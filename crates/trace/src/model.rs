@@ -17,6 +17,11 @@ pub struct Trace {
     pub wall_ns: u64,
     /// Untraced runs of the same command right after the traced one, ns each.
     pub untraced_wall_ns: Vec<u64>,
+    /// The CPU time of each untraced run (the program and its children, user and system), ns.
+    pub untraced_cpu_ns: Vec<u64>,
+    /// What the calls that only read cost the CPU when made again untraced on the recorded
+    /// root after the untraced runs (the least of three rounds, ns; `rerun`).
+    pub reran_cpu_ns: Option<u64>,
     /// What tracing adds to each traced call, ns (calibrated at record time): a replay that
     /// keeps the recorded gaps between calls (`pace=trace`) takes it out of them.
     pub call_overhead_ns: u64,
@@ -35,6 +40,51 @@ pub struct Trace {
     /// Calls followed for the bookkeeping only (dup, dup2, dup3, fcntl, anonymous mmap): not
     /// filesystem calls a replay makes, counted.
     pub followed_only: u64,
+    /// What each stop costs the traced program's own clocks (calibrated at record time): a
+    /// replay that keeps the program's time between calls (`pace=trace`) takes it out.
+    pub stop_cost: Option<StopCost>,
+    /// The `--prepare` command that restored the tree before the traced run and each untraced
+    /// one: with it (or with a program that leaves its tree as found) the untraced runs did the
+    /// traced run's work.
+    pub prepare: Option<String>,
+}
+
+/// Where a thread's time went over a stretch (from its `/proc/TID/schedstat` at the stops that
+/// bound it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spent {
+    /// ns it ran on a CPU.
+    pub cpu_ns: u64,
+    /// ns it neither ran nor waited for a CPU: blocked, or stopped by the tracer until seen.
+    pub off_ns: u64,
+    /// Times it got a CPU: once after each stop, once more after each time it blocked or was
+    /// preempted.
+    pub arrivals: u64,
+}
+
+impl Spent {
+    /// Both stretches together.
+    pub fn plus(self, other: Spent) -> Spent {
+        Spent {
+            cpu_ns: self.cpu_ns + other.cpu_ns,
+            off_ns: self.off_ns + other.off_ns,
+            arrivals: self.arrivals + other.arrivals,
+        }
+    }
+}
+
+/// What tracing adds to a traced call's stretches on the program's own clocks, medians of a
+/// calibration program's calls (which do nothing between calls).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopCost {
+    /// CPU ns in the gap before each call (the seccomp filter, the entry stop, the resume).
+    pub gap_cpu_ns: u64,
+    /// Off-CPU ns in that gap (stopped until the tracer saw it).
+    pub gap_off_ns: u64,
+    /// CPU ns added to the call itself (its exit stop), the call's own cost taken out.
+    pub call_cpu_ns: u64,
+    /// Off-CPU ns added to the call itself.
+    pub call_off_ns: u64,
 }
 
 /// A thread of the recorded program.
@@ -44,6 +94,8 @@ pub struct Thread {
     pub tid: i32,
     /// Its process id when recorded.
     pub pid: i32,
+    /// When it began, ns since the program started (0 for the program's first thread).
+    pub begun_ns: u64,
 }
 
 /// A file under the root as the program found it the first time it touched it.
@@ -89,6 +141,13 @@ pub struct Call {
     pub result: i64,
     /// It named a path outside the root (or a file opened there): recorded, not replayed.
     pub outside: bool,
+    /// The thread's time since its previous recorded call ended (or since it began), traced
+    /// calls not recorded (pipes, dups) included; `None` when the kernel did not say.
+    pub before: Option<Spent>,
+    /// The thread's time in the call.
+    pub during: Option<Spent>,
+    /// Traced calls not recorded within `before`, whose stops' cost it holds.
+    pub hidden: u32,
 }
 
 /// What a call on a path or on an open file names: a path (index into [`Trace::paths`]) or
@@ -257,6 +316,31 @@ impl Op {
         }
     }
 
+    /// Whether the call, returning `result`, changed what is under the root (names, content,
+    /// sizes, modes, owners or times): a replay that makes none must rebuild its start state
+    /// only once. An open that may create or truncate counts; a failed call does not.
+    pub fn changes_files(&self, result: i64) -> bool {
+        if result < 0 {
+            return false;
+        }
+        match self {
+            Op::Open { flags, .. } => *flags as i32 & (libc::O_CREAT | libc::O_TRUNC) != 0,
+            Op::Write { .. }
+            | Op::Truncate { .. }
+            | Op::Fallocate { .. }
+            | Op::Mkdir { .. }
+            | Op::Rmdir { .. }
+            | Op::Unlink { .. }
+            | Op::Rename { .. }
+            | Op::Link { .. }
+            | Op::Symlink { .. }
+            | Op::Chmod { .. }
+            | Op::Chown { .. }
+            | Op::Utimens { .. } => true,
+            _ => false,
+        }
+    }
+
     /// Bytes the call moved: a read's, a write's or a mapping's, from its result (an mmap's
     /// length when it succeeded).
     pub fn bytes(&self, result: i64) -> (u64, u64) {
@@ -267,5 +351,134 @@ impl Op {
             Op::Write { .. } => (0, done),
             _ => (0, 0),
         }
+    }
+}
+
+/// Whether replaying `trace` leaves its tree as it found it: no call under the root changes
+/// anything but files the trace itself creates (absent from the start state) and removes again
+/// (a lock file, a temporary), and those are only written, never renamed or linked. A replay of
+/// such a trace rebuilds its start state once.
+pub fn leaves_as_found(trace: &Trace) -> bool {
+    use std::collections::HashSet;
+    let at_start: HashSet<u32> = trace.start.iter().map(|e| e.path).collect();
+    let replayed = || trace.calls.iter().filter(|c| !c.outside && c.result >= 0);
+    // Paths made and removed again by the trace.
+    let made: HashSet<u32> = replayed()
+        .filter_map(|c| match c.op {
+            Op::Open { path, .. } | Op::Mkdir { path, .. } if c.op.changes_files(c.result) => {
+                (!at_start.contains(&path)).then_some(path)
+            }
+            _ => None,
+        })
+        .collect();
+    let removed: HashSet<u32> = replayed()
+        .filter_map(|c| match c.op {
+            Op::Unlink { path } | Op::Rmdir { path } => Some(path),
+            _ => None,
+        })
+        .collect();
+    let own = |p: u32| made.contains(&p) && removed.contains(&p);
+    let own_target = |t: &Target| match t {
+        Target::Path(p) => own(*p),
+        Target::File(f) => {
+            matches!(trace.calls[*f as usize].op, Op::Open { path, .. } if own(path))
+        }
+    };
+    replayed().all(|c| {
+        !c.op.changes_files(c.result)
+            || match &c.op {
+                Op::Open { path, .. }
+                | Op::Mkdir { path, .. }
+                | Op::Unlink { path }
+                | Op::Rmdir { path } => own(*path),
+                Op::Write { file, .. } | Op::Fallocate { file, .. } => {
+                    own_target(&Target::File(*file))
+                }
+                Op::Truncate { target, .. }
+                | Op::Chmod { target, .. }
+                | Op::Chown { target }
+                | Op::Utimens { target } => own_target(target),
+                _ => false,
+            }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(op: Op) -> Call {
+        Call {
+            thread: 0,
+            start_ns: 0,
+            dur_ns: 0,
+            op,
+            result: 0,
+            outside: false,
+            before: None,
+            during: None,
+            hidden: 0,
+        }
+    }
+
+    fn git_like() -> Trace {
+        let lock = (libc::O_CREAT | libc::O_EXCL | libc::O_RDWR) as u32;
+        Trace {
+            paths: vec![b"index".to_vec(), b"index.lock".to_vec()],
+            start: vec![Entry {
+                path: 0,
+                kind: FileKind::File,
+                size: 1,
+                mode: 0o644,
+                target: None,
+            }],
+            calls: vec![
+                call(Op::Stat {
+                    target: Target::Path(0),
+                    nofollow: true,
+                }),
+                call(Op::Open {
+                    path: 1,
+                    flags: lock,
+                    mode: 0o666,
+                }),
+                call(Op::Write {
+                    file: 1,
+                    offset: None,
+                    size: 4,
+                }),
+                call(Op::Close {
+                    file: 1,
+                    last: true,
+                }),
+                call(Op::Unlink { path: 1 }),
+            ],
+            ..Trace::default()
+        }
+    }
+
+    #[test]
+    fn a_lock_file_made_written_and_removed_leaves_the_tree_as_found() {
+        assert!(leaves_as_found(&git_like()));
+        // Renamed into place instead of removed: the index changed.
+        let mut t = git_like();
+        t.calls[4].op = Op::Rename {
+            from: 1,
+            to: 0,
+            flags: 0,
+        };
+        assert!(!leaves_as_found(&t));
+        // A write to a file that was there at the start.
+        let mut t = git_like();
+        t.calls[1].op = Op::Open {
+            path: 0,
+            flags: libc::O_WRONLY as u32,
+            mode: 0,
+        };
+        assert!(!leaves_as_found(&t));
+        // A failed unlink removes nothing: the lock stays.
+        let mut t = git_like();
+        t.calls[4].result = -i64::from(libc::ENOENT);
+        assert!(!leaves_as_found(&t));
     }
 }

@@ -44,54 +44,64 @@ impl Plan {
     }
 }
 
-/// The plan for `trace` in `order`; `overhead_ns` is what tracing added to each traced call
-/// (taken out of the recorded gaps, once per traced call of any thread that started within).
+/// The plan for `trace` in `order`; `overhead_ns` is what tracing added to each traced call,
+/// for a trace without the threads' own clocks (see [`gaps`]).
 pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
     let n = trace.calls.len();
     let mut by_thread: HashMap<u32, usize> = HashMap::new();
     let mut threads: Vec<Vec<u32>> = Vec::new();
-    let mut gap_ns = vec![0u64; n];
-    // When each recorded thread's last replayed call ended.
-    let mut last_end: HashMap<u32, u64> = HashMap::new();
-    // Traced calls not in `calls` (pipes, dups...) spread over the recorded ones.
-    let per_call = if n == 0 {
-        0.0
-    } else {
-        overhead_ns as f64 * (n as u64 + trace.not_files + trace.followed_only) as f64 / n as f64
-    };
-    // One tracer stops every thread in turn: a gap holds the cost of every call, of any
-    // thread, that started within it (its own included), not only its thread's.
-    let mut starts: Vec<u64> = trace.calls.iter().map(|c| c.start_ns).collect();
-    starts.sort_unstable();
-    let started_within = |from: u64, to: u64| {
-        let (a, b) = (
-            starts.partition_point(|&s| s <= from),
-            starts.partition_point(|&s| s <= to),
-        );
-        b.saturating_sub(a) as f64
-    };
     for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
-        let end = last_end.get(&c.thread).copied().unwrap_or(0);
-        let gap = c.start_ns.saturating_sub(end) as f64
-            - per_call * started_within(end, c.start_ns).max(1.0);
-        gap_ns[i] = gap.max(0.0) as u64;
         let t = *by_thread.entry(c.thread).or_insert_with(|| {
             threads.push(Vec::new());
             threads.len() - 1
         });
         threads[t].push(i as u32);
-        last_end.insert(c.thread, c.start_ns + c.dur_ns);
     }
-    let deps = match order {
+    let (gap_ns, waits) = crate::pace::gaps(trace, overhead_ns);
+    let mut deps = match order {
         Order::Thread => vec![Vec::new(); n],
         Order::Strict => strict(trace),
         Order::Resource => resource(trace),
     };
+    if order == Order::Resource {
+        let ends = ends_by_thread(trace);
+        for (i, after) in waits {
+            let d = &mut deps[i as usize];
+            d.extend(ended_by(&ends, trace.calls[i as usize].thread, after));
+            d.sort_unstable();
+            d.dedup();
+        }
+    }
     Plan {
         threads,
         deps,
         gap_ns,
     }
+}
+
+/// Each thread's replayed calls as (end, index), by end: for [`ended_by`].
+fn ends_by_thread(trace: &Trace) -> HashMap<u32, Vec<(u64, u32)>> {
+    let mut ends: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
+    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+        ends.entry(c.thread)
+            .or_default()
+            .push((c.start_ns + c.dur_ns, i as u32));
+    }
+    for v in ends.values_mut() {
+        v.sort_unstable();
+    }
+    ends
+}
+
+/// Per other thread than `me`, its last replayed call that had ended by `at` (recorded ns).
+fn ended_by(ends: &HashMap<u32, Vec<(u64, u32)>>, me: u32, at: u64) -> Vec<u32> {
+    ends.iter()
+        .filter(|(t, _)| **t != me)
+        .filter_map(|(_, v)| {
+            let k = v.partition_point(|&(end, _)| end <= at);
+            k.checked_sub(1).map(|k| v[k].1)
+        })
+        .collect()
 }
 
 fn strict(trace: &Trace) -> Vec<Vec<u32>> {
@@ -190,7 +200,8 @@ fn resource(trace: &Trace) -> Vec<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Call, Target, Thread};
+    use crate::model::{Call, Spent, StopCost, Target, Thread};
+    use crate::pace::WAITED_NS;
 
     fn call(thread: u32, start_ns: u64, op: Op) -> Call {
         Call {
@@ -200,12 +211,26 @@ mod tests {
             op,
             result: 0,
             outside: false,
+            before: None,
+            during: None,
+            hidden: 0,
         }
     }
 
     fn two_threads() -> Trace {
         Trace {
-            threads: vec![Thread { tid: 1, pid: 1 }, Thread { tid: 2, pid: 1 }],
+            threads: vec![
+                Thread {
+                    tid: 1,
+                    pid: 1,
+                    begun_ns: 0,
+                },
+                Thread {
+                    tid: 2,
+                    pid: 1,
+                    begun_ns: 0,
+                },
+            ],
             paths: vec![b"d".to_vec(), b"d/f".to_vec(), b"g".to_vec()],
             calls: vec![
                 call(
@@ -301,5 +326,130 @@ mod tests {
         // Thread 1's write: 100 ns after its open ended (110), one call started within.
         assert_eq!(p.gap_ns[2], 200 - 110 - 20);
         assert_eq!(p.calls(), 6);
+    }
+
+    fn clocked(c: Call, cpu_ns: u64, off_ns: u64) -> Call {
+        Call {
+            // A long wait blocked once (a second arrival); the rest only stopped.
+            before: Some(Spent {
+                cpu_ns,
+                off_ns,
+                arrivals: if off_ns > 0 { 2 } else { 1 },
+            }),
+            during: Some(Spent {
+                cpu_ns: 10,
+                off_ns: 0,
+                arrivals: 1,
+            }),
+            ..c
+        }
+    }
+
+    /// Two threads: 0 stats "g" three times, the last after waiting (off-CPU) 5 ms; 1 begins
+    /// at 150 and stats "d" twice. Each stop costs 100 ns of CPU in the gap, 10 in the call.
+    fn joined(wait_off_ns: u64, other_starts: u64) -> Trace {
+        let stat = |p| Op::Stat {
+            target: Target::Path(p),
+            nofollow: false,
+        };
+        Trace {
+            threads: vec![
+                Thread {
+                    tid: 1,
+                    pid: 1,
+                    begun_ns: 0,
+                },
+                Thread {
+                    tid: 2,
+                    pid: 1,
+                    begun_ns: 150,
+                },
+            ],
+            paths: vec![b"d".to_vec(), b"g".to_vec()],
+            calls: vec![
+                clocked(call(0, 100, stat(1)), 1100, 0),
+                clocked(call(1, 200, stat(0)), 100, 0),
+                clocked(call(0, 300, stat(1)), 2100, 0),
+                clocked(call(1, other_starts, stat(0)), 100, 0),
+                clocked(call(0, 10_000_000, stat(1)), 100, wait_off_ns),
+            ],
+            stop_cost: Some(StopCost {
+                gap_cpu_ns: 100,
+                gap_off_ns: 0,
+                call_cpu_ns: 0,
+                call_off_ns: 0,
+            }),
+            ..Trace::default()
+        }
+    }
+
+    #[test]
+    fn a_long_wait_while_other_threads_made_calls_waits_for_their_calls() {
+        // Thread 0's last stat waited 5 ms while thread 1 made its calls, the last ending just
+        // before it: it waits for that call (3), and the wait is not kept as time; thread 1's
+        // first call waits for what had ended when it began (thread 0's first stat).
+        let p = plan(&joined(5_000_000, 9_999_000), Order::Resource, 0);
+        assert_eq!(p.deps[4], vec![3]);
+        assert_eq!(p.deps[1], vec![0]);
+        assert_eq!(p.gap_ns[4], 0);
+        // Under order=thread nothing waits across threads.
+        assert!(
+            plan(&joined(5_000_000, 9_999_000), Order::Thread, 0)
+                .deps
+                .iter()
+                .all(Vec::is_empty)
+        );
+        // A short wait is the tracer's, not the program's.
+        assert_eq!(
+            plan(&joined(WAITED_NS / 2, 9_999_000), Order::Resource, 0).deps[4],
+            vec![]
+        );
+        // So is a long one in which the thread never blocked: it queued for the tracer.
+        let mut queued = joined(5_000_000, 9_999_000);
+        if let Some(b) = &mut queued.calls[4].before {
+            b.arrivals = 1;
+        }
+        let p = plan(&queued, Order::Resource, 0);
+        assert_eq!((p.deps[4].clone(), p.gap_ns[4]), (vec![], 0));
+    }
+
+    #[test]
+    fn an_idle_wait_after_the_other_threads_last_call_is_kept_as_time() {
+        // Thread 1's calls ended at 410; thread 0 went on 10 ms later, 5 ms of it off-CPU: it
+        // waits for thread 1's last call, then keeps the 5 ms (a child that slept).
+        let p = plan(&joined(5_000_000, 400), Order::Resource, 0);
+        assert_eq!(p.deps[4], vec![3]);
+        assert_eq!(p.gap_ns[4], 5_000_000);
+    }
+
+    #[test]
+    fn a_long_wait_while_no_other_thread_made_a_call_is_kept_as_time() {
+        // Thread 1's calls are all over before thread 0's wait began (its second at 400 ended
+        // at 410; the wait runs from 310): the program slept.
+        let mut t = joined(5_000_000, 400);
+        t.calls[3].start_ns = 250;
+        t.calls.swap(2, 3);
+        let p = plan(&t, Order::Resource, 0);
+        assert_eq!(p.deps[4], vec![]);
+        // Its CPU less the stop's (0) plus the wait.
+        assert_eq!(p.gap_ns[4], 5_000_000);
+    }
+
+    #[test]
+    fn the_program_own_time_is_its_untraced_cpu_less_its_calls_spread_by_the_clocks() {
+        let mut t = joined(0, 400);
+        // Untraced: 3,000 ns of CPU; the calls that only read cost 1,000 made again.
+        t.untraced_cpu_ns = vec![3_000, 2_000, 9_000];
+        t.reran_cpu_ns = Some(1_000);
+        let p = plan(&t, Order::Resource, 0);
+        // 2,000 ns of the program's own, spread as the clocks said less the stops' 100:
+        // 1,000 before call 0, 2,000 before call 2, nothing elsewhere.
+        assert_eq!(p.gap_ns, vec![666, 0, 1333, 0, 0]);
+        // Without untraced runs, the clocks less the stops' cost as they are.
+        t.untraced_cpu_ns.clear();
+        assert_eq!(
+            plan(&t, Order::Resource, 0).gap_ns,
+            vec![1000, 0, 2000, 0, 0]
+        );
     }
 }

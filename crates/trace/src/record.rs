@@ -4,9 +4,9 @@
 //! execs), and the start state — every path under the root as it was when the program first
 //! touched it, read before the touching call runs, with the entries of every directory it read.
 
-use crate::model::{Call, Entry, FileKind, Op, Target, Thread, Trace};
+use crate::model::{Call, Entry, FileKind, Op, Spent, Target, Thread, Trace};
 use fsbench_sys::fscalls::{self, FsCall};
-use fsbench_sys::tracer::{Observer, Tracee};
+use fsbench_sys::tracer::{self, CallTimes, Observer, Tracee};
 use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -83,6 +83,11 @@ pub struct Recorder {
     /// The program has started (the trampoline's execve of it): calls before are the
     /// trampoline's, not recorded; the clock starts there.
     started: bool,
+    /// When each task began (was first seen).
+    begun: HashMap<i32, Instant>,
+    /// Per task, the time of its traced calls not recorded since its last recorded one, and
+    /// how many: it belongs to the next recorded call's gap.
+    carry: HashMap<i32, (Spent, u32)>,
 }
 
 impl Recorder {
@@ -108,6 +113,8 @@ impl Recorder {
             pending: HashMap::new(),
             dups: HashMap::new(),
             started: false,
+            begun: HashMap::new(),
+            carry: HashMap::new(),
         }
     }
 
@@ -328,12 +335,30 @@ impl Recorder {
             return i;
         }
         let i = self.trace.threads.len() as u32;
+        let begun_ns = self
+            .begun
+            .get(&t.tid)
+            .map(|b| b.saturating_duration_since(self.t0).as_nanos() as u64)
+            .unwrap_or(0);
         self.trace.threads.push(Thread {
             tid: t.tid,
             pid: t.pid,
+            begun_ns,
         });
         self.thread_ids.insert(t.tid, i);
         i
+    }
+
+    /// A traced call not recorded: its time goes to the next recorded call's gap.
+    fn hide(&mut self, tid: i32, before: Option<Spent>, during: Option<Spent>) {
+        if !self.started {
+            return;
+        }
+        let c = self.carry.entry(tid).or_default();
+        c.0 =
+            c.0.plus(before.unwrap_or_default())
+                .plus(during.unwrap_or_default());
+        c.1 += 1;
     }
 
     fn drop_table(&mut self, pid: i32) {
@@ -367,15 +392,20 @@ impl Observer for Recorder {
         }
     }
 
-    fn exit(&mut self, t: &Tracee, ret: i64, started: Instant, ended: Instant) {
+    fn exit(&mut self, t: &Tracee, ret: i64, times: &CallTimes) {
+        let (started, ended) = (times.started, times.ended);
+        let before = times.before.map(spent);
+        let during = times.during.map(spent);
         if let Some(o) = self.dups.remove(&t.tid) {
             // Not a call a replay makes: the new descriptor names the same open file.
             if ret >= 0 {
                 self.bind(t.pid, ret as i32, o);
             }
+            self.hide(t.tid, before, during);
             return;
         }
         let Some(mut p) = self.pending.remove(&t.tid) else {
+            self.hide(t.tid, before, during);
             return;
         };
         let index = self.trace.calls.len() as u32;
@@ -430,6 +460,7 @@ impl Observer for Recorder {
             result = if ok { 0 } else { ret };
         }
         let thread = self.thread_index(t);
+        let carried = Some(self.carry.remove(&t.tid).unwrap_or_default());
         self.trace.calls.push(Call {
             thread,
             start_ns: started.saturating_duration_since(self.t0).as_nanos() as u64,
@@ -437,10 +468,14 @@ impl Observer for Recorder {
             op: p.op,
             result,
             outside: p.outside,
+            before: carried.and_then(|(c, _)| Some(c.plus(before?))),
+            during,
+            hidden: carried.map_or(0, |(_, n)| n),
         });
     }
 
     fn spawned(&mut self, t: &Tracee, parent: Option<i32>) {
+        self.begun.insert(t.tid, Instant::now());
         *self.tasks.entry(t.pid).or_default() += 1;
         if let Some(parent) = parent {
             let table: Vec<(i32, Opened)> = self
@@ -459,6 +494,8 @@ impl Observer for Recorder {
             self.started = true;
             self.t0 = Instant::now();
         }
+        // The tracer's clocks start again at an execve.
+        self.carry.remove(&t.tid);
         let open: HashSet<i32> = t.open_fds().into_iter().collect();
         let gone: Vec<i32> = self
             .tables
@@ -474,6 +511,7 @@ impl Observer for Recorder {
 
     fn ended(&mut self, t: &Tracee) {
         self.pending.remove(&t.tid);
+        self.carry.remove(&t.tid);
         self.dups.remove(&t.tid);
         let n = self.tasks.entry(t.pid).or_default();
         *n = n.saturating_sub(1);
@@ -536,6 +574,15 @@ pub fn normalise(abs: &[u8]) -> Vec<u8> {
         out.push(b'/');
     }
     out
+}
+
+/// The tracer's reading as the trace keeps it.
+fn spent(s: tracer::Spent) -> Spent {
+    Spent {
+        cpu_ns: s.cpu_ns,
+        off_ns: s.off_ns,
+        arrivals: s.arrivals,
+    }
 }
 
 #[cfg(test)]

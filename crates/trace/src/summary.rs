@@ -51,6 +51,16 @@ pub struct Summary {
     /// What tracing added to each call in this recording, ns: the traced run less the untraced
     /// runs' median, over the calls traced (`None` without an untraced run).
     pub measured_overhead_ns: Option<u64>,
+    /// The untraced runs' CPU time, ns each (the program and the children it reaped).
+    pub untraced_cpu_ns: Vec<u64>,
+    /// What the calls that only read cost the CPU made again untraced, ns.
+    pub reran_cpu_ns: Option<u64>,
+    /// The program's own time a paced replay (`pace=trace`) keeps between its calls, all
+    /// threads together, ns.
+    pub paced_gaps_ns: u64,
+    /// The untraced runs did the traced run's work (the program leaves its tree as found, or
+    /// `--prepare` restored it), so their CPU time measures the program's.
+    pub untraced_same_work: bool,
 }
 
 impl Summary {
@@ -87,6 +97,10 @@ impl Summary {
             untraced_wall_ns: trace.untraced_wall_ns.clone(),
             call_overhead_ns: trace.call_overhead_ns,
             measured_overhead_ns: None,
+            untraced_cpu_ns: trace.untraced_cpu_ns.clone(),
+            reran_cpu_ns: trace.reran_cpu_ns,
+            paced_gaps_ns: 0,
+            untraced_same_work: crate::pace::untraced_did_the_same_work(trace),
         };
         let mut threads = BTreeSet::new();
         for c in &trace.calls {
@@ -109,6 +123,14 @@ impl Summary {
             .untraced_median_ns()
             .filter(|_| s.traced_calls > 0)
             .map(|u| s.wall_ns.saturating_sub(u) / s.traced_calls);
+        s.paced_gaps_ns = crate::plan::plan(
+            trace,
+            crate::plan::Order::Thread,
+            s.measured_overhead_ns.unwrap_or(s.call_overhead_ns),
+        )
+        .gap_ns
+        .iter()
+        .sum();
         s.threads = threads.len();
         s.processes = threads
             .iter()
@@ -156,6 +178,27 @@ impl Summary {
     }
 }
 
+impl Summary {
+    /// "a paced replay keeps 4.1 ms of the program's own time between its calls (…)".
+    pub fn pace_line(&self) -> String {
+        let mut cpu = self.untraced_cpu_ns.clone();
+        cpu.sort_unstable();
+        let how = match (cpu.get(cpu.len() / 2), self.reran_cpu_ns) {
+            (Some(_), _) if !self.untraced_same_work => "each thread's CPU time between its calls less the calibrated cost of a stop: the untraced runs did other work, the program having changed its tree (--prepare CMD restores it before each run)".to_string(),
+            (Some(&u), Some(r)) => format!(
+                "its untraced CPU time, {}, less its calls': {} for those that only read, made again untraced; the rest as traced less what a stop added to those made again",
+                seconds(u),
+                seconds(r)
+            ),
+            _ => "each thread's CPU time between its calls less the calibrated cost of a stop; no untraced run to measure it against".to_string(),
+        };
+        format!(
+            "a paced replay (pace=trace) keeps {} of the program's own time between its calls ({how})",
+            seconds(self.paced_gaps_ns)
+        )
+    }
+}
+
 fn seconds(ns: u64) -> String {
     let s = ns as f64 / 1e9;
     if s >= 1.0 {
@@ -179,12 +222,27 @@ mod tests {
             op,
             result,
             outside,
+            before: None,
+            during: None,
+            hidden: 0,
         };
         let t = Trace {
             threads: vec![
-                Thread { tid: 1, pid: 1 },
-                Thread { tid: 2, pid: 1 },
-                Thread { tid: 3, pid: 3 },
+                Thread {
+                    tid: 1,
+                    pid: 1,
+                    begun_ns: 0,
+                },
+                Thread {
+                    tid: 2,
+                    pid: 1,
+                    begun_ns: 0,
+                },
+                Thread {
+                    tid: 3,
+                    pid: 3,
+                    begun_ns: 0,
+                },
             ],
             paths: vec![b"a".to_vec(), b"/lib/x.so".to_vec()],
             start: vec![Entry {

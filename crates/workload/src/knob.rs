@@ -82,6 +82,15 @@ impl<T> Knob<T> {
         }
     }
 
+    /// The same knob, marked as a file given with the experiment (relative in a suite file, it
+    /// is found beside that file).
+    pub const fn suite_file(self) -> Self {
+        Self {
+            kind: ParamKind::File,
+            ..self
+        }
+    }
+
     /// The same knob with another default (a workload whose natural value differs).
     pub const fn default_to(self, default: &'static str) -> Self {
         Self { default, ..self }

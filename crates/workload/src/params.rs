@@ -30,6 +30,9 @@ pub enum ParamKind {
     Workers,
     /// A shell command: a bare comma in it is part of the command, not a list.
     Command,
+    /// A file given with the experiment (a replay's trace): relative in a suite file, it is
+    /// found beside that file.
+    File,
 }
 
 /// What `--scale F` (a suite's `scale = F`) does to a parameter: the rules are in

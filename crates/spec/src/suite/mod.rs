@@ -24,11 +24,38 @@ pub use fsbench_model::DEFAULT_SUITE;
 pub fn load(arg: &str) -> EngineResult<Suite> {
     let mut suite = match builtin::text(arg) {
         Some(text) => file::parse(&format!("builtin:{arg}"), text)?,
-        None => file::parse(arg, &read(arg)?)?,
+        None => {
+            let mut suite = file::parse(arg, &read(arg)?)?;
+            beside_the_file(&mut suite.workloads, std::path::Path::new(arg));
+            suite
+        }
     };
     substitute_cores(&mut suite.workloads);
     validate(&suite)?;
     Ok(suite)
+}
+
+/// Parameters that name a file the suite ships with (a replay's `trace`: `ParamKind::File`),
+/// resolved beside the suite file when relative: `trace = "git-status.fsbtrace"` in
+/// `study/suite.toml` is `study/git-status.fsbtrace`, wherever fsbench runs from.
+fn beside_the_file(workloads: &mut [WorkloadSpec], suite_file: &std::path::Path) {
+    let dir = suite_file.parent().unwrap_or(std::path::Path::new(""));
+    for w in workloads.iter_mut() {
+        let is_file = |key: &str| {
+            fsbench_workload::find(&w.name).is_some_and(|i| {
+                i.params
+                    .iter()
+                    .any(|d| d.kind == fsbench_workload::ParamKind::File && d.key == key)
+            })
+        };
+        for p in w.params.iter_mut().filter(|p| is_file(&p.key)) {
+            for (v, _) in p.values.iter_mut() {
+                if !v.is_empty() && std::path::Path::new(v.as_str()).is_relative() {
+                    *v = dir.join(v.as_str()).to_string_lossy().into_owned();
+                }
+            }
+        }
+    }
 }
 
 fn read(arg: &str) -> EngineResult<String> {

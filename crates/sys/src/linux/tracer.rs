@@ -91,9 +91,9 @@ impl Tracee {
 pub trait Observer {
     /// `t` is about to make call `nr` with `args` (the call has not run yet).
     fn entry(&mut self, t: &Tracee, nr: i64, args: [u64; 6]);
-    /// The call `t` entered last returned `ret` (a negative errno on failure); it was let run at
-    /// `started` and its end was seen at `ended`.
-    fn exit(&mut self, t: &Tracee, ret: i64, started: Instant, ended: Instant);
+    /// The call `t` entered last returned `ret` (a negative errno on failure); `times` says when
+    /// it ran and where the task's time went before and during it.
+    fn exit(&mut self, t: &Tracee, ret: i64, times: &CallTimes);
     /// `t` is a new task; `parent` is the process it was copied from (`None` for a thread,
     /// which shares its process's descriptors, and for the program itself).
     fn spawned(&mut self, t: &Tracee, parent: Option<i32>);
@@ -101,6 +101,84 @@ pub trait Observer {
     fn exec(&mut self, t: &Tracee);
     /// `t` ended (its call in progress, if any, is not reported).
     fn ended(&mut self, t: &Tracee);
+}
+
+/// Where a task's time went over a stretch, from its `/proc/TID/schedstat` read at the stops
+/// that bound it: what the tracer's clock cannot tell apart (the tracer's own work is on another
+/// thread, in the task's wall time but not in its CPU time).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spent {
+    /// ns the task ran on a CPU (user and kernel, the stops' own cost in the kernel included).
+    pub cpu_ns: u64,
+    /// ns of the stretch's wall time the task neither ran nor waited for a CPU: blocked (I/O,
+    /// a lock, another thread) or stopped by the tracer (each stop until the tracer saw it).
+    pub off_ns: u64,
+    /// Times the task got a CPU in the stretch: once after each stop, and once more after each
+    /// time it blocked (a lock, another thread, I/O) or was preempted.
+    pub arrivals: u64,
+}
+
+/// The times of one traced call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTimes {
+    /// When the call was let run (after its entry stop).
+    pub started: Instant,
+    /// When its exit stop was seen.
+    pub ended: Instant,
+    /// The task's time from its previous traced call's resume (or from its start, or its
+    /// program's `execve`) to this call's entry stop; `None` when the kernel did not say.
+    pub before: Option<Spent>,
+    /// The task's time from the call's resume to its exit stop.
+    pub during: Option<Spent>,
+}
+
+/// A task's clock: its `/proc/TID/schedstat` (ns run, ns waited for a CPU, times it got a
+/// CPU), kept open and read
+/// again at each stop (a `pread` at 0 renders it anew).
+struct TaskClock(std::fs::File);
+
+/// A reading of a [`TaskClock`] and the tracer's instant it belongs to.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    at: Instant,
+    ran_ns: u64,
+    waited_ns: u64,
+    arrivals: u64,
+}
+
+impl TaskClock {
+    fn open(tid: i32) -> Option<Self> {
+        std::fs::File::open(format!("/proc/{tid}/schedstat"))
+            .ok()
+            .map(Self)
+    }
+
+    fn read(&self, at: Instant) -> Option<Mark> {
+        let mut buf = [0u8; 96];
+        let n = rustix::io::pread(&self.0, &mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        let mut fields = text.split_ascii_whitespace().map(|f| f.parse::<u64>().ok());
+        Some(Mark {
+            at,
+            ran_ns: fields.next()??,
+            waited_ns: fields.next()??,
+            arrivals: fields.next()??,
+        })
+    }
+}
+
+impl Mark {
+    /// What the task spent from `self` to `later`.
+    fn until(&self, later: &Mark) -> Spent {
+        let cpu_ns = later.ran_ns.saturating_sub(self.ran_ns);
+        let waited = later.waited_ns.saturating_sub(self.waited_ns);
+        let wall = later.at.saturating_duration_since(self.at).as_nanos() as u64;
+        Spent {
+            cpu_ns,
+            off_ns: wall.saturating_sub(cpu_ns).saturating_sub(waited),
+            arrivals: later.arrivals.saturating_sub(self.arrivals),
+        }
+    }
 }
 
 /// How the traced program ended.
@@ -283,6 +361,41 @@ struct Task {
     pid: i32,
     /// When its current traced call was let run.
     in_call: Option<Instant>,
+    clock: Option<TaskClock>,
+    /// Where the current stretch (a gap before a call, or a call) began.
+    mark: Option<Mark>,
+    /// The gap before the current call.
+    before: Option<Spent>,
+}
+
+impl Task {
+    fn new(tid: i32, pid: i32) -> Self {
+        let clock = TaskClock::open(tid);
+        let mark = clock.as_ref().and_then(|c| c.read(Instant::now()));
+        Task {
+            pid,
+            in_call: None,
+            clock,
+            mark,
+            before: None,
+        }
+    }
+
+    /// Ends the current stretch at `at` (the task is stopped) and starts the next: what the
+    /// task spent in the one ended.
+    fn lap(&mut self, at: Instant) -> Option<Spent> {
+        let now = self.clock.as_ref()?.read(at)?;
+        let spent = self.mark.map(|m| m.until(&now));
+        self.mark = Some(now);
+        spent
+    }
+
+    /// Starts the next stretch at `at`, the task's time so far being the last reading's.
+    fn resumed(&mut self, at: Instant) {
+        if let Some(m) = &mut self.mark {
+            m.at = at;
+        }
+    }
 }
 
 /// Runs `cmd` traced, telling `observer` of every call the filter stops (`cmd` is a trampoline
@@ -374,12 +487,29 @@ pub fn trace(
     result
 }
 
+/// How long the tracer polls for the next stop before it sleeps in `waitpid`. A sleeping
+/// tracer must be woken for every stop: here that doubled what tracing cost (`fsbench record
+/// -- fsbench __trace-calibrate 3000`: 317 against 146 ms), and the cross-CPU wake-ups it
+/// takes landed in the traced thread's own CPU time at 3 to 18 µs a stop instead of a steady
+/// 3 µs, which a paced replay must take out.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
 fn wait_any() -> Option<(i32, i32)> {
+    let spin_until = Instant::now() + SPIN;
     loop {
         let mut status = 0;
+        let flags = if Instant::now() < spin_until {
+            libc::__WALL | libc::WNOHANG
+        } else {
+            libc::__WALL
+        };
         // SAFETY: writes one int.
         #[allow(unsafe_code)]
-        let pid = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
+        let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
+        if pid == 0 {
+            std::hint::spin_loop();
+            continue;
+        }
         if pid > 0 {
             return Some((pid, status));
         }
@@ -433,7 +563,7 @@ fn follow(
         if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
             f.ended(tid, status);
         } else if libc::WIFSTOPPED(status) {
-            f.stopped(tid, libc::WSTOPSIG(status), status >> 16)?;
+            f.stopped(tid, libc::WSTOPSIG(status), status >> 16, Instant::now())?;
         }
     }
     if cancel.is_cancelled() {
@@ -464,13 +594,14 @@ impl Follower<'_> {
     /// Follows `tid` from now on, once; `parent` is the process it was copied from.
     fn adopt(&mut self, tid: i32, pid: i32, parent: Option<i32>) {
         if let std::collections::hash_map::Entry::Vacant(e) = self.tasks.entry(tid) {
-            e.insert(Task { pid, in_call: None });
+            e.insert(Task::new(tid, pid));
             self.observer.spawned(&Tracee { tid, pid }, parent);
         }
     }
 
-    /// One stop of `tid` with signal `sig` and ptrace event `event`; the task is let go on.
-    fn stopped(&mut self, tid: i32, sig: i32, event: i32) -> std::io::Result<()> {
+    /// One stop of `tid` with signal `sig` and ptrace event `event`, seen at `seen`; the task
+    /// is let go on.
+    fn stopped(&mut self, tid: i32, sig: i32, event: i32, seen: Instant) -> std::io::Result<()> {
         if !self.leader_started && tid == self.leader {
             // The SIGTRAP after the trampoline's execve: from here every task is followed.
             self.leader_started = true;
@@ -501,18 +632,34 @@ impl Follower<'_> {
                 if let Some(info) = syscall_info(tid).filter(|i| i.op == OP_SECCOMP) {
                     let mut args = [0u64; 6];
                     args.copy_from_slice(&info.data[1..7]);
+                    let task = self.tasks.get_mut(&tid).expect("known");
+                    task.before = task.lap(seen);
                     self.observer.entry(&t, info.data[0] as i64, args);
-                    self.tasks.get_mut(&tid).expect("known").in_call = Some(Instant::now());
+                    let task = self.tasks.get_mut(&tid).expect("known");
+                    let now = Instant::now();
+                    task.in_call = Some(now);
+                    task.resumed(now);
                     how = libc::PTRACE_SYSCALL;
                 }
             }
             (s, 0) if s == libc::SIGTRAP | 0x80 => {
-                let ended = Instant::now();
-                let begun = self.tasks.get_mut(&tid).expect("known").in_call.take();
+                let task = self.tasks.get_mut(&tid).expect("known");
+                let begun = task.in_call.take();
+                let during = task.lap(seen);
+                let before = task.before.take();
                 if let Some(begun) = begun {
                     if let Some(info) = syscall_info(tid).filter(|i| i.op == OP_EXIT) {
-                        self.observer.exit(&t, info.data[0] as i64, begun, ended);
+                        let times = CallTimes {
+                            started: begun,
+                            ended: seen,
+                            before,
+                            during,
+                        };
+                        self.observer.exit(&t, info.data[0] as i64, &times);
                     }
+                }
+                if let Some(task) = self.tasks.get_mut(&tid) {
+                    task.resumed(Instant::now());
                 }
             }
             (libc::SIGTRAP, libc::PTRACE_EVENT_FORK)
@@ -547,6 +694,11 @@ impl Follower<'_> {
         if let Some(task) = self.tasks.get_mut(&tid) {
             task.in_call = None;
             task.pid = tid;
+            // The program's own time starts here (not the trampoline's before it); a thread
+            // that ran execve took the leader's id, and its clock with it.
+            task.clock = TaskClock::open(tid);
+            task.mark = None;
+            task.lap(Instant::now());
         }
         if tid == self.leader && self.program_started.is_none() {
             self.program_started = Some(Instant::now());

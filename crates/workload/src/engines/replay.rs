@@ -1,7 +1,8 @@
 //! `replay`: a program's filesystem calls, recorded once by `fsbench record`, made again on any
 //! target. Before each sample (untimed) the trace's start state is rebuilt in the scratch
 //! (`replay/`: directories, files of their exact sizes with `data=` content, symlinks confined
-//! to the scratch); the sample makes the calls under the recorded root, one thread per recorded
+//! to the scratch), and synced; a trace that changes nothing under its root is rebuilt once. The
+//! sample makes the calls under the recorded root, one thread per recorded
 //! thread, in the order `order=` asks and at the pace `pace=` asks. A call whose result differs
 //! from the recorded one (ENOENT where it succeeded, a short read) is counted per kind; above 1%
 //! of the calls the cell says so, naming the first few. Nothing is executed but the calls, and
@@ -41,7 +42,8 @@ const TRACE: Knob<Option<PathBuf>> = Knob::new(
     "-",
     "a trace written by fsbench record -o FILE (required)",
     |p, k, _| p.existing_path(k, crate::PathKind::File),
-);
+)
+.suite_file();
 
 /// `order`: which calls wait for which.
 const ORDER: Knob<Order> = Knob::new(
@@ -105,6 +107,8 @@ struct Replay {
     /// Per call, a symlink's confined target (set in `prepare`).
     links: Arc<BTreeMap<u32, PathBuf>>,
     rebuilt: state::Rebuilt,
+    /// The start state is in place and no replayed call changes it: not rebuilt again.
+    standing: bool,
     log: DivergenceLog,
 }
 
@@ -152,6 +156,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         root: None,
         links: Arc::new(BTreeMap::new()),
         rebuilt: state::Rebuilt::default(),
+        standing: false,
         log: DivergenceLog::default(),
     }))
 }
@@ -182,7 +187,20 @@ impl Workload for Replay {
     fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         let root = self.root.clone().expect("prepared");
         ctx.cancel.check()?;
+        // A trace that changes nothing but files of its own it removes again (`git status`
+        // and its index.lock) finds its tree as the last sample left it: rebuilt once, so that a warm sample is warm in every cache, a FUSE daemon's and
+        // a network client's too, as the program's own tree is between its runs.
+        if self.standing {
+            return Ok(());
+        }
         self.rebuilt = state::rebuild(&self.trace, &root, self.data, self.seed, &ctx.cancel)?;
+        self.standing = fsbench_trace::model::leaves_as_found(&self.trace);
+        // The rebuilt files (and the removal of the last sample's) written out before the
+        // timer: a program's tree is at rest when it starts, not 30 MB of dirty pages that
+        // writeback would flush during the sample.
+        let dir = std::fs::File::open(&root).map_err(|e| WorkloadError::io("open", &root, e))?;
+        rustix::fs::syncfs(&dir)
+            .map_err(|e| WorkloadError::io("syncfs", &root, std::io::Error::from(e)))?;
         Ok(())
     }
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The Chromium seed answered without the program on the target (issue 43): `git status` over a
+# generated source tree (vs-git.sh's generator: nested directories, lognormal sizes) recorded
+# once with `fsbench record`, then on each lab filesystem, cold and warm, in one fsbench run:
+# the real `git status` (the repository copied into the target, its index refreshed there,
+# untimed), its start-up alone (`git --version`: binary and libraries, outside the root, which a
+# replay never loads), the trace replayed as recorded (`pace=trace`) and as fast as possible
+# (`pace=afap`), and `status-scan` (git status's filesystem work on its own generated tree of the
+# same size). Prints a Markdown table of medians, ms, and the replay's ranking beside git's.
+#
+#   bench/seed-chromium-replay.sh [FILES [LABS [RUNS]]]
+#   (default 10000 files; ext4,xfs,btrfs,ext4-fscrypt,gocryptfs,bindfs,sshfs; 5 samples a cell)
+source "$(dirname "$0")/common.sh"
+need git git
+FILES="${1:-10000}"
+LABS="${2:-ext4,xfs,btrfs,ext4-fscrypt,gocryptfs,bindfs,sshfs}"
+RUNS="${3:-5}"
+if [ "$(id -u)" != 0 ]; then
+  echo "bench/seed-chromium-replay.sh: skipped: lab filesystems and cold caches need root" >&2
+  exit 0
+fi
+build_fsbench
+WORK="$(mktemp -d /dev/shm/fsbench-seed-replay.XXXXXX)"
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+REPO="$WORK/repo"
+python3 - "$REPO" "$FILES" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(42)
+dirs = [root]
+os.makedirs(root)
+for i in range(n // 10):
+    parent = dirs[-1 - rng.randrange(min(len(dirs), 16))] if rng.random() < 0.5 else rng.choice(dirs)
+    if parent.count("/") - root.count("/") >= 12:
+        parent = root
+    d = os.path.join(parent, f"d{i}")
+    os.mkdir(d)
+    dirs.append(d)
+for i in range(n):
+    with open(os.path.join(rng.choice(dirs), f"f{i}.cc"), "wb") as f:
+        f.write(b"x" * min(int(rng.lognormvariate(8, 1.4)), 1 << 20))
+PY
+git -C "$REPO" init -q && git -C "$REPO" add -A && git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
+sleep 2
+git -C "$REPO" status >/dev/null
+git -C "$REPO" status >/dev/null
+
+(cd "$REPO" && "$FSBENCH" record -o "$WORK/status.fsbtrace" --untraced 10 -- git status >/dev/null 2>"$WORK/rec.err")
+sed 's/^fsbench: /  /' "$WORK/rec.err"
+
+SCALE="$(python3 -c "print($FILES / 250000)")"
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 2g --cache both --runs "$RUNS" --json "$WORK/r.json" \
+  -w "command:run='git -C repo status',shell=none,label=git status,prepare='[ -d repo ] || { cp -a $REPO repo && git -C repo status >/dev/null; }'" \
+  -w "command:run='git --version',shell=none,label=start-up" \
+  -w "replay:trace=$WORK/status.fsbtrace,pace=trace,label=replay trace" \
+  -w "replay:trace=$WORK/status.fsbtrace,label=replay afap" \
+  -w "status-scan:profile=chromium,scale=$SCALE,label=status-scan" >/dev/null
+
+python3 - "$WORK/r.json" "$FILES" <<'PY'
+import json, statistics, sys
+v = json.load(open(sys.argv[1]))
+cells, errors = {}, []
+for r in v["results"]:
+    label = r["params"].get("label", r["workload"])
+    if not r["samples"]:
+        errors.append(f"{r['target']} {label}: {r.get('error')}")
+        continue
+    cells[(r["target"], r["cache"]["state"], label)] = statistics.median(s["wall_ns"] for s in r["samples"]) / 1e6
+cols = ["git status", "start-up", "replay trace", "replay afap", "status-scan"]
+targets = sorted({t for t, _, _ in cells}, key=lambda t: cells.get((t, "warm", "git status"), 0))
+print(f"git status over {int(sys.argv[2]):,} files, medians in ms; trace/real = replay trace / git status")
+print("| target | cache | " + " | ".join(cols) + " | trace/real |")
+print("|---|---|" + "---:|" * (len(cols) + 1))
+for cache in ("cold", "warm"):
+    for t in targets:
+        row = [cells.get((t, cache, c)) for c in cols]
+        ratio = row[2] / row[0] if row[0] and row[2] else None
+        fmt = lambda x: "–" if x is None else f"{x:.1f}"
+        print(f"| {t} | {cache} | " + " | ".join(fmt(x) for x in row) + f" | {'–' if ratio is None else f'{ratio:.2f}'} |")
+for cache in ("cold", "warm"):
+    for c in ("git status", "replay trace", "replay afap", "status-scan"):
+        have = [t for t in targets if (t, cache, c) in cells]
+        order = sorted(have, key=lambda t: cells[(t, cache, c)])
+        print(f"{cache}, fastest first, {c:<12}: {' < '.join(order)}")
+for e in errors:
+    print("no samples:", e)
+PY
