@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # How close a replay comes to the real program (issue 43): `git status` over a generated
-# 5,000-file repository and `tar xf` of a generated 2,000-file tarball, each recorded once with
+# 5,000-file repository, `tar xf` of a generated 2,000-file tarball and `make -j2` of a generated
+# 25-file C project, each recorded once with
 # `fsbench record`, then run in one fsbench run beside its trace replayed as recorded
 # (`replay:pace=trace`) and as fast as possible (`pace=afap`), on the same filesystem, cold
 # (root: drop_caches) and warm, samples interleaved. Prints each replay's median wall time
@@ -15,6 +16,8 @@
 source "$(dirname "$0")/common.sh"
 need git git
 need tar tar
+need make make
+need cc gcc
 build_fsbench
 RUNS="${1:-10}"
 LABS="${2:-ext4}"
@@ -46,6 +49,32 @@ for d in range(100):
 PY
 tar cf "$TARDIR/a.tar" -C "$TARDIR/src" . && rm -rf "$TARDIR/src"
 
+# A small C project of 24 files and its Makefile, built with make -j2 (gcc: its compiler's CPU
+# time is the program's own, outside the root; a paced replay must keep it).
+MAKEDIR="$WORK/build"
+mkdir -p "$MAKEDIR/src"
+python3 - "$MAKEDIR" <<'PY'
+import sys
+root = sys.argv[1]
+objs = []
+for i in range(24):
+    with open(f"{root}/src/m{i}.c", "w") as out:
+        out.write(f"int f{i}(int x) {{ int s = 0; for (int k = 0; k < x; k++) s += k * {i + 1}; return s; }}\n")
+        for j in range(40):
+            out.write(f"static int g{i}_{j}(int y) {{ return y * {j} + {i}; }}\n")
+        out.write(f"int h{i}(int y) {{ return " + " + ".join(f"g{i}_{j}(y)" for j in range(40)) + "; }\n")
+    objs.append(f"obj/m{i}.o")
+with open(f"{root}/src/main.c", "w") as out:
+    out.write("".join(f"int h{i}(int);\n" for i in range(24)))
+    out.write("int main(void) { return " + " + ".join(f"h{i}(1)" for i in range(24)) + " > 0 ? 0 : 1; }\n")
+with open(f"{root}/Makefile", "w") as out:
+    out.write("OBJS = " + " ".join(objs) + " obj/main.o\n")
+    out.write("prog: $(OBJS)\n\tcc -o $@ $(OBJS)\n")
+    out.write("obj/%.o: src/%.c | obj\n\tcc -O1 -c -o $@ $<\n")
+    out.write("obj:\n\tmkdir -p obj\n")
+    out.write("clean:\n\trm -rf obj prog\n")
+PY
+
 echo "recording (fsbench record; each line: what tracing cost the program)"
 (cd "$REPO" && "$FSBENCH" record --untraced 10 -o "$WORK/status.fsbtrace" -- git status >/dev/null 2>"$WORK/rec1.err")
 grep -E 'traced run took|paced replay' "$WORK/rec1.err" | sed 's/^fsbench: /  git status: /'
@@ -53,6 +82,10 @@ grep -E 'traced run took|paced replay' "$WORK/rec1.err" | sed 's/^fsbench: /  gi
 # run's work, so their CPU time is the program's.
 (cd "$TARDIR" && "$FSBENCH" record --untraced 5 --prepare 'rm -rf out && mkdir out' -o "$WORK/tar.fsbtrace" -- tar xf a.tar -C out 2>"$WORK/rec2.err")
 grep -E 'traced run took|paced replay' "$WORK/rec2.err" | sed 's/^fsbench: /  tar xf: /'
+
+# Each build starts clean (--prepare): the untraced runs compile what the traced one did.
+(cd "$MAKEDIR" && "$FSBENCH" record --untraced 3 --prepare 'make -s clean' -o "$WORK/make.fsbtrace" -- make -s -j2 2>"$WORK/rec3.err" >/dev/null)
+grep -E 'traced run took|paced replay' "$WORK/rec3.err" | sed 's/^fsbench: /  make -j2: /'
 
 # compare NAME JSON: per target and cache, each replay's median wall over the real program's;
 # then, with more than one target, whether the replay ranks the targets as the program does.
@@ -116,3 +149,11 @@ echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE, on $
   -w "replay:trace=$WORK/tar.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/tar.fsbtrace" >/dev/null
 compare "tar xf" "$WORK/tar.json"
+
+echo "make -j2: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/make.json" \
+  -w "command:run='make -s -j2',shell=none,prepare='[ -d src ] || cp -a $MAKEDIR/. .; make -s clean && sync'" \
+  -w "command:run='cc --version',shell=none,label=start-up" \
+  -w "replay:trace=$WORK/make.fsbtrace,pace=trace" \
+  -w "replay:trace=$WORK/make.fsbtrace" >/dev/null
+compare "make -j2" "$WORK/make.json"

@@ -35,6 +35,10 @@ pub struct Plan {
     /// replayed call ended (for a thread's first call, after the replay started), tracing's cost
     /// taken out.
     pub gap_ns: Vec<u64>,
+    /// Per call, whether its gap counts from when what it waits for is done rather than from
+    /// its thread's previous call: a call after a join, or a thread's first call (the thread
+    /// began when the calls it waits for had ended; its gap is what it ran from then).
+    pub after_waits: Vec<bool>,
 }
 
 impl Plan {
@@ -63,6 +67,7 @@ pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
         Order::Strict => strict(trace),
         Order::Resource => resource(trace),
     };
+    let mut after_waits = vec![false; n];
     if order == Order::Resource {
         let ends = ends_by_thread(trace);
         for (i, after) in waits {
@@ -70,12 +75,14 @@ pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
             d.extend(ended_by(&ends, trace.calls[i as usize].thread, after));
             d.sort_unstable();
             d.dedup();
+            after_waits[i as usize] = true;
         }
     }
     Plan {
         threads,
         deps,
         gap_ns,
+        after_waits,
     }
 }
 
@@ -392,6 +399,8 @@ mod tests {
         assert_eq!(p.deps[4], vec![3]);
         assert_eq!(p.deps[1], vec![0]);
         assert_eq!(p.gap_ns[4], 0);
+        // Their gaps count from when what they waited for was done.
+        assert_eq!(p.after_waits, vec![false, true, false, false, true]);
         // Under order=thread nothing waits across threads.
         assert!(
             plan(&joined(5_000_000, 9_999_000), Order::Thread, 0)

@@ -91,7 +91,14 @@ pub fn run_thread(
         }
         if let Some(speed) = shared.speed {
             let gap = plan.gap_ns[ci as usize] as f64 / speed;
-            wait_until(prev_end + Duration::from_nanos(gap as u64), cancel)?;
+            // After a join (or a thread's start), the program's time runs from when what it
+            // waited for was done.
+            let from = if plan.after_waits[ci as usize] {
+                prev_end.max(Instant::now())
+            } else {
+                prev_end
+            };
+            wait_until(from + Duration::from_nanos(gap as u64), cancel)?;
         }
         let call = &shared.trace.calls[ci as usize];
         let t0 = rec.now_ns();
