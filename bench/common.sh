@@ -41,6 +41,32 @@ ratio() {
   python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.3f}')" "$1" "$2"
 }
 
+# make_source_repo DIR FILES: a git repository of FILES source-like files (nested directories, a
+# tenth as many as files; lognormal sizes, seed 42), committed; `git status` looked at once. The
+# generated tree of bench/vs-git.sh and bench/seed-chromium-replay.sh. CAP (bytes) caps a file.
+make_source_repo() {
+  python3 - "$1" "$2" "${CAP:-0}" <<'PY'
+import os, random, sys
+root, n, cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(42)
+dirs = [root]
+os.makedirs(root)
+for i in range(n // 10):
+    parent = dirs[-1 - rng.randrange(min(len(dirs), 16))] if rng.random() < 0.5 else rng.choice(dirs)
+    if parent.count("/") - root.count("/") >= 12:
+        parent = root
+    d = os.path.join(parent, f"d{i}")
+    os.mkdir(d)
+    dirs.append(d)
+for i in range(n):
+    size = int(rng.lognormvariate(8, 1.4))
+    with open(os.path.join(rng.choice(dirs), f"f{i}.cc"), "wb") as f:
+        f.write(b"x" * (min(size, cap) if cap else size))
+PY
+  git -C "$1" init -q && git -C "$1" add -A && git -C "$1" -c user.name=b -c user.email=b@b commit -qm tree
+  git -C "$1" status >/dev/null
+}
+
 # make_repo DIR: a git repository of 5,000 small files in 500 directories, committed, and looked
 # at twice after git's racy-timestamp window (so that no timed `git status` refreshes its index).
 make_repo() {

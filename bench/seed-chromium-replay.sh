@@ -23,26 +23,9 @@ build_fsbench
 WORK="$(mktemp -d /dev/shm/fsbench-seed-replay.XXXXXX)"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 REPO="$WORK/repo"
-python3 - "$REPO" "$FILES" <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-rng = random.Random(42)
-dirs = [root]
-os.makedirs(root)
-for i in range(n // 10):
-    parent = dirs[-1 - rng.randrange(min(len(dirs), 16))] if rng.random() < 0.5 else rng.choice(dirs)
-    if parent.count("/") - root.count("/") >= 12:
-        parent = root
-    d = os.path.join(parent, f"d{i}")
-    os.mkdir(d)
-    dirs.append(d)
-for i in range(n):
-    with open(os.path.join(rng.choice(dirs), f"f{i}.cc"), "wb") as f:
-        f.write(b"x" * min(int(rng.lognormvariate(8, 1.4)), 1 << 20))
-PY
-git -C "$REPO" init -q && git -C "$REPO" add -A && git -C "$REPO" -c user.name=b -c user.email=b@b commit -qm tree
+CAP=$((1 << 20)) make_source_repo "$REPO" "$FILES"
+# Past git's racy-timestamp window, so that no recorded or timed status refreshes its index.
 sleep 2
-git -C "$REPO" status >/dev/null
 git -C "$REPO" status >/dev/null
 
 (cd "$REPO" && "$FSBENCH" record -o "$WORK/status.fsbtrace" --untraced 10 -- git status >/dev/null 2>"$WORK/rec.err")
