@@ -134,7 +134,10 @@ pub fn run_job(
     out.late_ns = t0.saturating_sub(start_ns);
     let mut paused = 0;
     let mut t = t0;
-    while t < end_ns {
+    // A job that starts after the window's end (its recycle took longer than the whole window,
+    // say an fsync on a slow disk) still makes one operation: its rate is measured over its own
+    // active time, not reported as 0, and its lateness is the sample's `fx_late_start_ns`.
+    while t < end_ns || out.ops == 0 {
         if j.due() {
             let a = now_ns();
             j.recycle()?;
@@ -150,7 +153,8 @@ pub fn run_job(
         }
     }
     out.all_ops += out.ops;
-    out.active_ns = (t - t0).saturating_sub(paused);
+    // To the last operation's end: the operations since the last look at the clock count too.
+    out.active_ns = (now_ns() - t0).saturating_sub(paused);
     j.tidy()?;
     Ok(out)
 }
