@@ -247,7 +247,7 @@ pub fn untraced_did_the_same_work(trace: &Trace) -> bool {
 }
 
 /// The median of `v`, `None` when it is empty.
-fn median(v: &[u64]) -> Option<u64> {
+pub(crate) fn median(v: &[u64]) -> Option<u64> {
     let mut v = v.to_vec();
     v.sort_unstable();
     v.get(v.len() / 2).copied()

@@ -460,7 +460,7 @@ impl Observer for Recorder {
             result = if ok { 0 } else { ret };
         }
         let thread = self.thread_index(t);
-        let carried = Some(self.carry.remove(&t.tid).unwrap_or_default());
+        let (carried, hidden) = self.carry.remove(&t.tid).unwrap_or_default();
         self.trace.calls.push(Call {
             thread,
             start_ns: started.saturating_duration_since(self.t0).as_nanos() as u64,
@@ -468,9 +468,9 @@ impl Observer for Recorder {
             op: p.op,
             result,
             outside: p.outside,
-            before: carried.and_then(|(c, _)| Some(c.plus(before?))),
+            before: before.map(|b| carried.plus(b)),
             during,
-            hidden: carried.map_or(0, |(_, n)| n),
+            hidden,
         });
     }
 
