@@ -173,7 +173,11 @@ fn profile_without_permission_says_what_is_missing_in_one_line_before_any_work()
 )]
 fn shared_directory_creates_wait_on_a_lock_taken_on_the_create_path() {
     let _alone = crate::util::alone();
-    let w = "tree-create:profile=mdtest-easy,jobs=4,shared=true";
+    // scale=4: 8,000 files a job. At 2,000 a job (25 ms of creates each) a CI pass saw no wait
+    // on the create path: beside other tests on 2 CPUs the jobs' create phases seldom overlapped
+    // (here, beside four CPU hogs, 2 runs in 10 had none). At 8,000 a job, 10 runs in 10 beside
+    // four hogs waited 175-420 ms there.
+    let w = "tree-create:profile=mdtest-easy,jobs=4,shared=true,scale=4";
     let v = lab_run("ext4", &["-w", w, "--cache", "warm", "--profile"]);
     let p = profile(&v, "ext4", "tree-create");
     let locks = p["locks"].as_array().expect("locks");
