@@ -6,12 +6,12 @@
 
 pub use fsbench_spec::cold::ColdMethod;
 use fsbench_sys::cache as sys;
-use fsbench_sys::child::{self, WaitError};
+use fsbench_sys::child::WaitError;
 use fsbench_sys::cleanup::Cleanup;
+use fsbench_sys::vfork::{Command, Io};
 use fsbench_workload::CancelToken;
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Why a sample could not be made cold.
 #[derive(Debug)]
@@ -75,16 +75,16 @@ fn run_cold_cmd(
 ) -> Result<(), ColdError> {
     let spawn = |e| ColdError::Spawn(cmd.to_string(), e);
     let mut c = Command::new("sh");
-    c.arg("-c")
-        .arg(cmd)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::from(
-            std::io::stderr()
-                .as_fd()
-                .try_clone_to_owned()
-                .map_err(spawn)?,
-        ));
-    let mut child = child::spawn(&mut c, cleanup).map_err(spawn)?;
+    c.arg("-c").arg(cmd);
+    let err = std::io::stderr();
+    let mut child = c
+        .ready_with([
+            Io::Null,
+            Io::Borrowed(err.as_fd()),
+            Io::Borrowed(err.as_fd()),
+        ])
+        .and_then(|ready| ready.spawn(cleanup))
+        .map_err(spawn)?;
     match child.wait(cancel, Some(timeout)) {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(ColdError::Failed(cmd.to_string(), status)),

@@ -1,8 +1,12 @@
-//! Child processes that never outlive fsbench: every command fsbench starts (a `command`
-//! workload, `--cold-cmd`, walk workers) runs in its own process group, gets SIGKILL from the
-//! kernel if fsbench dies (`PR_SET_PDEATHSIG`, even on SIGKILL of fsbench), is killed as a group
-//! on cancellation or timeout, and is registered in the process's cleanup registry
-//! ([`crate::cleanup`]), which kills it before a forced exit.
+//! Child processes that never outlive fsbench: every command fsbench starts runs in its own
+//! process group, gets SIGKILL from the kernel if fsbench dies (`PR_SET_PDEATHSIG`, even on
+//! SIGKILL of fsbench), is killed as a group on cancellation or timeout, and is registered in
+//! the process's cleanup registry ([`crate::cleanup`]), which kills it before a forced exit.
+//!
+//! [`spawn`] here starts the lab's tools (mkfs, mount helpers, daemons) through
+//! `std::process::Command`, which forks fsbench; everything whose time or CPU a sample holds (a
+//! `command` workload's program, walk workers, card jobs, `--cold-cmd`) starts through
+//! [`crate::vfork`] instead, which copies nothing.
 
 use crate::cancel::CancelToken;
 use crate::cleanup::{Cleanup, Registration, Stage};

@@ -274,8 +274,8 @@ fn run_untraced(
     if let Ok(dir) = std::env::current_dir() {
         cmd.current_dir(dir);
     }
-    let null = std::fs::File::options().write(true).open("/dev/null")?;
-    let ready = cmd.ready(&null)?;
+    use fsbench_sys::vfork::Io;
+    let ready = cmd.ready_with([Io::Null, Io::Null, Io::Null])?;
     let start = Instant::now();
     let mut child = ready.spawn(cleanup)?;
     let pid = child.id() as i32;

@@ -7,11 +7,11 @@
 
 use crate::walker::{StatMode, WalkCounts};
 use fsbench_io::{Context, WorkloadError};
-use fsbench_sys::child::{GroupChild, WaitError};
+use fsbench_sys::child::WaitError;
+use fsbench_sys::vfork::{Child, Command, Io};
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Name of the hidden subcommand the binary routes to [`worker_main`].
 pub const WORKER_COMMAND: &str = "__walk-worker";
@@ -34,22 +34,22 @@ pub fn run(
         cmd.arg(WORKER_COMMAND)
             .arg(root)
             .arg(share(k).to_string())
-            .arg(stat_name(stat))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if let Some(fd) = progress.and_then(|p| p.fd()) {
-            let fd = fd
-                .try_clone_to_owned()
-                .map_err(|e| WorkloadError::io("dup", "shared counter", e))?;
-            cmd.stdin(Stdio::from(fd));
-        }
-        // Own process group, killed with fsbench even on SIGKILL (PR_SET_PDEATHSIG).
-        let child = fsbench_sys::child::spawn(&mut cmd, &ctx.cleanup).map_err(|e| {
-            WorkloadError::Invalid(format!(
-                "cannot start walk worker {} of {workers}: {e} — use fewer workers",
-                k + 1
-            ))
-        });
+            .arg(stat_name(stat));
+        let stdin = match progress.and_then(|p| p.fd()) {
+            Some(fd) => Io::Borrowed(fd),
+            None => Io::Null,
+        };
+        // Own process group, killed with fsbench even on SIGKILL (PR_SET_PDEATHSIG), started
+        // without copying fsbench (`fsbench_sys::vfork`): the start is inside the timed walk.
+        let child = cmd
+            .ready_with([stdin, Io::Piped, Io::Piped])
+            .and_then(|ready| ready.spawn(&ctx.cleanup))
+            .map_err(|e| {
+                WorkloadError::Invalid(format!(
+                    "cannot start walk worker {} of {workers}: {e} — use fewer workers",
+                    k + 1
+                ))
+            });
         match child {
             Ok(c) => children.push(c),
             Err(e) => {
@@ -86,7 +86,7 @@ fn stat_name(stat: StatMode) -> &'static str {
     }
 }
 
-fn kill_all(children: &mut [GroupChild]) {
+fn kill_all(children: &mut [Child]) {
     for c in children.iter_mut() {
         c.kill();
     }
@@ -94,23 +94,22 @@ fn kill_all(children: &mut [GroupChild]) {
 
 /// Waits for one worker (checking for cancellation) and parses `entries dirs errors`. Its
 /// output is a few bytes, so the pipes cannot fill before it exits.
-fn wait(group: &mut GroupChild, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
-    let status = match group.wait(&ctx.cancel, None) {
+fn wait(child: &mut Child, ctx: &Context) -> Result<WalkCounts, WorkloadError> {
+    let status = match child.wait(&ctx.cancel, None) {
         Ok(s) => s,
         Err(WaitError::Io(e)) => return Err(WorkloadError::io("wait for walk worker", "child", e)),
         Err(_) => return Err(WorkloadError::Interrupted),
     };
-    let child = &mut group.child;
-    let read = |r: Option<&mut dyn Read>| {
+    let read = |r: Option<std::fs::File>| {
         let mut s = String::new();
-        if let Some(r) = r {
+        if let Some(mut r) = r {
             let _ = r.read_to_string(&mut s);
         }
         s
     };
-    let out = read(child.stdout.as_mut().map(|s| s as &mut dyn Read));
+    let out = read(child.take_stdout());
     if !status.success() {
-        let err = read(child.stderr.as_mut().map(|s| s as &mut dyn Read));
+        let err = read(child.take_stderr());
         return Err(WorkloadError::Invalid(format!(
             "walk worker failed: {}",
             err.trim()

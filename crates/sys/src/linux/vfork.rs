@@ -11,12 +11,16 @@
 //! it shares fsbench's memory until its `execve`, copies nothing, and makes only raw system
 //! calls on data prepared before the clone. The end is seen through a pidfd the moment it
 //! happens, not at the next turn of a polling loop.
+//!
+//! Used for every child whose time or CPU a sample holds: the `command` workload's program (and
+//! the traced program's untraced runs), walk workers, card jobs and `--cold-cmd`. Each of its
+//! standard streams is `/dev/null`, a pipe, or a descriptor of fsbench's ([`Io`]).
 
 use crate::cancel::CancelToken;
 use crate::child::WaitError;
 use crate::cleanup::{Cleanup, Registration, Stage};
 use std::ffi::{CString, OsStr, OsString};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -29,8 +33,8 @@ const STACK: usize = 64 * 1024;
 /// One past the highest signal number (Linux's `_NSIG`).
 const NSIG: libc::c_int = 65;
 
-/// What to start: a program, its arguments, its working directory, and where its standard
-/// error goes (standard input and output are `/dev/null`, as the `command` workload wants).
+/// What to start: a program, its arguments and its working directory. Where its standard
+/// streams go is given when it is made ready ([`Command::ready`], [`Command::ready_with`]).
 #[derive(Debug, Clone)]
 pub struct Command {
     program: OsString,
@@ -66,6 +70,20 @@ impl Command {
         self.cwd = Some(dir.as_ref().to_path_buf());
         self
     }
+}
+
+/// Where one of the child's standard streams goes.
+#[derive(Debug)]
+pub enum Io<'a> {
+    /// `/dev/null`.
+    Null,
+    /// A new pipe: fsbench keeps the other end ([`Child::take_stdin`], [`Child::take_stdout`],
+    /// [`Child::take_stderr`]).
+    Piped,
+    /// A descriptor of fsbench's, borrowed for the start.
+    Borrowed(std::os::fd::BorrowedFd<'a>),
+    /// A descriptor given to the child: fsbench's copy is closed once the child has it.
+    Owned(OwnedFd),
 }
 
 /// Everything the child needs, made before the clone: the child may not allocate.
@@ -193,34 +211,97 @@ pub struct Child {
     reaped: bool,
     registration: Option<Registration>,
     cleanup: Cleanup,
+    stdin: Option<std::fs::File>,
+    stdout: Option<std::fs::File>,
+    stderr: Option<std::fs::File>,
 }
 
 /// Starts `cmd` (standard input and output on `/dev/null`, standard error on `stderr`) in a
 /// process group of its own that dies with fsbench; `cleanup` kills the group if fsbench must
 /// stop before it is reaped.
-pub fn spawn(cmd: &Command, stderr: &impl AsRawFd, cleanup: &Cleanup) -> std::io::Result<Child> {
+pub fn spawn(cmd: &Command, stderr: &impl AsFd, cleanup: &Cleanup) -> std::io::Result<Child> {
     cmd.ready(stderr)?.spawn(cleanup)
 }
 
-/// A program ready to start: its path found, its arguments and environment made, `/dev/null`
-/// opened and the child's stack allocated, so that [`Ready::spawn`] does only the start (what
-/// a caller times begins there). Borrows the standard error it was given.
+/// A program ready to start: its path found, its arguments and environment made, its standard
+/// streams opened and the child's stack allocated, so that [`Ready::spawn`] does only the
+/// start (what a caller times begins there). Borrows the descriptors it was given.
 pub struct Ready<'a> {
     prepared: Box<Prepared>,
     stack: Vec<u8>,
-    _null: std::fs::File,
-    _stderr: std::marker::PhantomData<&'a ()>,
+    /// The child's ends of its streams (pipes' ends, `/dev/null`, given descriptors), closed
+    /// here once it has them.
+    for_child: Vec<OwnedFd>,
+    /// fsbench's ends of the pipes: standard input, output, error.
+    kept: [Option<std::fs::File>; 3],
+    _borrowed: std::marker::PhantomData<&'a ()>,
+}
+
+/// The descriptor the child gets as stream `target` for `io`, and fsbench's end of a pipe.
+/// Every new descriptor is close-on-exec and above 2, so that setting up one stream in the
+/// child never overwrites the source of another.
+fn child_end(
+    io: Io<'_>,
+    target: RawFd,
+    for_child: &mut Vec<OwnedFd>,
+) -> std::io::Result<(RawFd, Option<std::fs::File>)> {
+    let above_stdio = |fd: OwnedFd| -> std::io::Result<OwnedFd> {
+        if fd.as_raw_fd() > 2 {
+            return Ok(fd);
+        }
+        Ok(rustix::io::fcntl_dupfd_cloexec(&fd, 3)?)
+    };
+    let (fd, kept) = match io {
+        Io::Null => {
+            let null = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/null")?;
+            (above_stdio(null.into())?, None)
+        }
+        Io::Piped => {
+            let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+            let (child, parent) = if target == 0 {
+                (read, write)
+            } else {
+                (write, read)
+            };
+            (above_stdio(child)?, Some(std::fs::File::from(parent)))
+        }
+        // Already the stream it is to be: passed as it is (the child only clears close-on-exec).
+        Io::Borrowed(fd) if fd.as_raw_fd() == target => return Ok((target, None)),
+        Io::Borrowed(fd) => (above_stdio(fd.try_clone_to_owned()?)?, None),
+        Io::Owned(fd) if fd.as_raw_fd() == target => {
+            let raw = fd.as_raw_fd();
+            for_child.push(fd);
+            return Ok((raw, None));
+        }
+        Io::Owned(fd) => (above_stdio(fd)?, None),
+    };
+    let raw = fd.as_raw_fd();
+    for_child.push(fd);
+    Ok((raw, kept))
 }
 
 impl Command {
     /// Everything the start needs, made now (standard input and output on `/dev/null`,
     /// standard error on `stderr`).
-    pub fn ready<'a>(&self, stderr: &'a impl AsRawFd) -> std::io::Result<Ready<'a>> {
+    pub fn ready<'a>(&self, stderr: &'a impl AsFd) -> std::io::Result<Ready<'a>> {
+        self.ready_with([Io::Null, Io::Null, Io::Borrowed(stderr.as_fd())])
+    }
+
+    /// Everything the start needs, made now, with standard input, output and error as `stdio`
+    /// says.
+    pub fn ready_with<'a>(&self, stdio: [Io<'a>; 3]) -> std::io::Result<Ready<'a>> {
         let cmd = self;
-        let null = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open("/dev/null")?;
+        let mut for_child = Vec::new();
+        let mut kept = [None, None, None];
+        let mut fds = [0; 3];
+        for (target, io) in stdio.into_iter().enumerate() {
+            let (fd, parent_end) = child_end(io, target as RawFd, &mut for_child)?;
+            fds[target] = fd;
+            kept[target] = parent_end;
+        }
         let path = c_string(resolve(&cmd.program)?.as_os_str())?;
         let mut argv = vec![c_string(&cmd.program)?];
         for a in &cmd.args {
@@ -252,15 +333,16 @@ impl Command {
             cwd,
             argv_ptrs,
             envp_ptrs,
-            stdio: [null.as_raw_fd(), null.as_raw_fd(), stderr.as_raw_fd()],
+            stdio: fds,
             parent: rustix::process::getpid().as_raw_nonzero().get(),
             error: 0,
         });
         Ok(Ready {
             prepared,
             stack: vec![0u8; STACK],
-            _null: null,
-            _stderr: std::marker::PhantomData,
+            for_child,
+            kept,
+            _borrowed: std::marker::PhantomData,
         })
     }
 }
@@ -272,7 +354,8 @@ impl Ready<'_> {
         let Ready {
             mut prepared,
             mut stack,
-            _null: null,
+            for_child,
+            kept,
             ..
         } = self;
         // SAFETY: the child runs `child_main` on `stack` (its top, 16-byte aligned, passed as the
@@ -302,7 +385,9 @@ impl Ready<'_> {
             pid
         };
         drop(stack);
-        drop(null);
+        // The child has its ends (or failed): fsbench's copies are closed, so that a pipe's
+        // reader sees its end when the child exits.
+        drop(for_child);
         if prepared.error != 0 {
             // The child failed before its program ran: reap it and say why.
             let mut status = 0;
@@ -329,6 +414,7 @@ impl Ready<'_> {
             Vec::new()
         });
         cleanup.group_started(pid);
+        let [stdin, stdout, stderr] = kept;
         Ok(Child {
             pid,
             pidfd,
@@ -336,6 +422,9 @@ impl Ready<'_> {
             reaped: false,
             registration: Some(registration),
             cleanup: cleanup.clone(),
+            stdin,
+            stdout,
+            stderr,
         })
     }
 }
@@ -368,6 +457,31 @@ impl Child {
     /// The program's pid (also its process group's id).
     pub fn id(&self) -> u32 {
         self.pid as u32
+    }
+
+    /// fsbench's end of the program's standard input, when it was [`Io::Piped`] (once).
+    pub fn take_stdin(&mut self) -> Option<std::fs::File> {
+        self.stdin.take()
+    }
+
+    /// fsbench's end of the program's standard output, when it was [`Io::Piped`] (once).
+    pub fn take_stdout(&mut self) -> Option<std::fs::File> {
+        self.stdout.take()
+    }
+
+    /// fsbench's end of the program's standard error, when it was [`Io::Piped`] (once).
+    pub fn take_stderr(&mut self) -> Option<std::fs::File> {
+        self.stderr.take()
+    }
+
+    /// Waits until the program exits, `cancel` is set, or `timeout` passes (the last two kill
+    /// the whole group), and reaps it.
+    pub fn wait(
+        &mut self,
+        cancel: &CancelToken,
+        timeout: Option<Duration>,
+    ) -> Result<ExitStatus, WaitError> {
+        self.wait_then(cancel, timeout, &mut || {})
     }
 
     /// When [`Child::wait_then`] saw the program exit, before anything else ran (`before_reap`,
@@ -500,6 +614,76 @@ mod tests {
         assert_eq!(status.code(), Some(3), "{text}");
         let want = format!("{}\na b c\n", dir.path().canonicalize().unwrap().display());
         assert_eq!(text, want);
+    }
+
+    #[test]
+    fn piped_streams_reach_the_program_and_come_back_and_a_given_descriptor_is_its_input() {
+        use std::io::{Read, Write};
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "read x; echo \"out:$x\"; echo \"err:$x\" >&2"]);
+        let mut child = cmd
+            .ready_with([Io::Piped, Io::Piped, Io::Piped])
+            .unwrap()
+            .spawn(&Cleanup::new())
+            .unwrap();
+        let mut input = child.take_stdin().expect("a pipe to its input");
+        assert!(child.take_stdin().is_none(), "taken once");
+        input.write_all(b"hello\n").unwrap();
+        drop(input);
+        let (mut out, mut err) = (String::new(), String::new());
+        child
+            .take_stdout()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        child
+            .take_stderr()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait(&CancelToken::new(), None).unwrap();
+        assert!(status.success());
+        assert_eq!((out.as_str(), err.as_str()), ("out:hello\n", "err:hello\n"));
+
+        // A file given as its input (owned: fsbench's copy is closed once the child has it),
+        // its output on a borrowed memfd.
+        let mut given = tempfile::tempfile().unwrap();
+        given.write_all(b"from a file\n").unwrap();
+        std::io::Seek::rewind(&mut given).unwrap();
+        let mut sink = stderr_file();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "read x; echo \"[$x]\""]);
+        let mut child = cmd
+            .ready_with([
+                Io::Owned(given.into()),
+                Io::Borrowed(std::os::fd::AsFd::as_fd(&sink)),
+                Io::Null,
+            ])
+            .unwrap()
+            .spawn(&Cleanup::new())
+            .unwrap();
+        assert!(child.take_stdout().is_none(), "not piped");
+        assert!(child.wait(&CancelToken::new(), None).unwrap().success());
+        let mut text = String::new();
+        std::io::Seek::rewind(&mut sink).unwrap();
+        sink.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "[from a file]\n");
+    }
+
+    #[test]
+    fn a_reader_of_its_output_sees_the_end_when_it_exits() {
+        use std::io::Read;
+        // fsbench's copies of the child's pipe ends are closed: the read ends with the child,
+        // it does not hang on a writer fsbench itself still holds.
+        let mut child = Command::new("true")
+            .ready_with([Io::Piped, Io::Piped, Io::Piped])
+            .unwrap()
+            .spawn(&Cleanup::new())
+            .unwrap();
+        let mut out = Vec::new();
+        child.take_stdout().unwrap().read_to_end(&mut out).unwrap();
+        assert!(out.is_empty());
+        assert!(child.wait(&CancelToken::new(), None).unwrap().success());
     }
 
     #[test]

@@ -5,10 +5,10 @@
 
 use super::{JobOutcome, Window};
 use fsbench_io::{Context, WorkloadError};
-use fsbench_sys::child::{GroupChild, WaitError};
+use fsbench_sys::child::WaitError;
+use fsbench_sys::vfork::{Child, Command, Io};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Name of the hidden subcommand the binary routes to [`worker_main`].
 pub const WORKER_COMMAND: &str = "__fx-worker";
@@ -26,10 +26,10 @@ pub fn run(
 ) -> Result<Vec<JobOutcome>, WorkloadError> {
     let exe = std::env::current_exe()
         .map_err(|e| WorkloadError::io("find own executable", "/proc/self/exe", e))?;
-    let mut children: Vec<GroupChild> = Vec::new();
-    let mut outs: Vec<BufReader<std::process::ChildStdout>> = Vec::new();
-    let fail = |children: &mut Vec<GroupChild>, e: WorkloadError| {
-        children.iter_mut().for_each(GroupChild::kill);
+    let mut children: Vec<Child> = Vec::new();
+    let mut outs: Vec<BufReader<std::fs::File>> = Vec::new();
+    let fail = |children: &mut Vec<Child>, e: WorkloadError| {
+        children.iter_mut().for_each(Child::kill);
         Err(e)
     };
     for k in 0..jobs {
@@ -37,13 +37,15 @@ pub fn run(
         cmd.arg(WORKER_COMMAND)
             .arg(op)
             .arg(root)
-            .args([k, bs].map(|v| v.to_string()))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        match fsbench_sys::child::spawn(&mut cmd, &ctx.cleanup) {
+            .args([k, bs].map(|v| v.to_string()));
+        // Started without copying fsbench (`fsbench_sys::vfork`), as the `command` workload's
+        // programs are: a fork of a grown fsbench per job is no part of what a card measures.
+        let started = cmd
+            .ready_with([Io::Piped, Io::Piped, Io::Piped])
+            .and_then(|ready| ready.spawn(&ctx.cleanup));
+        match started {
             Ok(mut c) => {
-                let Some(out) = c.child.stdout.take() else {
+                let Some(out) = c.take_stdout() else {
                     children.push(c);
                     return fail(
                         &mut children,
@@ -76,7 +78,7 @@ pub fn run(
     }
     let window = *told.get_or_init(|| Window::after(warmup_ns, duration_ns));
     for c in &mut children {
-        if let Some(mut input) = c.child.stdin.take() {
+        if let Some(mut input) = c.take_stdin() {
             // A job that cannot read its window fails on its own and says so below.
             let _ = writeln!(input, "{} {}", window.start_ns, window.end_ns);
         }
@@ -95,15 +97,15 @@ pub fn run(
 
 /// Waits for one worker (checking for cancellation) and parses `text`, the rest of its output:
 /// one short line, so the pipe cannot fill before it exits.
-fn wait(group: &mut GroupChild, text: &str, ctx: &Context) -> Result<JobOutcome, WorkloadError> {
-    let status = match group.wait(&ctx.cancel, None) {
+fn wait(child: &mut Child, text: &str, ctx: &Context) -> Result<JobOutcome, WorkloadError> {
+    let status = match child.wait(&ctx.cancel, None) {
         Ok(s) => s,
         Err(WaitError::Io(e)) => return Err(WorkloadError::io("wait for card job", "child", e)),
         Err(_) => return Err(WorkloadError::Interrupted),
     };
     if !status.success() {
         let mut err = String::new();
-        if let Some(e) = group.child.stderr.as_mut() {
+        if let Some(mut e) = child.take_stderr() {
             let _ = e.read_to_string(&mut err);
         }
         return Err(WorkloadError::Invalid(format!(
