@@ -315,6 +315,10 @@ impl Recorder for Paced<'_> {
     fn metric(&mut self, name: &str, value: f64) {
         self.inner.metric(name, value);
     }
+
+    fn program_cpu(&mut self, cpu: fsbench_measure::CpuTimes) {
+        self.inner.program_cpu(cpu);
+    }
 }
 
 /// The thread's timer slack at 1 ns while pacing (sleeps end within µs of their time, so the

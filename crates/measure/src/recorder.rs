@@ -44,6 +44,12 @@ pub trait Recorder {
     /// A named, workload-specific number (`files_created`, `resident_pct`, ...).
     fn metric(&mut self, name: &str, value: f64);
 
+    /// The CPU of the program this sample timed (an external command and the descendants it
+    /// reaped, from its rusage), which becomes the sample's user and system time in place of
+    /// fsbench's and its children's; fsbench's own CPU meanwhile is kept apart
+    /// ([`fsbench_model::metric::FSBENCH_CPU_NS`]), as hyperfine counts a command's CPU.
+    fn program_cpu(&mut self, _cpu: CpuTimes) {}
+
     /// The series interval this recorder closes, ns, when it keeps a series: parallel parts
     /// recorded apart (jobs) use it so that their series add up at the same interval.
     fn interval_ns(&self) -> Option<u64> {
@@ -79,9 +85,10 @@ pub struct LatencyStats {
 pub struct SampleData {
     /// Wall time from `start` to `finish`.
     pub wall_ns: u64,
-    /// User CPU of the process and its waited-for children during the sample.
+    /// User CPU of the process and its waited-for children during the sample (a program's
+    /// alone when the workload gave it: [`Recorder::program_cpu`]).
     pub user_ns: u64,
-    /// System CPU of the process and its waited-for children during the sample.
+    /// System CPU, as `user_ns`.
     pub sys_ns: u64,
     /// Operations done (latency-recorded plus bulk).
     pub ops: u64,
@@ -99,6 +106,16 @@ pub struct SampleData {
     pub progress: Vec<ProgressPoint>,
     /// The sample as a time series: each interval's operations, bytes and latencies.
     pub series: RawSeries,
+}
+
+impl SampleData {
+    /// True when the sample's user and system time are a timed program's, not fsbench's
+    /// ([`Recorder::program_cpu`]): nothing of fsbench's own (a background thread) is in them.
+    pub fn cpu_is_a_programs(&self) -> bool {
+        self.metrics
+            .iter()
+            .any(|(n, _)| n == fsbench_model::metric::FSBENCH_CPU_NS)
+    }
 }
 
 /// Cumulative work done at one moment of a sample.
@@ -131,7 +148,10 @@ pub struct SampleRecorder<C: Clock = MonotonicClock> {
     phases: Vec<(String, u64)>,
     metrics: Vec<(String, f64)>,
     start_ns: u64,
-    start_cpu: CpuTimes,
+    /// fsbench's own CPU and its waited-for children's at `start`.
+    start_cpu: (CpuTimes, CpuTimes),
+    /// The timed program's CPU, when the workload gave it ([`Recorder::program_cpu`]).
+    program_cpu: Option<CpuTimes>,
     /// The interval asked for (`--interval`); the series may double it.
     interval_ns: u64,
     series: RawSeries,
@@ -172,7 +192,8 @@ impl<C: Clock> SampleRecorder<C> {
             phases: Vec::new(),
             metrics: Vec::new(),
             start_ns: 0,
-            start_cpu: CpuTimes::default(),
+            start_cpu: Default::default(),
+            program_cpu: None,
             interval_ns: DEFAULT_INTERVAL_NS,
             series: RawSeries::new(DEFAULT_INTERVAL_NS),
             due_ns: u64::MAX,
@@ -206,7 +227,8 @@ impl<C: Clock> SampleRecorder<C> {
         self.series = RawSeries::new(self.interval_ns);
         self.mark = (0, 0);
         self.merged = None;
-        self.start_cpu = CpuTimes::process_and_children();
+        self.program_cpu = None;
+        self.start_cpu = (CpuTimes::process(), CpuTimes::children());
         self.start_ns = self.clock.now_ns();
         self.due_ns = self.start_ns.saturating_add(self.interval_ns);
     }
@@ -255,7 +277,18 @@ impl<C: Clock> SampleRecorder<C> {
     pub fn finish(&mut self) -> SampleData {
         let now = self.clock.now_ns();
         let wall_ns = now.saturating_sub(self.start_ns);
-        let cpu = CpuTimes::process_and_children().since(self.start_cpu);
+        let own = CpuTimes::process().since(self.start_cpu.0);
+        let children = CpuTimes::children().since(self.start_cpu.1);
+        let cpu = match self.program_cpu.take() {
+            Some(program) => {
+                self.metrics.push((
+                    fsbench_model::metric::FSBENCH_CPU_NS.into(),
+                    (own.user_ns + own.sys_ns) as f64,
+                ));
+                program
+            }
+            None => own.plus(children),
+        };
         // Outside the timed region from here: the intervals that ended while nothing completed
         // (a final fsync), the last, partial interval, then the totals.
         if now >= self.due_ns {
@@ -397,6 +430,10 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
         self.hist.saturating_record(latency_ns.max(1));
         self.ops += 1;
         self.bytes += bytes;
+    }
+
+    fn program_cpu(&mut self, cpu: CpuTimes) {
+        self.program_cpu = Some(cpu);
     }
 
     fn merge_ops(

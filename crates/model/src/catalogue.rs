@@ -106,6 +106,7 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("transactions_per_s", PerS("tx/s"), H, "tx/s", "postmark transactions per second"),
     m("command_ns", Ns, L, "command time", "wall time of the command, shell start-up subtracted"),
     m("shell_overhead_ns", Ns, L, "shell start-up", "median wall time of an empty `sh -c`"),
+    m("fsbench_cpu_ns", Ns, L, "fsbench CPU", "fsbench's own CPU while a command ran: starting, watching and reaping it (the sample's user and sys are the command's)"),
     m("resident_pct", Pct, L, "cached before", "share of the workload's file pages in the page cache before the sample"),
     m("direct_used", Flag, H, "direct I/O", "1 when the sample used verified direct I/O"),
     m("engine_io_uring", Flag, H, "io_uring", "1 when requests went through io_uring (engine=io_uring or auto), 0 for psync"),

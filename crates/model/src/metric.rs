@@ -57,6 +57,9 @@ pub const TRANSACTIONS_PER_S: &str = "transactions_per_s";
 pub const COMMAND_NS: &str = "command_ns";
 /// `shell_overhead_ns`: median wall time of an empty sh -c.
 pub const SHELL_OVERHEAD_NS: &str = "shell_overhead_ns";
+/// `fsbench_cpu_ns`: fsbench's own CPU (user and system) during a sample whose user and system
+/// time are a program's (a `command`): what starting, watching and reaping it cost.
+pub const FSBENCH_CPU_NS: &str = "fsbench_cpu_ns";
 /// `resident_pct`: share of the workload's file pages in the page cache before the sample.
 pub const RESIDENT_PCT: &str = "resident_pct";
 /// `direct_used`: 1 when the sample used verified direct I/O.
@@ -290,6 +293,7 @@ pub const ALL: &[&str] = &[
     TRANSACTIONS_PER_S,
     COMMAND_NS,
     SHELL_OVERHEAD_NS,
+    FSBENCH_CPU_NS,
     RESIDENT_PCT,
     DIRECT_USED,
     ENGINE_IO_URING,

@@ -40,8 +40,12 @@ pub struct Done {
 
 impl Done {
     /// Takes the background's CPU during a sample of `wall_ns` (its share of its own CPU,
-    /// pro rata) out of the sample's process CPU, which counted every thread.
+    /// pro rata) out of the sample's process CPU, which counted every thread; a timed program's
+    /// CPU (a `command`'s) never held it.
     pub fn exclude_cpu(&self, data: &mut fsbench_measure::SampleData) {
+        if data.cpu_is_a_programs() {
+            return;
+        }
         let share = (data.wall_ns as f64 / self.elapsed_ns.max(1) as f64).min(1.0);
         let part = |ns: u64| (ns as f64 * share) as u64;
         data.user_ns = data.user_ns.saturating_sub(part(self.cpu.user_ns));

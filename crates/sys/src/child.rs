@@ -200,6 +200,14 @@ pub fn cpu_ns_of_exited(pid: i32) -> Option<u64> {
     Some(ns(ru.ru_utime) + ns(ru.ru_stime))
 }
 
+/// The user and system CPU time (ns) of exited, not yet reaped child `pid` and of the
+/// descendants it reaped: what `wait4` would report for it (hyperfine's measure of a command).
+pub fn user_sys_ns_of_exited(pid: i32) -> Option<(u64, u64)> {
+    let ru = zombie_rusage(pid)?;
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Some((ns(ru.ru_utime), ns(ru.ru_stime)))
+}
+
 /// The rusage of exited child `pid`, leaving it to be reaped as before: the raw `waitid`
 /// system call with `WNOWAIT` fills a `struct rusage` of the zombie. glibc's `waitid` and
 /// rustix's have no rusage argument; reaping it with `wait4` instead would hide the exit from

@@ -1,7 +1,8 @@
 //! `command`: time any external command the way hyperfine does (`git status`, `ninja`, a build):
-//! wall time around spawn-to-exit, user and sys CPU of the waited-for children (wait4 rusage,
-//! taken by the recorder), exit status checked, and the shell's own start-up measured in
-//! `prepare` and subtracted (`shell=none` runs the program directly). An optional `prepare`
+//! wall time around spawn-to-exit, user and sys CPU of the command and the descendants it
+//! reaped (its rusage as wait4 reports it, read while it is a zombie; fsbench's own CPU is kept
+//! apart as `fsbench_cpu_ns`), exit status checked, and the shell's own start-up (wall, user
+//! and sys) measured in `prepare` and subtracted (`shell=none` runs the program directly). An optional `prepare`
 //! command runs before every sample, unmeasured. What the command itself writes is up to it:
 //! fsbench's own files stay in its scratch. While the measured command runs, its process tree's
 //! read and write system calls and storage bytes are read from `/proc` at every interval's end
@@ -11,8 +12,8 @@ use crate::info::WorkloadInfo;
 use crate::knob::Knob;
 use crate::params::{ParamDoc, ParamError, Params};
 use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
-use fsbench_measure::TreeWatch;
 use fsbench_measure::series::DEFAULT_INTERVAL_NS;
+use fsbench_measure::{CpuTimes, TreeWatch};
 use fsbench_sys::vfork::Command;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -72,6 +73,16 @@ struct CommandWorkload {
     shell: bool,
     check: bool,
     shell_overhead_ns: u64,
+    /// The median user and system time of the empty shell, taken out of every sample's.
+    shell_cpu: CpuTimes,
+}
+
+/// What one run of a command took.
+struct Ran {
+    /// Spawn to exit, ns.
+    wall_ns: u64,
+    /// Its CPU and its reaped descendants' (its rusage, read while it was a zombie).
+    cpu: Option<CpuTimes>,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -90,6 +101,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         shell,
         check,
         shell_overhead_ns: 0,
+        shell_cpu: CpuTimes::default(),
     }))
 }
 
@@ -120,7 +132,7 @@ impl CommandWorkload {
         Ok(c)
     }
 
-    /// Runs `text` to completion (killing it on cancel); returns its wall time. With `watch`,
+    /// Runs `text` to completion (killing it on cancel); its wall and CPU time. With `watch`,
     /// its process tree is watched from its start until it exits.
     fn execute(
         &self,
@@ -129,7 +141,7 @@ impl CommandWorkload {
         shell: bool,
         check: bool,
         mut watch: Option<&mut TreeWatch>,
-    ) -> Result<u64, WorkloadError> {
+    ) -> Result<Ran, WorkloadError> {
         let cmd = self.command(text, ctx, shell)?;
         // stderr goes to an in-memory file, not a pipe: a chatty command cannot block on a full
         // pipe, and its last line is there for the error message.
@@ -150,8 +162,13 @@ impl CommandWorkload {
         if let Some(w) = &watch {
             w.set_root(child.id());
         }
-        // The last reading is taken while the command is a zombie, before it is reaped.
+        // The last reading is taken while the command is a zombie, before it is reaped; its
+        // CPU too, as wait4 would report it (hyperfine's measure): fsbench's own is not in it.
+        let pid = child.id() as i32;
+        let mut cpu = None;
         let mut last_reading = || {
+            cpu = fsbench_sys::child::user_sys_ns_of_exited(pid)
+                .map(|(user_ns, sys_ns)| CpuTimes { user_ns, sys_ns });
             if let Some(w) = watch.as_mut() {
                 w.stop();
             }
@@ -172,7 +189,7 @@ impl CommandWorkload {
                 "command '{text}' exited with {status}: {last} (check=false to allow)"
             )));
         }
-        Ok(wall)
+        Ok(Ran { wall_ns: wall, cpu })
     }
 }
 
@@ -201,19 +218,30 @@ impl Workload for CommandWorkload {
             )));
         }
         if self.shell {
-            let mut times = Vec::new();
+            let (mut walls, mut users, mut syss) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..15 {
-                times.push(self.execute("", ctx, true, true, None)?);
+                let ran = self.execute("", ctx, true, true, None)?;
+                walls.push(ran.wall_ns);
+                let cpu = ran.cpu.unwrap_or_default();
+                users.push(cpu.user_ns);
+                syss.push(cpu.sys_ns);
             }
-            times.sort_unstable();
-            self.shell_overhead_ns = times[times.len() / 2];
+            let median = |v: &mut Vec<u64>| {
+                v.sort_unstable();
+                v[v.len() / 2]
+            };
+            self.shell_overhead_ns = median(&mut walls);
+            self.shell_cpu = CpuTimes {
+                user_ns: median(&mut users),
+                sys_ns: median(&mut syss),
+            };
         }
         Ok(())
     }
 
     fn before_sample(&mut self, ctx: &Context) -> Result<(), WorkloadError> {
         match &self.prepare {
-            Some(p) => self.execute(p, ctx, true, true, None).map(|_| ()),
+            Some(p) => self.execute(p, ctx, true, true, None).map(drop),
             None => Ok(()),
         }
     }
@@ -221,7 +249,13 @@ impl Workload for CommandWorkload {
     fn run(&mut self, ctx: &Context, rec: &mut dyn Recorder) -> Result<(), WorkloadError> {
         let interval = rec.interval_ns().unwrap_or(DEFAULT_INTERVAL_NS);
         let mut watch = TreeWatch::start(interval);
-        let wall = self.execute(&self.run, ctx, self.shell, self.check, watch.as_mut())?;
+        let ran = self.execute(&self.run, ctx, self.shell, self.check, watch.as_mut())?;
+        let wall = ran.wall_ns;
+        // The sample's user and system time are the command's, less the shell's start-up as
+        // its wall time is; fsbench's own CPU is kept apart (`fsbench_cpu_ns`).
+        if let Some(cpu) = ran.cpu {
+            rec.program_cpu(cpu.since(self.shell_cpu));
+        }
         match watch.map(TreeWatch::finish) {
             Some(series) if !series.intervals.is_empty() => {
                 fsbench_measure::merge_ticked(rec, &series);
@@ -268,6 +302,40 @@ mod tests {
         let t = Harness::metric(&d, "command_ns");
         assert!((40e6..1e9).contains(&t), "{t}");
         assert!(Harness::metric(&d, "shell_overhead_ns") > 0.0);
+    }
+
+    #[test]
+    fn the_samples_cpu_is_the_commands_and_fsbenchs_own_is_kept_apart() {
+        let mut h = Harness::new(build, "run='read x < fifo',shell=sh");
+        let fifo = h.dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.expect("mkfifo").success());
+        // A thread of fsbench's burns 20 ms of CPU while the command waits on the FIFO, then
+        // lets it end: the command itself uses next to none.
+        let spinner = std::thread::spawn(move || {
+            let start = fsbench_measure::CpuTimes::thread();
+            loop {
+                let used = fsbench_measure::CpuTimes::thread().since(start);
+                if used.user_ns + used.sys_ns >= 20_000_000 {
+                    break;
+                }
+                std::hint::black_box((0..1000u64).sum::<u64>());
+            }
+            use std::io::Write;
+            let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            w.write_all(b"go\n").unwrap();
+        });
+        let d = h.sample();
+        spinner.join().unwrap();
+        let own = Harness::metric(&d, fsbench_model::metric::FSBENCH_CPU_NS);
+        assert!(own >= 20e6, "fsbench's own CPU, the spinner's in it: {own}");
+        assert!(
+            d.user_ns + d.sys_ns < 20_000_000,
+            "the command's CPU only: user {} sys {}",
+            d.user_ns,
+            d.sys_ns
+        );
+        assert!(d.cpu_is_a_programs());
     }
 
     #[test]
