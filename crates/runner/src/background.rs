@@ -34,7 +34,8 @@ pub struct Done {
     pub bytes: u64,
     /// How long it ran (settling included), ns.
     pub elapsed_ns: u64,
-    /// The CPU its thread used meanwhile.
+    /// The CPU its thread used meanwhile, and that of the programs it ran and reaped (a
+    /// `command`'s: reaped children's CPU counts in the whole process's).
     pub cpu: fsbench_measure::CpuTimes,
 }
 
@@ -142,6 +143,7 @@ fn run_until_stopped(w: &mut dyn Workload, ctx: &Context) -> Result<Done, Worklo
     let started = Instant::now();
     let cpu_before = fsbench_measure::CpuTimes::thread();
     let (mut ops, mut bytes) = (0, 0);
+    let mut programs = fsbench_measure::CpuTimes::default();
     while !ctx.cancel.is_cancelled() {
         let mut rec = SampleRecorder::new();
         let ran = w.before_sample(ctx).and_then(|()| {
@@ -151,6 +153,12 @@ fn run_until_stopped(w: &mut dyn Workload, ctx: &Context) -> Result<Done, Worklo
         let d = rec.finish();
         ops += d.ops;
         bytes += d.bytes;
+        if d.cpu_is_a_programs() {
+            programs = programs.plus(fsbench_measure::CpuTimes {
+                user_ns: d.user_ns,
+                sys_ns: d.sys_ns,
+            });
+        }
         match ran {
             Ok(()) | Err(WorkloadError::Interrupted) => {}
             Err(e) => return Err(e),
@@ -165,6 +173,43 @@ fn run_until_stopped(w: &mut dyn Workload, ctx: &Context) -> Result<Done, Worklo
         ops,
         bytes,
         elapsed_ns: started.elapsed().as_nanos() as u64,
-        cpu: fsbench_measure::CpuTimes::thread().since(cpu_before),
+        cpu: fsbench_measure::CpuTimes::thread()
+            .since(cpu_before)
+            .plus(programs),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A background `command` reaps its programs: their CPU lands in the whole process's
+    /// children's, so the background's share taken out of a measured sample must hold it.
+    #[test]
+    fn a_background_commands_cpu_is_its_own_not_the_measured_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let info = fsbench_workload::find("command").unwrap();
+        let run = "run='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; touch burnt'";
+        let params = Params::parse(run).unwrap();
+        let mut w = fsbench_workload::build(info, params).unwrap().workload;
+        let ctx = Context::dir(dir.path(), CancelToken::new());
+        w.prepare(&ctx).unwrap();
+        let stop = ctx.cancel.clone();
+        let marker = dir.path().join("burnt");
+        // Stopped a second after the first program ended (the next one is killed, not counted).
+        let stopper = std::thread::spawn(move || {
+            while !marker.exists() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::thread::sleep(Duration::from_secs(1));
+            stop.cancel();
+        });
+        let done = run_until_stopped(w.as_mut(), &ctx).unwrap();
+        stopper.join().unwrap();
+        assert!(done.ops > 0, "{done:?}");
+        // 300,000 turns of a shell loop take 300 ms or more of CPU; the thread that starts and
+        // reaps the program used 16 ms in a debug build.
+        let cpu = done.cpu.user_ns + done.cpu.sys_ns;
+        assert!(cpu >= 100_000_000, "the program's CPU is in: {done:?}");
+    }
 }
