@@ -2,8 +2,10 @@
 # fsbench's `command` workload against hyperfine, the tool every user of it will hold fsbench
 # against (issue 51): the same program, the same machine, in interleaved blocks (hyperfine a
 # block, fsbench a block, ...), so that drift hits both alike. Per row: the median of each
-# block's median ratio fsbench/hyperfine, with the blocks' lowest and highest ratio; and the
-# program's system time under each (the cost of its start). Goal: every ratio 0.97-1.03.
+# block's median ratio fsbench/hyperfine, with the blocks' lowest and highest ratio; the
+# program's user and system time under each (the cost of its start is in its system time), and
+# fsbench's own CPU per sample (fsbench_cpu_ns, not in the program's). Goal: every ratio
+# 0.97-1.03.
 #
 #   bench/vs-hyperfine.sh [BLOCKS [RUNS]]     (default 8 blocks of 40 runs each side)
 #
@@ -34,7 +36,7 @@ row() {
   local hf=(hyperfine --style none --warmup 3 --runs "$RUNS")
   [ "$shell" = none ] && hf+=(-N)
   [ "$cache" = cold ] && hf+=(--prepare "$drop")
-  local ratios=() fs_sys=() hf_sys=()
+  local ratios=() fs_sys=() hf_sys=() fs_user=() hf_user=() owns=()
   for b in $(seq "$BLOCKS"); do
     # Who goes first alternates from block to block: neither tool always follows the other.
     if [ $((b % 2)) = 1 ]; then
@@ -45,7 +47,7 @@ row() {
     if [ $((b % 2)) = 0 ]; then
       (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
     fi
-    read -r r fsys hsys < <(python3 - "$WORK/f.json" "$WORK/h.json" <<'PY'
+    read -r r fsys hsys fuser huser own < <(python3 - "$WORK/f.json" "$WORK/h.json" <<'PY'
 import json, statistics, sys
 f = json.load(open(sys.argv[1]))["results"][0]["samples"]
 h = json.load(open(sys.argv[2]))["results"][0]
@@ -53,17 +55,24 @@ fs = statistics.median(s["metrics"]["command_ns"] for s in f) / 1e9
 hf = statistics.median(h["times"])
 fsys = statistics.median(s["metrics"]["sys_ns"] for s in f) / 1e6
 hsys = h["system"] * 1e3
-print(f"{fs / hf:.4f} {fsys:.3f} {hsys:.3f}")
+fuser = statistics.median(s["metrics"]["user_ns"] for s in f) / 1e6
+huser = h["user"] * 1e3
+own = statistics.median(s["metrics"].get("fsbench_cpu_ns", 0) for s in f) / 1e6
+print(f"{fs / hf:.4f} {fsys:.3f} {hsys:.3f} {fuser:.3f} {huser:.3f} {own:.3f}")
 PY
 )
-    ratios+=("$r") fs_sys+=("$fsys") hf_sys+=("$hsys")
+    ratios+=("$r") fs_sys+=("$fsys") hf_sys+=("$hsys") fs_user+=("$fuser") hf_user+=("$huser")
+    owns+=("$own")
   done
-  python3 - "$name" "${ratios[*]}" "${fs_sys[*]}" "${hf_sys[*]}" <<'PY'
+  python3 - "$name" "${ratios[*]}" "${fs_sys[*]}" "${hf_sys[*]}" "${fs_user[*]}" \
+    "${hf_user[*]}" "${owns[*]}" <<'PY'
 import statistics, sys
-name, r, fs, hs = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
-ok = "ok" if 0.97 <= statistics.median(r) <= 1.03 else "OUTSIDE 0.97-1.03"
-print(f"{name:<44} ratio {statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})  "
-      f"sys ms fsbench {statistics.median(fs):.3f} hyperfine {statistics.median(hs):.3f}  {ok}")
+name, r, fs, hs, fu, hu, own = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
+m = statistics.median
+ok = "ok" if 0.97 <= m(r) <= 1.03 else "OUTSIDE 0.97-1.03"
+print(f"{name:<44} ratio {m(r):.3f} ({min(r):.3f}-{max(r):.3f})  {ok}\n"
+      f"{'':<44} user/sys ms fsbench {m(fu):.3f}/{m(fs):.3f} hyperfine {m(hu):.3f}/{m(hs):.3f}"
+      f"  fsbench's own CPU {m(own):.3f} ms")
 PY
 }
 
