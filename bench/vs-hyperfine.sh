@@ -4,8 +4,9 @@
 # block, fsbench a block, ...), so that drift hits both alike. Per row: the median of each
 # block's median ratio fsbench/hyperfine, with the blocks' lowest and highest ratio; the
 # program's user and system time under each (the cost of its start is in its system time), and
-# fsbench's own CPU per sample (fsbench_cpu_ns, not in the program's). Goal: every ratio
-# 0.97-1.03.
+# fsbench's own CPU per sample (fsbench_cpu_ns, not in the program's); for warm rows without a
+# shell, the bare start's ratio (bench/spawn_ref.c: fsbench's way of starting a program, nothing
+# else). Goal: every ratio 0.97-1.03.
 #
 #   bench/vs-hyperfine.sh [BLOCKS [RUNS]]     (default 8 blocks of 40 runs each side)
 #
@@ -22,6 +23,11 @@ RUNS="${2:-40}"
 WORK="$(mktemp -d /var/tmp/fsbench-vs-hyperfine.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
+# The bare start (bench/spawn_ref.c): the program started exactly as fsbench starts it, and
+# nothing else; its ratio to hyperfine is what the start method alone gives (warm rows without a
+# shell).
+gcc -O2 -o "$WORK/spawn_ref" "$ROOT/bench/spawn_ref.c"
+
 # A generated repository: 5,000 files in 500 directories, committed.
 REPO="$WORK/repo"
 make_repo "$REPO"
@@ -36,7 +42,10 @@ row() {
   local hf=(hyperfine --style none --warmup 3 --runs "$RUNS")
   [ "$shell" = none ] && hf+=(-N)
   [ "$cache" = cold ] && hf+=(--prepare "$drop")
-  local ratios=() fs_sys=() hf_sys=() fs_user=() hf_user=() owns=()
+  local ratios=() fs_sys=() hf_sys=() fs_user=() hf_user=() owns=() bare=()
+  local words=($cmd)
+  local path
+  path="$(command -v "${words[0]}")"
   for b in $(seq "$BLOCKS"); do
     # Who goes first alternates from block to block: neither tool always follows the other.
     if [ $((b % 2)) = 1 ]; then
@@ -47,10 +56,15 @@ row() {
     if [ $((b % 2)) = 0 ]; then
       (cd "$dir" && "${hf[@]}" --export-json "$WORK/h.json" "$cmd" >/dev/null 2>&1)
     fi
-    read -r r fsys hsys fuser huser own < <(python3 - "$WORK/f.json" "$WORK/h.json" <<'PY'
+    local bare_s=0
+    if [ "$shell" = none ] && [ "$cache" = warm ]; then
+      bare_s="$(cd "$dir" && "$WORK/spawn_ref" "$RUNS" "$path" "${words[@]}")"
+    fi
+    read -r r fsys hsys fuser huser own bare_r < <(python3 - "$WORK/f.json" "$WORK/h.json" "$bare_s" <<'PY'
 import json, statistics, sys
 f = json.load(open(sys.argv[1]))["results"][0]["samples"]
 h = json.load(open(sys.argv[2]))["results"][0]
+bare = float(sys.argv[3])
 fs = statistics.median(s["metrics"]["command_ns"] for s in f) / 1e9
 hf = statistics.median(h["times"])
 fsys = statistics.median(s["metrics"]["sys_ns"] for s in f) / 1e6
@@ -58,19 +72,24 @@ hsys = h["system"] * 1e3
 fuser = statistics.median(s["metrics"]["user_ns"] for s in f) / 1e6
 huser = h["user"] * 1e3
 own = statistics.median(s["metrics"].get("fsbench_cpu_ns", 0) for s in f) / 1e6
-print(f"{fs / hf:.4f} {fsys:.3f} {hsys:.3f} {fuser:.3f} {huser:.3f} {own:.3f}")
+# hyperfine clamps a time less its shell's start-up at 0: such a block has no ratio.
+ratio = lambda x: f"{x / hf:.4f}" if hf > 0 else "nan"
+print(f"{ratio(fs)} {fsys:.3f} {hsys:.3f} {fuser:.3f} {huser:.3f} {own:.3f} {ratio(bare)}")
 PY
 )
     ratios+=("$r") fs_sys+=("$fsys") hf_sys+=("$hsys") fs_user+=("$fuser") hf_user+=("$huser")
-    owns+=("$own")
+    owns+=("$own") bare+=("$bare_r")
   done
   python3 - "$name" "${ratios[*]}" "${fs_sys[*]}" "${hf_sys[*]}" "${fs_user[*]}" \
-    "${hf_user[*]}" "${owns[*]}" <<'PY'
+    "${hf_user[*]}" "${owns[*]}" "${bare[*]}" <<'PY'
 import statistics, sys
-name, r, fs, hs, fu, hu, own = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
+name, r, fs, hs, fu, hu, own, bare = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
 m = statistics.median
+r = [x for x in r if x == x] or [float("nan")]
+bare = [x for x in bare if x == x] or [0.0]
 ok = "ok" if 0.97 <= m(r) <= 1.03 else "OUTSIDE 0.97-1.03"
-print(f"{name:<44} ratio {m(r):.3f} ({min(r):.3f}-{max(r):.3f})  {ok}\n"
+ref = f"  bare start/hyperfine {m(bare):.3f}" if m(bare) > 0 else ""
+print(f"{name:<44} ratio {m(r):.3f} ({min(r):.3f}-{max(r):.3f})  {ok}{ref}\n"
       f"{'':<44} user/sys ms fsbench {m(fu):.3f}/{m(fs):.3f} hyperfine {m(hu):.3f}/{m(hs):.3f}"
       f"  fsbench's own CPU {m(own):.3f} ms")
 PY
