@@ -12,12 +12,13 @@
 //! under test starts: a message would wake the guard on a CPU the program wants (a `/bin/true`
 //! read 3–7% slower than under hyperfine with it), where a store into the table wakes nobody.
 
+use fsbench_sys::shared::SharedWords;
 use std::io::{BufRead, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::Ordering;
 
 /// The hidden command that runs the guard.
 pub const COMMAND: &str = "__scratch-guard";
@@ -33,71 +34,57 @@ struct Link {
 
 static LINK: Mutex<Option<Link>> = Mutex::new(None);
 
-/// [`GROUP_SLOTS`] process group ids in a shared mapping of a memory file (0: a free slot),
-/// written by fsbench and read by the guard once fsbench is gone.
+/// [`GROUP_SLOTS`] process group ids in words shared through a memory file
+/// ([`SharedWords`]; 0: a free slot), written by fsbench and read by the guard once fsbench is
+/// gone.
 struct GroupTable {
-    slots: &'static [AtomicI32],
+    words: SharedWords,
 }
 
 impl GroupTable {
-    const BYTES: usize = GROUP_SLOTS * std::mem::size_of::<AtomicI32>();
-
-    /// A new table and the memory file behind it (for the guard).
-    fn new() -> Option<(Self, OwnedFd)> {
-        use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
-        let fd = memfd_create("fsbench-guard-groups", MemfdFlags::CLOEXEC).ok()?;
-        ftruncate(&fd, Self::BYTES as u64).ok()?;
-        Some((Self::map(&fd)?, fd))
+    /// A new table (its memory file is handed to the guard).
+    fn new() -> Option<Self> {
+        SharedWords::new(GROUP_SLOTS)
+            .ok()
+            .map(|words| Self { words })
     }
 
     /// Maps the table in `fd` (the guard's side); `None` when `fd` is not one.
-    fn map(fd: &impl AsFd) -> Option<Self> {
-        use rustix::mm::{MapFlags, ProtFlags, mmap};
-        let len = rustix::fs::fstat(fd).ok()?.st_size;
-        if len != Self::BYTES as i64 {
-            return None;
-        }
-        // SAFETY: a shared mapping of the whole memory file, never unmapped (it lives as long as
-        // the process), viewed as atomics: every access from either process is atomic, and the
-        // file's length was checked to hold every slot.
-        #[allow(unsafe_code)]
-        unsafe {
-            let p = mmap(
-                std::ptr::null_mut(),
-                Self::BYTES,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::SHARED,
-                fd,
-                0,
-            )
-            .ok()?;
-            Some(Self {
-                slots: std::slice::from_raw_parts(p.cast::<AtomicI32>(), GROUP_SLOTS),
-            })
-        }
+    fn open(fd: &impl AsFd) -> Option<Self> {
+        let fd = fd.as_fd().try_clone_to_owned().ok()?;
+        SharedWords::open(fd, GROUP_SLOTS)
+            .ok()
+            .map(|words| Self { words })
     }
 
     /// Lists `pgid`; false when every slot is taken.
     fn add(&self, pgid: i32) -> bool {
-        self.slots.iter().any(|s| {
-            s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+        let Ok(g) = u64::try_from(pgid) else {
+            return false;
+        };
+        self.words.words().iter().any(|s| {
+            s.compare_exchange(0, g, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
         })
     }
 
     /// Unlists `pgid`; false when it was not listed here.
     fn remove(&self, pgid: i32) -> bool {
-        self.slots.iter().any(|s| {
-            s.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+        let Ok(g) = u64::try_from(pgid) else {
+            return false;
+        };
+        self.words.words().iter().any(|s| {
+            s.compare_exchange(g, 0, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
         })
     }
 
     /// The groups listed.
     fn listed(&self) -> Vec<i32> {
-        self.slots
+        self.words
+            .words()
             .iter()
-            .map(|s| s.load(Ordering::SeqCst))
+            .filter_map(|s| i32::try_from(s.load(Ordering::SeqCst)).ok())
             .filter(|&g| g > 1)
             .collect()
     }
@@ -175,7 +162,7 @@ fn start() -> Option<Link> {
     let exe = std::env::current_exe().ok()?;
     let table = GroupTable::new();
     let out = match &table {
-        Some((_, fd)) => Stdio::from(fd.try_clone().ok()?),
+        Some(t) => Stdio::from(t.words.fd().try_clone_to_owned().ok()?),
         None => Stdio::null(),
     };
     let child = Command::new(exe)
@@ -189,7 +176,7 @@ fn start() -> Option<Link> {
         .ok()?;
     Some(Link {
         pipe: child.stdin?,
-        groups: table.map(|(t, _)| t),
+        groups: table,
     })
 }
 
@@ -199,7 +186,7 @@ pub fn main(args: &[String]) -> i32 {
     let Some(owner) = args.first().and_then(|a| a.parse::<u32>().ok()) else {
         return 2;
     };
-    let table = GroupTable::map(&std::io::stdout());
+    let table = GroupTable::open(&std::io::stdout());
     let mut live: Vec<PathBuf> = Vec::new();
     let mut groups: Vec<i32> = Vec::new();
     for line in std::io::stdin().lock().lines() {
@@ -301,8 +288,8 @@ mod tests {
 
     #[test]
     fn groups_stored_by_fsbench_are_what_the_guard_reads_and_a_full_table_says_so() {
-        let (ours, fd) = GroupTable::new().expect("a memory file");
-        let guards = GroupTable::map(&fd).expect("the same table, mapped again");
+        let ours = GroupTable::new().expect("a memory file");
+        let guards = GroupTable::open(&ours.words.fd()).expect("the same table, mapped again");
         assert!(ours.add(4242) && ours.add(4343));
         assert!(ours.remove(4242));
         assert!(!ours.remove(4242), "listed once, removed once");
@@ -314,7 +301,7 @@ mod tests {
         assert_eq!(guards.listed().len(), GROUP_SLOTS);
         let other = tempfile::tempfile().unwrap();
         assert!(
-            GroupTable::map(&other).is_none(),
+            GroupTable::open(&other).is_none(),
             "an empty file is no table"
         );
     }

@@ -195,9 +195,7 @@ pub(crate) fn note_peak_memory_of(pid: i32) {
 /// descendants it reaped: the kernel's precise total (the user/system split alone is sampled
 /// by ticks).
 pub fn cpu_ns_of_exited(pid: i32) -> Option<u64> {
-    let ru = zombie_rusage(pid)?;
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
-    Some(ns(ru.ru_utime) + ns(ru.ru_stime))
+    user_sys_ns_of_exited(pid).map(|(user, sys)| user + sys)
 }
 
 /// The user and system CPU time (ns) of exited, not yet reaped child `pid` and of the

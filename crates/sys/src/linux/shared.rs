@@ -1,7 +1,7 @@
 //! Counters shared with child processes: a few 64-bit words in an anonymous memory file
 //! (`memfd_create`) mapped `MAP_SHARED`, so that workers started as separate processes (a
 //! `walk:mode=procs` worker, fsbench re-executed) add to the same atomic counters as the parent
-//! reads. Handed over as an inherited descriptor (the child's standard input), which the child
+//! reads, and the scratch guard reads the process groups fsbench lists in them. Handed over as an inherited descriptor (the child's standard input), which the child
 //! maps again: an anonymous `MAP_SHARED` mapping would not survive `exec`. One relaxed atomic
 //! add per update, as in threads; no pipe, no system call.
 
