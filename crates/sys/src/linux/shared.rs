@@ -1,9 +1,10 @@
 //! Counters shared with child processes: a few 64-bit words in an anonymous memory file
 //! (`memfd_create`) mapped `MAP_SHARED`, so that workers started as separate processes (a
 //! `walk:mode=procs` worker, fsbench re-executed) add to the same atomic counters as the parent
-//! reads, and the scratch guard reads the process groups fsbench lists in them. Handed over as an inherited descriptor (the child's standard input), which the child
-//! maps again: an anonymous `MAP_SHARED` mapping would not survive `exec`. One relaxed atomic
-//! add per update, as in threads; no pipe, no system call.
+//! reads, and the scratch guard reads the process groups fsbench lists in them. Handed over as
+//! an inherited descriptor (a child's standard input or output), which the child maps again: an
+//! anonymous `MAP_SHARED` mapping would not survive `exec`. One atomic operation per update, as
+//! in threads; no pipe, no system call.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
