@@ -225,7 +225,8 @@ fn flags_in(text: &str) -> BTreeSet<String> {
 
 /// Flags the docs name that are not fsbench's: other tools' (ministat is fsbench's own).
 const OTHER_TOOLS_FLAGS: &[&str] = &[
-    // cargo
+    // cargo, cargo-nextest
+    "doc",
     "release",
     "features",
     "workspace",

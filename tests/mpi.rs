@@ -20,6 +20,13 @@ pub(crate) fn mpi_fsbench() -> &'static Path {
         if cfg!(feature = "mpi") {
             return assert_cmd::cargo::cargo_bin("fsbench");
         }
+        // Built once by .ci/run in the tests' own target directory, before their build: the
+        // dependencies are shared, where a target directory of its own builds them all again.
+        if let Some(bin) = std::env::var_os("FSBENCH_TEST_MPI_BIN") {
+            let bin = PathBuf::from(bin);
+            assert!(bin.is_file(), "FSBENCH_TEST_MPI_BIN={bin:?} is not a file");
+            return bin;
+        }
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let target = root.join("target/mpi");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -148,16 +148,29 @@ fn interrupted_rounds(
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+// Fifty rounds of two SIGINTs, as two tests of 25 with seeds of their own (they run in
+// parallel under nextest, each inside the time budget).
 #[test]
 fn two_sigints_at_random_moments_always_leave_a_final_json_and_no_scratch() {
     use rustix::process::Signal;
-    interrupted_rounds(rounds(50), Signal::INT, Signal::INT, 0x9e37_79b9);
+    interrupted_rounds(rounds(25), Signal::INT, Signal::INT, 0x9e37_79b9);
 }
 
 #[test]
-fn sigterm_then_sigint_and_two_sighups_leave_a_final_json_and_no_scratch() {
+fn two_sigints_at_other_random_moments_always_leave_a_final_json_and_no_scratch() {
+    use rustix::process::Signal;
+    interrupted_rounds(rounds(25), Signal::INT, Signal::INT, 0x2545_f491);
+}
+
+#[test]
+fn sigterm_then_sigint_leave_a_final_json_and_no_scratch() {
     use rustix::process::Signal;
     interrupted_rounds(rounds(20), Signal::TERM, Signal::INT, 0x85eb_ca6b);
+}
+
+#[test]
+fn two_sighups_leave_a_final_json_and_no_scratch() {
+    use rustix::process::Signal;
     interrupted_rounds(rounds(20), Signal::HUP, Signal::HUP, 0xc2b2_ae35);
 }
 
@@ -339,7 +352,12 @@ fn two_runs_started_together_on_a_database_of_1000_runs_both_store_every_sample(
     let dir = temp_dir();
     let current = database_of_1000_runs(dir.path(), None);
     concurrent_pairs(rounds(10), Some(&current));
+}
+
+#[test]
+fn two_runs_started_together_on_an_older_database_of_1000_runs_both_store_every_sample() {
     // Opening it migrates it: the longest a run holds the database before its first sample.
+    let dir = temp_dir();
     let older = database_of_1000_runs(dir.path(), Some("v4.db"));
     concurrent_pairs(rounds(10), Some(&older));
 }

@@ -61,8 +61,8 @@ size = "4m"
 direct = false
 "#;
 
-/// The four reports, with what each must show.
-fn make_reports(dir: &Path) -> Vec<(PathBuf, Vec<&'static str>)> {
+/// One of the four reports, made in `dir` with its own runs, and what it must show.
+fn make_report(dir: &Path, which: &str) -> (PathBuf, Vec<&'static str>) {
     let db = dir.join("r.db");
     let (a, b) = (dir.join("a"), dir.join("b"));
     std::fs::create_dir_all(&a).unwrap();
@@ -79,79 +79,87 @@ fn make_reports(dir: &Path) -> Vec<(PathBuf, Vec<&'static str>)> {
         v
     };
     let mut out = Vec::new();
-    run(
-        &db,
-        &with(s(&[
-            "--cache",
-            "both",
-            "-w",
-            "rand-read:size=1m,ops=500",
-            "-w",
-            "latency:count=50,interval=0ms,size=256k",
-        ])),
-    );
-    let f = dir.join("two-targets.html");
-    report(&db, &["last"], &f);
-    out.push((
-        f,
-        vec![
-            "At a glance",
-            "Distributions",
-            "latency by percentile",
-            "Times and CPU",
-        ],
-    ));
-    run(
-        &db,
-        &with(s(&[
-            "--cache",
-            "warm",
-            "-w",
-            "walk:profile=small,scale=0.05,workers=1,2,mode=procs",
-        ])),
-    );
-    let f = dir.join("sweep.html");
-    report(&db, &["last"], &f);
-    out.push((
-        f,
-        vec!["speedup", "kernel (sys) time per entry", "ideal (J"],
-    ));
-    for _ in 0..2 {
+    if which == "two-targets" {
         run(
             &db,
-            &s(&[
-                "-t",
-                &format!("t={}", a.display()),
+            &with(s(&[
+                "--cache",
+                "both",
+                "-w",
+                "rand-read:size=1m,ops=500",
+                "-w",
+                "latency:count=50,interval=0ms,size=256k",
+            ])),
+        );
+        let f = dir.join("two-targets.html");
+        report(&db, &["last"], &f);
+        out.push((
+            f,
+            vec![
+                "At a glance",
+                "Distributions",
+                "latency by percentile",
+                "Times and CPU",
+            ],
+        ));
+    }
+    if which == "sweep" {
+        run(
+            &db,
+            &with(s(&[
                 "--cache",
                 "warm",
                 "-w",
-                "rand-read:size=1m,ops=500",
-            ]),
+                "walk:profile=small,scale=0.05,workers=1,2,mode=procs",
+            ])),
         );
+        let f = dir.join("sweep.html");
+        report(&db, &["last"], &f);
+        out.push((
+            f,
+            vec!["speedup", "kernel (sys) time per entry", "ideal (J"],
+        ));
     }
-    let f = dir.join("two-runs.html");
-    report(&db, &["last~1", "last"], &f);
-    out.push((
-        f,
-        vec![
-            "B − A, % of A",
-            "Each shared cell, A against B",
-            "cells in common",
-        ],
-    ));
-    let suite = dir.join("overhead.toml");
-    std::fs::write(&suite, OVERHEAD).unwrap();
-    run(
-        &db,
-        &with(vec!["--suite".into(), suite.display().to_string()]),
-    );
-    let f = dir.join("overhead.html");
-    report(&db, &["last"], &f);
-    out.push((
-        f,
-        vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
-    ));
-    out
+    if which == "two-runs" {
+        for _ in 0..2 {
+            run(
+                &db,
+                &s(&[
+                    "-t",
+                    &format!("t={}", a.display()),
+                    "--cache",
+                    "warm",
+                    "-w",
+                    "rand-read:size=1m,ops=500",
+                ]),
+            );
+        }
+        let f = dir.join("two-runs.html");
+        report(&db, &["last~1", "last"], &f);
+        out.push((
+            f,
+            vec![
+                "B − A, % of A",
+                "Each shared cell, A against B",
+                "cells in common",
+            ],
+        ));
+    }
+    if which == "overhead" {
+        let suite = dir.join("overhead.toml");
+        std::fs::write(&suite, OVERHEAD).unwrap();
+        run(
+            &db,
+            &with(vec!["--suite".into(), suite.display().to_string()]),
+        );
+        let f = dir.join("overhead.html");
+        report(&db, &["last"], &f);
+        out.push((
+            f,
+            vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
+        ));
+    }
+    out.pop().unwrap_or_else(|| panic!("no report '{which}'"))
 }
 
 /// The share of the most common colour and of pixels that are not near white.
@@ -198,11 +206,12 @@ pub(crate) fn chromium(url: &str, profile: &Path, extra: &[String]) -> std::proc
         .expect("run chromium")
 }
 
-#[test]
-#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
-fn the_four_study_reports_render_in_chromium_with_their_charts() {
+/// Report `which` rendered in Chromium: a screenshot with ink and more than one colour, a DOM
+/// with its charts and words, and no console error.
+fn renders_in_chromium_with_its_charts(which: &str) {
     let d = temp_dir();
-    for (file, needed) in make_reports(d.path()) {
+    {
+        let (file, needed) = make_report(d.path(), which);
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let url = format!("file://{}", file.display());
         let shot = d.path().join(format!("{name}.png"));
@@ -237,4 +246,28 @@ fn the_four_study_reports_render_in_chromium_with_their_charts() {
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
+}
+
+#[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
+fn the_two_targets_study_report_renders_in_chromium_with_its_charts() {
+    renders_in_chromium_with_its_charts("two-targets");
+}
+
+#[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
+fn the_sweep_study_report_renders_in_chromium_with_its_charts() {
+    renders_in_chromium_with_its_charts("sweep");
+}
+
+#[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
+fn the_two_runs_study_report_renders_in_chromium_with_its_charts() {
+    renders_in_chromium_with_its_charts("two-runs");
+}
+
+#[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
+fn the_overhead_study_report_renders_in_chromium_with_its_charts() {
+    renders_in_chromium_with_its_charts("overhead");
 }

@@ -1,5 +1,5 @@
 //! SIGKILL at random points of lab runs leaves nothing mounted, attached or running, with no
-//! `fsbench clean` (issue 45): twenty rounds over ext4, ext4-fscrypt, gocryptfs, bindfs,
+//! `fsbench clean` (issue 45): a round per lab kinds and phase (24, each a test of its own), over ext4, ext4-fscrypt, gocryptfs, bindfs,
 //! glusterfs and sshfs, each killed while the lab is being built, while it prepares, mid-sample
 //! or while it tears down. The run's mount namespace goes with its last process, its FUSE
 //! daemons and simulated hosts with their PID namespaces, its loop devices with autoclear; what
@@ -11,16 +11,6 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-/// The lab kinds of each round, in turn.
-const KINDS: &[&str] = &[
-    "ext4,ext4-fscrypt",
-    "gocryptfs,bindfs",
-    "glusterfs",
-    "sshfs",
-    "ext4-fscrypt,gocryptfs",
-    "bindfs,sshfs",
-];
-
 /// Where a round kills the run.
 #[derive(Debug, Clone, Copy)]
 enum Phase {
@@ -29,13 +19,6 @@ enum Phase {
     Sampling,
     TearingDown,
 }
-
-const PHASES: [Phase; 4] = [
-    Phase::Building,
-    Phase::Preparing,
-    Phase::Sampling,
-    Phase::TearingDown,
-];
 
 impl Phase {
     /// The start of the run's standard error line that announces the phase, and the most
@@ -92,10 +75,16 @@ fn start(lab: &std::path::Path, kinds: &str) -> (Child, Receiver<String>) {
     (child, rx)
 }
 
-/// Kills `child` a random time (up to the phase's bound) after its phase's line; returns
-/// whether it was still running when killed (a run may end before a teardown kill lands).
-fn kill_in(child: &mut Child, lines: &Receiver<String>, phase: Phase, rng: &mut Rng) -> bool {
-    let (line, most) = phase.trigger();
+/// Kills `child` a random time (up to `most` ms) after its phase's line; returns whether it was
+/// still running when killed (a run may end before a teardown kill lands).
+fn kill_in(
+    child: &mut Child,
+    lines: &Receiver<String>,
+    phase: Phase,
+    most: u64,
+    rng: &mut Rng,
+) -> bool {
+    let line = phase.trigger().0;
     let seen = lines
         .iter()
         .take_while(|_| child.try_wait().ok().flatten().is_none())
@@ -108,53 +97,89 @@ fn kill_in(child: &mut Child, lines: &Receiver<String>, phase: Phase, rng: &mut 
     alive
 }
 
-#[test]
-#[cfg_attr(
-    not(all(
-        fsbench_root,
-        fsbench_tool_mkfs_ext4,
-        fsbench_ext4_encryption,
-        fsbench_tool_gocryptfs,
-        fsbench_tool_bindfs,
-        fsbench_tool_glusterd,
-        fsbench_tool_sshd,
-        fsbench_tool_sshfs,
-        fsbench_tool_unshare,
-        fsbench_tool_nsenter,
-        fsbench_tool_ip,
-        fsbench_dev_fuse
-    )),
-    ignore = "needs root, mkfs.ext4, ext4 with fscrypt, gocryptfs, bindfs, glusterfs-server, glusterfs-client, openssh-server, sshfs, iproute2 and /dev/fuse"
-)]
-fn twenty_sigkills_at_random_points_of_lab_runs_leave_nothing_without_clean() {
+/// One round: a lab run of `kinds` killed in `phase`, then checked. Returns whether the kill
+/// landed on a live run.
+fn round(label: &str, kinds: &str, phase: Phase, most_ms: u64, rng: &mut Rng) -> bool {
+    let lab = LabDir::new();
+    let (mut child, lines) = start(&lab.path(), kinds);
+    let alive = kill_in(&mut child, &lines, phase, most_ms, rng);
+    eprintln!("{label}: {kinds}, {phase:?} within {most_ms} ms, killed while running: {alive}");
+    assert_nothing_left_running(&lab.path());
+    let text = clean_lab(&lab.path());
+    for undone in ["unmounted", "detached", "ended", "closed"] {
+        assert!(
+            !text.contains(undone),
+            "{label} ({kinds}, {phase:?}) left work for clean: {text}"
+        );
+    }
+    assert_torn_down(&lab.path());
+    alive
+}
+
+/// One round killed in `phase` on `kinds`, at a random point of the phase; the kill must land on
+/// a live run. The Building, Preparing and Sampling windows lie inside phases that last longer
+/// than the window on any machine (the sample sleeps 2 s). A teardown's length is the
+/// machine's: when a kill comes after the run ended, the round is run again with half the window
+/// (down to 10 ms), so on a machine of any speed the kill lands inside the teardown.
+fn killed_in(phase: Phase, kinds: &str) {
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(45, |d| d.as_nanos() as u64)
         | 1;
     let mut rng = Rng(seed);
-    let mut killed_running = 0;
-    for round in 0..20 {
-        // Each pass over the kinds starts one phase later: every kind meets every phase.
-        let phase = PHASES[(round + round / KINDS.len()) % PHASES.len()];
-        let kinds = KINDS[round % KINDS.len()];
-        let lab = LabDir::new();
-        let (mut child, lines) = start(&lab.path(), kinds);
-        let alive = kill_in(&mut child, &lines, phase, &mut rng);
-        killed_running += usize::from(alive);
-        eprintln!("round {round}: {kinds}, {phase:?}, killed while running: {alive} (seed {seed})");
-        assert_nothing_left_running(&lab.path());
-        let text = clean_lab(&lab.path());
-        for undone in ["unmounted", "detached", "ended", "closed"] {
-            assert!(
-                !text.contains(undone),
-                "round {round} ({kinds}, {phase:?}, seed {seed}) left work for clean: {text}"
-            );
-        }
-        assert_torn_down(&lab.path());
+    let mut most = phase.trigger().1;
+    let label = format!("seed {seed}");
+    while !round(&label, kinds, phase, most, &mut rng) {
+        assert!(
+            matches!(phase, Phase::TearingDown) && most > 10,
+            "{label}: a kill within {most} ms of {phase:?} came after {kinds}'s run ended"
+        );
+        most /= 2;
     }
-    // Most kills land while the run is alive (a teardown kill may come after a quick end).
-    assert!(
-        killed_running >= 15,
-        "only {killed_running} of 20 rounds killed a running run"
-    );
 }
+
+/// A test per lab kinds killed in `$phase`, in a module named after the phase:
+/// every kind meets every phase, 24 rounds in all, one per test (they run in parallel under
+/// nextest, each well inside the time budget).
+macro_rules! sigkill_tests {
+    ($phase_mod:ident, $phase:expr) => {
+        mod $phase_mod {
+            use super::{Phase, killed_in};
+
+            sigkill_tests!(@one ext4_and_ext4_fscrypt, $phase, "ext4,ext4-fscrypt");
+            sigkill_tests!(@one gocryptfs_and_bindfs, $phase, "gocryptfs,bindfs");
+            sigkill_tests!(@one glusterfs, $phase, "glusterfs");
+            sigkill_tests!(@one sshfs, $phase, "sshfs");
+            sigkill_tests!(@one ext4_fscrypt_and_gocryptfs, $phase, "ext4-fscrypt,gocryptfs");
+            sigkill_tests!(@one bindfs_and_sshfs, $phase, "bindfs,sshfs");
+        }
+    };
+    (@one $name:ident, $phase:expr, $kinds:expr) => {
+        #[test]
+        #[cfg_attr(
+            not(all(
+                fsbench_root,
+                fsbench_tool_mkfs_ext4,
+                fsbench_ext4_encryption,
+                fsbench_tool_gocryptfs,
+                fsbench_tool_bindfs,
+                fsbench_tool_glusterd,
+                fsbench_tool_sshd,
+                fsbench_tool_sshfs,
+                fsbench_tool_unshare,
+                fsbench_tool_nsenter,
+                fsbench_tool_ip,
+                fsbench_dev_fuse
+            )),
+            ignore = "needs root, mkfs.ext4, ext4 with fscrypt, gocryptfs, bindfs, glusterfs-server, glusterfs-client, openssh-server, sshfs, iproute2 and /dev/fuse"
+        )]
+        fn $name() {
+            killed_in($phase, $kinds);
+        }
+    };
+}
+
+sigkill_tests!(while_the_lab_is_built, Phase::Building);
+sigkill_tests!(while_the_workload_prepares, Phase::Preparing);
+sigkill_tests!(mid_sample, Phase::Sampling);
+sigkill_tests!(while_the_lab_is_torn_down, Phase::TearingDown);

@@ -33,6 +33,7 @@ mod record;
 mod replay;
 mod report;
 mod run;
+mod runner_config;
 mod safety;
 mod screenshots;
 mod sequential;

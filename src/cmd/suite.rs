@@ -21,7 +21,11 @@ fn list(db: Option<&std::path::Path>) -> CliResult<i32> {
         .and_then(|p| fsbench_store::Store::open_existing(&p).ok().flatten());
     let mut text = String::new();
     for name in builtin::names() {
-        let s = load(name)?;
+        // As written: a listing does not build the suites' workloads (the tests validate them).
+        let Some(s) = builtin::described(name) else {
+            continue;
+        };
+        let s = s?;
         let first = first_sentence(&s.description);
         let time = s.time.as_ref().map_or("?", |t| t.text.as_str());
         text.push_str(&format!("{name:<14} {time:<36} {first}\n"));

@@ -90,6 +90,9 @@ pub struct CpuSnapshot {
     pub processes: Vec<(i32, u64, u64)>,
     /// fsbench's own fault and context-switch counters (self + waited-for children).
     pub own: ProcessCounters,
+    /// The reading thread's (ns run, ns waited for a CPU while runnable), from its schedstat:
+    /// the thread that runs a single-threaded workload; `None` when unreadable.
+    pub thread: Option<(u64, u64)>,
 }
 
 impl CpuSnapshot {
@@ -108,6 +111,7 @@ impl CpuSnapshot {
             machine,
             processes,
             own: ProcessCounters::self_and_children(),
+            thread: fsbench_sys::proc::thread_schedstat(),
         }
     }
 
@@ -134,6 +138,10 @@ impl CpuSnapshot {
             machine,
             processes,
             own: self.own.since(earlier.own),
+            thread_wait_ns: self
+                .thread
+                .zip(earlier.thread)
+                .map(|(a, b)| a.1.saturating_sub(b.1)),
         }
     }
 }
@@ -186,6 +194,9 @@ pub struct CpuDelta {
     pub processes: Option<CpuTimes>,
     /// fsbench's own counters.
     pub own: ProcessCounters,
+    /// Time the reading thread waited for a CPU while runnable, ns (both readings must come from
+    /// one thread); `None` when unreadable.
+    pub thread_wait_ns: Option<u64>,
 }
 
 #[cfg(test)]
@@ -249,7 +260,23 @@ mod tests {
             }),
             processes: procs,
             own: ProcessCounters::default(),
+            thread: None,
         }
+    }
+
+    #[test]
+    fn this_thread_can_read_its_wait_for_a_cpu() {
+        let a = CpuSnapshot::take(&[]);
+        let mut b = a.clone();
+        assert!(a.thread.is_some(), "schedstat unreadable here");
+        b.thread = a.thread.map(|(run, wait)| (run + 7, wait + 5));
+        assert_eq!(b.since(&a, 100).thread_wait_ns, Some(5));
+        b.thread = None;
+        assert_eq!(
+            b.since(&a, 100).thread_wait_ns,
+            None,
+            "unread at either end"
+        );
     }
 
     #[test]

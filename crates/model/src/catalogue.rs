@@ -162,6 +162,7 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("daemon_user_ns", Ns, L, "daemon user", "user CPU of the FUSE daemon serving the target"),
     m("daemon_sys_ns", Ns, L, "daemon sys", "system CPU of the FUSE daemon serving the target"),
     m("daemon_cpu_pct", Pct, L, "daemon CPU", "CPU of the FUSE daemon, % of one CPU"),
+    m("cpu_wait_pct", Pct, L, "CPU wait", "time the thread that ran the sample waited for a CPU while runnable, % of wall"),
     m("server_cpu_pct", Pct, L, "server CPU", "CPU of the busiest simulated server host (its daemons), % of one CPU"),
     m("major_faults", Count, L, "major faults", "major page faults of fsbench and its children"),
     m("voluntary_switches", Count, L, "vol. switches", "voluntary context switches of fsbench and its children"),

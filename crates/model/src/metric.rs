@@ -170,6 +170,9 @@ pub const DAEMON_USER_NS: &str = "daemon_user_ns";
 pub const DAEMON_SYS_NS: &str = "daemon_sys_ns";
 /// `daemon_cpu_pct`: CPU of the FUSE daemon, % of one CPU.
 pub const DAEMON_CPU_PCT: &str = "daemon_cpu_pct";
+/// `cpu_wait_pct`: time the thread that ran the sample waited for a CPU while runnable (a CPU
+/// taken by others), % of wall.
+pub const CPU_WAIT_PCT: &str = "cpu_wait_pct";
 /// `server_cpu_pct`: CPU of the busiest simulated server host of a served lab target, % of one CPU.
 pub const SERVER_CPU_PCT: &str = "server_cpu_pct";
 /// `major_faults`: major page faults of fsbench and its children.
@@ -349,6 +352,7 @@ pub const ALL: &[&str] = &[
     DAEMON_USER_NS,
     DAEMON_SYS_NS,
     DAEMON_CPU_PCT,
+    CPU_WAIT_PCT,
     SERVER_CPU_PCT,
     MAJOR_FAULTS,
     VOLUNTARY_SWITCHES,

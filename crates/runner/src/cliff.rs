@@ -123,7 +123,28 @@ pub fn cause(
     }
 }
 
+/// Share of sample `s`, %, that the thread running it waited for a CPU while runnable
+/// ([`CPU_WAIT_PCT`](k::CPU_WAIT_PCT)), when the workload was starved: it ran or waited to run
+/// for most of the sample ([`BUSY_PCT`]) and waited for a fifth of it or more ([`STARVED_PCT`]).
+/// A fall of throughput inside such a sample is the workload's lost CPU time, not a cache or a
+/// device running out. The machine's load alone cannot tell: a buffered writer's own writeback
+/// (kernel workers encrypting or flushing its pages) is other processes' CPU to `/proc/stat`,
+/// and a writer throttled by writeback sleeps, neither running nor waiting to.
+fn starved(s: &Sample) -> Option<f64> {
+    let wait = s.metrics.get(k::CPU_WAIT_PCT).copied()?;
+    let ran = s.metrics.get(k::CPU_PCT).copied().unwrap_or(0.0);
+    (wait >= STARVED_PCT && ran + wait >= BUSY_PCT).then_some(wait)
+}
+
+/// Waiting for a CPU for this share of a sample or more, % of wall, may explain its fall.
+const STARVED_PCT: f64 = 20.0;
+/// Running or waiting to run for this share of a sample or more, % of wall: CPU-bound.
+const BUSY_PCT: f64 = 75.0;
+
 /// Looks for cliffs in every sample of `entry` and warns once, with the first one's figures.
+/// Falls inside samples whose threads waited long for a CPU are not called cliffs (a workload
+/// starved of CPU falls as much, a buffered writer most of all): when every fall was in such a
+/// sample, the warning says so instead.
 pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
     let found: Vec<(usize, Cliff)> = entry
         .samples
@@ -131,9 +152,16 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
         .enumerate()
         .filter_map(|(i, s)| find(s).map(|c| (i, c)))
         .collect();
-    let Some(&(i, c)) = found.first() else {
-        throttled(entry, flow);
-        return;
+    let quiet = found
+        .iter()
+        .find(|(i, _)| starved(&entry.samples[*i]).is_none());
+    let (&(i, c), starved_only) = match (quiet, found.first()) {
+        (Some(q), _) => (q, false),
+        (None, Some(first)) => (first, true),
+        (None, None) => {
+            throttled(entry, flow);
+            return;
+        }
     };
     let direct = entry.samples[i].metrics.get(k::DIRECT_USED) == Some(&1.0);
     let unit = if c.of_bytes { "MiB/s" } else { "operations/s" };
@@ -142,6 +170,22 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
     } else {
         "the start".into()
     };
+    if starved_only {
+        let waited = starved(&entry.samples[i]).unwrap_or_default();
+        entry.warnings.push(Warning::new(
+            WarningKind::Load,
+            format!(
+                "throughput fell from {:.0} to {:.0} {unit} after {after} / {:.2} s in sample {} ({} of {} samples fell), while the workload's thread waited for a CPU for {waited:.0}% of the sample — a workload that loses its CPU to other processes falls as much, so this is not called a cliff of the storage: rerun on a quiet machine to tell",
+                c.shift.before,
+                c.shift.after,
+                c.at_ns as f64 / 1e9,
+                i + 1,
+                found.len(),
+                entry.samples.len(),
+            ),
+        ));
+        return;
+    }
     entry.warnings.push(Warning::new(
         WarningKind::Cliff,
         format!(
@@ -292,6 +336,44 @@ mod tests {
             e.warnings[0]
                 .message
                 .contains("after 283.0 MiB / 0.07 s in sample 2 (1 of 2 samples fell)")
+        );
+    }
+
+    /// `s` as if its thread had run for `ran_pct` of it and waited for a CPU for `wait_pct`.
+    fn waiting(mut s: Sample, ran_pct: f64, wait_pct: f64) -> Sample {
+        s.metrics.insert(k::CPU_PCT.into(), ran_pct);
+        s.metrics.insert(k::CPU_WAIT_PCT.into(), wait_pct);
+        s
+    }
+
+    #[test]
+    fn a_fall_in_a_sample_starved_of_cpu_is_not_called_a_cliff_and_a_quiet_one_still_is() {
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
+            "headline": "mib_s", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        // The writer ran for 40% of the only sample that fell and waited for a CPU for 60%.
+        e.samples.push(waiting(recorded(), 40.0, 60.0));
+        check(&mut e, Flow::Write { durable: false }, None);
+        assert_eq!(e.warnings.len(), 1, "{:?}", e.warnings);
+        assert_eq!(e.warnings[0].kind, WarningKind::Load);
+        let said = &e.warnings[0].message;
+        assert!(said.starts_with("throughput fell from"), "{said}");
+        assert!(said.contains("not called a cliff"), "{said}");
+        // A second sample whose writer waited as long but mostly slept (throttled by
+        // writeback: ran 10%, waited 25%) fell for its storage: a cliff, with its own figures.
+        e.warnings.clear();
+        e.samples.push(waiting(recorded(), 10.0, 25.0));
+        check(&mut e, Flow::Write { durable: false }, None);
+        assert_eq!(e.warnings.len(), 1, "{:?}", e.warnings);
+        assert_eq!(e.warnings[0].kind, WarningKind::Cliff);
+        assert!(
+            e.warnings[0]
+                .message
+                .contains("in sample 2 (2 of 2 samples fell)"),
+            "{}",
+            e.warnings[0].message
         );
     }
 

@@ -76,6 +76,12 @@ pub fn to_sample(d: SampleData, resident_pct: Option<f64>, cpu: &CpuDelta) -> Sa
     }
     let (machine, daemon, process) = cpu_parts(cpu);
     cpu_metrics(&mut m, d.wall_ns, machine, daemon, process);
+    if let Some(ns) = cpu.thread_wait_ns.filter(|_| d.wall_ns > 0) {
+        m.insert(
+            fsbench_model::metric::CPU_WAIT_PCT.into(),
+            ns as f64 * 100.0 / d.wall_ns as f64,
+        );
+    }
     let series = d.series.points();
     let series_interval_ns = (!series.is_empty()).then_some(d.series.interval_ns);
     let mut s = Sample::new(d.wall_ns, d.user_ns, d.sys_ns, d.ops, d.bytes);
@@ -378,6 +384,7 @@ mod tests {
                 voluntary_switches: 7,
                 involuntary_switches: 1,
             },
+            thread_wait_ns: Some(250_000_000),
         }
     }
 
@@ -398,6 +405,11 @@ mod tests {
         assert_eq!(m[fsbench_model::metric::DAEMON_CPU_PCT], 90.0, "of one CPU");
         assert_eq!(m[fsbench_model::metric::DAEMON_SYS_NS], 6e8);
         assert_eq!(m[fsbench_model::metric::MAJOR_FAULTS], 3.0);
+        assert_eq!(
+            m[fsbench_model::metric::CPU_WAIT_PCT],
+            25.0,
+            "of the wall time"
+        );
         assert_eq!(s.machine.map(|c| c.cpus), Some(2));
         assert_eq!(s.daemon.map(|d| d.user_ns), Some(300_000_000));
     }

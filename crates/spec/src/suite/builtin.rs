@@ -22,6 +22,14 @@ pub fn text(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// Built-in suite `name` as written (its description and time), read without validating its
+/// workloads: what `fsbench suite list` shows. Validating builds every workload, generating every
+/// tree one names (a quarter of a million files for chromium-dev); the tests below validate
+/// every built-in, and a run validates the one it runs.
+pub fn described(name: &str) -> Option<fsbench_model::EngineResult<super::file::Suite>> {
+    text(name).map(|t| super::file::parse(&format!("builtin:{name}"), t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,9 +39,16 @@ mod tests {
         for name in names() {
             let s = crate::suite::load(name).unwrap_or_else(|e| panic!("{name}: {}", e.message));
             assert_eq!(s.name, name);
+            // What `suite list` shows, read without validating, is what the validated suite says.
+            let d = described(name).expect("a built-in").expect("parses");
+            assert_eq!(
+                (&d.name, &d.description, d.time.as_ref().map(|t| &t.text)),
+                (&s.name, &s.description, s.time.as_ref().map(|t| &t.text))
+            );
             assert!(!s.description.is_empty(), "{name} has no description");
             assert!(s.time.is_some(), "{name} does not say how long it takes");
         }
+        assert!(described("no-such-suite").is_none());
     }
 
     #[test]

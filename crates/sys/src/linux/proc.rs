@@ -13,6 +13,14 @@ pub fn process_stat(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()
 }
 
+/// The calling thread's CPU clock from `/proc/thread-self/schedstat`: (ns it ran, ns it waited
+/// for a CPU while runnable); `None` when unreadable (a kernel without `CONFIG_SCHED_INFO`).
+pub fn thread_schedstat() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((f.next()??, f.next()??))
+}
+
 /// The text of `/proc/PID/io` (the process's I/O counters, its reaped children's included),
 /// when the process exists and may be read.
 pub fn process_io(pid: i32) -> Option<String> {

@@ -50,8 +50,9 @@ fn remove(root: &Path, last: &str, removed: &mut dyn FnMut()) -> std::io::Result
     }
     // Another thread of this process may still be writing in the tree (a signal's forced exit
     // removes a scratch while the main thread fills it): entries that vanish are skipped, and a
-    // directory that gained entries meanwhile is emptied again.
-    for _ in 0..REFILLS {
+    // directory that gained entries meanwhile is emptied again, for as long as REFILL_FOR.
+    let until = std::time::Instant::now() + REFILL_FOR;
+    while std::time::Instant::now() < until {
         match empty_dir(&dir, &id, root, last.as_bytes(), removed) {
             Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => continue,
             other => other?,
@@ -68,8 +69,11 @@ fn remove(root: &Path, last: &str, removed: &mut dyn FnMut()) -> std::io::Result
     std::fs::remove_dir(root).map_err(|e| busy_is_mount(e, root))
 }
 
-/// How many times a tree that keeps gaining entries during its removal is emptied again.
-const REFILLS: usize = 100;
+/// How long a tree that keeps gaining entries during its removal is emptied again. A bound in
+/// time, not in rounds: a round is a few microseconds or a scheduler's time slice, as the
+/// machine goes, while a writer that stops (a workload seeing its cancel) takes its own time to
+/// stop. One that never stops leaves the error (ENOTEMPTY) after it.
+const REFILL_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `Ok(None)` for an entry that vanished before it was reached (removed by another thread).
 fn unless_gone<T>(r: rustix::io::Result<T>) -> rustix::io::Result<Option<T>> {
@@ -288,10 +292,10 @@ mod tests {
         }
         let writer_root = root.clone();
         let writer = std::thread::spawn(move || {
-            // Creates and removes files until the tree is gone, as a workload would (at a fast
-            // workload's pace: a writer with no pause at all refills the directory between any
-            // two calls, on a loaded machine for more than the bounded number of rounds).
-            for i in 0.. {
+            // Creates and removes a fixed number of files, as a workload would before it sees
+            // its cancel, at a fast workload's pace. The remover keeps emptying the tree for a
+            // second, far longer than these 1,000 files take on any machine, loaded or not.
+            for i in 0..1000 {
                 std::thread::sleep(std::time::Duration::from_micros(20));
                 let f = writer_root.join("d").join(format!("w{i}"));
                 if std::fs::write(&f, b"x").is_err() {
