@@ -316,11 +316,7 @@ mod tests {
             p.t_ns = t;
         }
         assert_eq!(find(&s), None, "a rise is not a cliff");
-        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
-            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
-            "headline": "iops", "samples": [], "summary": {}
-        }))
-        .unwrap();
+        let mut e = entry("warm", "none", "iops");
         e.samples.push(s);
         check(&mut e, Flow::Read, None);
         assert!(e.warnings.is_empty());
@@ -339,6 +335,15 @@ mod tests {
         );
     }
 
+    /// A cell with no samples yet, `state` and `method` its cache's, `headline` its headline.
+    fn entry(state: &str, method: &str, headline: &str) -> ResultEntry {
+        serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": state, "method": method},
+            "headline": headline, "samples": [], "summary": {}
+        }))
+        .unwrap()
+    }
+
     /// `s` as if its thread had run for `ran_pct` of it and waited for a CPU for `wait_pct`.
     fn waiting(mut s: Sample, ran_pct: f64, wait_pct: f64) -> Sample {
         s.metrics.insert(k::CPU_PCT.into(), ran_pct);
@@ -348,11 +353,7 @@ mod tests {
 
     #[test]
     fn a_fall_in_a_sample_starved_of_cpu_is_not_called_a_cliff_and_a_quiet_one_still_is() {
-        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
-            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
-            "headline": "mib_s", "samples": [], "summary": {}
-        }))
-        .unwrap();
+        let mut e = entry("warm", "none", "mib_s");
         // The writer ran for 40% of the only sample that fell and waited for a CPU for 60%.
         e.samples.push(waiting(recorded(), 40.0, 60.0));
         check(&mut e, Flow::Write { durable: false }, None);
@@ -379,11 +380,7 @@ mod tests {
 
     #[test]
     fn writes_throttled_without_a_cliff_are_said_when_the_profile_measured_it() {
-        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
-            "target": "t", "workload": "w", "params": {}, "cache": {"state": "cold", "method": "drop_caches"},
-            "headline": "mib_s", "samples": [], "summary": {}
-        }))
-        .unwrap();
+        let mut e = entry("cold", "drop_caches", "mib_s");
         let mut s = recorded();
         s.series.truncate(5);
         s.off_cpu
