@@ -170,18 +170,21 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
     } else {
         "the start".into()
     };
+    let fell = format!(
+        "throughput fell from {:.0} to {:.0} {unit} after {after} / {:.2} s in sample {} ({} of {} samples fell)",
+        c.shift.before,
+        c.shift.after,
+        c.at_ns as f64 / 1e9,
+        i + 1,
+        found.len(),
+        entry.samples.len(),
+    );
     if starved_only {
         let waited = starved(&entry.samples[i]).unwrap_or_default();
         entry.warnings.push(Warning::new(
             WarningKind::Load,
             format!(
-                "throughput fell from {:.0} to {:.0} {unit} after {after} / {:.2} s in sample {} ({} of {} samples fell), while the workload's thread waited for a CPU for {waited:.0}% of the sample — a workload that loses its CPU to other processes falls as much, so this is not called a cliff of the storage: rerun on a quiet machine to tell",
-                c.shift.before,
-                c.shift.after,
-                c.at_ns as f64 / 1e9,
-                i + 1,
-                found.len(),
-                entry.samples.len(),
+                "{fell}, while the workload's thread waited for a CPU for {waited:.0}% of the sample — a workload that loses its CPU to other processes falls as much, so this is not called a cliff of the storage: rerun on a quiet machine to tell"
             ),
         ));
         return;
@@ -189,13 +192,7 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
     entry.warnings.push(Warning::new(
         WarningKind::Cliff,
         format!(
-            "throughput fell from {:.0} to {:.0} {unit} after {after} / {:.2} s in sample {} ({} of {} samples fell) — {}",
-            c.shift.before,
-            c.shift.after,
-            c.at_ns as f64 / 1e9,
-            i + 1,
-            found.len(),
-            entry.samples.len(),
+            "{fell} — {}",
             cause(&c, flow, direct, dirty, Evidence::of(&entry.samples[i]))
         ),
     ));
