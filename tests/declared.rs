@@ -233,6 +233,7 @@ const OTHER_TOOLS_FLAGS: &[&str] = &[
     "locked",
     "no-fail-fast",
     "report-time",
+    "timings",
     "test",
     "path",
     // mpirun, srun

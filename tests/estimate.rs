@@ -139,17 +139,17 @@ fn the_default_plan_runs_beside_cpu_hogs_and_its_estimate_says_the_probe_was_loa
             .spawn()
             .unwrap();
         let mut err: Vec<String> = Vec::new();
+        let mut stopped = false;
         for line in std::io::BufReader::new(child.stderr.take().unwrap())
             .lines()
             .map_while(Result::ok)
         {
-            let stop =
-                line.contains(": sample 1/") && !err.iter().any(|l| l.contains(": sample 1/"));
-            err.push(line);
-            if stop {
+            if !stopped && line.contains(": sample 1/") {
                 let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
                 rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+                stopped = true;
             }
+            err.push(line);
         }
         (err.join("\n"), child.wait().unwrap().code())
     };

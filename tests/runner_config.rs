@@ -113,7 +113,7 @@ fn every_test_that_holds_the_machine_alone_is_listed_in_nextest_toml() {
 }
 
 #[test]
-fn the_scan_finds_a_call_and_refuses_a_helper() {
+fn the_scan_tells_a_call_of_alone_from_a_name_ending_in_it_and_reads_one_override() {
     let text = "#[test]\nfn a() {\n    let _g = crate::util::alone();\n}\n\nfn left_alone() {}\n";
     let fns = functions(text);
     assert_eq!(fns.len(), 2);

@@ -78,88 +78,89 @@ fn make_report(dir: &Path, which: &str) -> (PathBuf, Vec<&'static str>) {
         v.append(&mut extra);
         v
     };
-    let mut out = Vec::new();
-    if which == "two-targets" {
-        run(
-            &db,
-            &with(s(&[
-                "--cache",
-                "both",
-                "-w",
-                "rand-read:size=1m,ops=500",
-                "-w",
-                "latency:count=50,interval=0ms,size=256k",
-            ])),
-        );
-        let f = dir.join("two-targets.html");
-        report(&db, &["last"], &f);
-        out.push((
-            f,
-            vec![
-                "At a glance",
-                "Distributions",
-                "latency by percentile",
-                "Times and CPU",
-            ],
-        ));
-    }
-    if which == "sweep" {
-        run(
-            &db,
-            &with(s(&[
-                "--cache",
-                "warm",
-                "-w",
-                "walk:profile=small,scale=0.05,workers=1,2,mode=procs",
-            ])),
-        );
-        let f = dir.join("sweep.html");
-        report(&db, &["last"], &f);
-        out.push((
-            f,
-            vec!["speedup", "kernel (sys) time per entry", "ideal (J"],
-        ));
-    }
-    if which == "two-runs" {
-        for _ in 0..2 {
+    match which {
+        "two-targets" => {
             run(
                 &db,
-                &s(&[
-                    "-t",
-                    &format!("t={}", a.display()),
+                &with(s(&[
+                    "--cache",
+                    "both",
+                    "-w",
+                    "rand-read:size=1m,ops=500",
+                    "-w",
+                    "latency:count=50,interval=0ms,size=256k",
+                ])),
+            );
+            let f = dir.join("two-targets.html");
+            report(&db, &["last"], &f);
+            (
+                f,
+                vec![
+                    "At a glance",
+                    "Distributions",
+                    "latency by percentile",
+                    "Times and CPU",
+                ],
+            )
+        }
+        "sweep" => {
+            run(
+                &db,
+                &with(s(&[
                     "--cache",
                     "warm",
                     "-w",
-                    "rand-read:size=1m,ops=500",
-                ]),
+                    "walk:profile=small,scale=0.05,workers=1,2,mode=procs",
+                ])),
             );
+            let f = dir.join("sweep.html");
+            report(&db, &["last"], &f);
+            (
+                f,
+                vec!["speedup", "kernel (sys) time per entry", "ideal (J"],
+            )
         }
-        let f = dir.join("two-runs.html");
-        report(&db, &["last~1", "last"], &f);
-        out.push((
-            f,
-            vec![
-                "B − A, % of A",
-                "Each shared cell, A against B",
-                "cells in common",
-            ],
-        ));
+        "two-runs" => {
+            for _ in 0..2 {
+                run(
+                    &db,
+                    &s(&[
+                        "-t",
+                        &format!("t={}", a.display()),
+                        "--cache",
+                        "warm",
+                        "-w",
+                        "rand-read:size=1m,ops=500",
+                    ]),
+                );
+            }
+            let f = dir.join("two-runs.html");
+            report(&db, &["last~1", "last"], &f);
+            (
+                f,
+                vec![
+                    "B − A, % of A",
+                    "Each shared cell, A against B",
+                    "cells in common",
+                ],
+            )
+        }
+        "overhead" => {
+            let suite = dir.join("overhead.toml");
+            std::fs::write(&suite, OVERHEAD).unwrap();
+            run(
+                &db,
+                &with(vec!["--suite".into(), suite.display().to_string()]),
+            );
+            let f = dir.join("overhead.html");
+            report(&db, &["last"], &f);
+            (
+                f,
+                vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
+            )
+        }
+        other => panic!("no report '{other}'"),
     }
-    if which == "overhead" {
-        let suite = dir.join("overhead.toml");
-        std::fs::write(&suite, OVERHEAD).unwrap();
-        run(
-            &db,
-            &with(vec!["--suite".into(), suite.display().to_string()]),
-        );
-        let f = dir.join("overhead.html");
-        report(&db, &["last"], &f);
-        out.push((
-            f,
-            vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
-        ));
-    }
-    out.pop().unwrap_or_else(|| panic!("no report '{which}'"))
 }
 
 /// The share of the most common colour and of pixels that are not near white.
@@ -210,42 +211,40 @@ pub(crate) fn chromium(url: &str, profile: &Path, extra: &[String]) -> std::proc
 /// with its charts and words, and no console error.
 fn renders_in_chromium_with_its_charts(which: &str) {
     let d = temp_dir();
-    {
-        let (file, needed) = make_report(d.path(), which);
-        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
-        let url = format!("file://{}", file.display());
-        let shot = d.path().join(format!("{name}.png"));
-        let profile = d.path().join(format!("profile-{name}"));
-        let out = chromium(
-            &url,
-            &profile,
-            &[
-                format!("--screenshot={}", shot.display()),
-                "--window-size=1280,4000".into(),
-            ],
-        );
-        let log = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(shot.exists(), "{name}: no screenshot: {log}");
-        let (top, ink) = colours(&shot);
-        assert!(
-            top < 0.97,
-            "{name}: the page is nearly one colour ({top:.3})"
-        );
-        assert!(ink > 0.03, "{name}: the page is blank ({ink:.4} drawn)");
-        let dom = chromium(&url, &profile, &["--dump-dom".into()]);
-        let text = String::from_utf8_lossy(&dom.stdout);
-        assert!(text.contains("</html>"), "{name}: the DOM is cut short");
-        assert!(text.matches("<svg").count() >= 3, "{name}: charts missing");
-        for n in needed {
-            assert!(text.contains(n), "{name}: '{n}' missing from the page");
-        }
-        let logs = log + &String::from_utf8_lossy(&dom.stderr);
-        let errors: Vec<&str> = logs
-            .lines()
-            .filter(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught")))
-            .collect();
-        assert!(errors.is_empty(), "{name}: {errors:?}");
+    let (file, needed) = make_report(d.path(), which);
+    let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let url = format!("file://{}", file.display());
+    let shot = d.path().join(format!("{name}.png"));
+    let profile = d.path().join(format!("profile-{name}"));
+    let out = chromium(
+        &url,
+        &profile,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,4000".into(),
+        ],
+    );
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(shot.exists(), "{name}: no screenshot: {log}");
+    let (top, ink) = colours(&shot);
+    assert!(
+        top < 0.97,
+        "{name}: the page is nearly one colour ({top:.3})"
+    );
+    assert!(ink > 0.03, "{name}: the page is blank ({ink:.4} drawn)");
+    let dom = chromium(&url, &profile, &["--dump-dom".into()]);
+    let text = String::from_utf8_lossy(&dom.stdout);
+    assert!(text.contains("</html>"), "{name}: the DOM is cut short");
+    assert!(text.matches("<svg").count() >= 3, "{name}: charts missing");
+    for n in needed {
+        assert!(text.contains(n), "{name}: '{n}' missing from the page");
     }
+    let logs = log + &String::from_utf8_lossy(&dom.stderr);
+    let errors: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught")))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! SIGKILL at random points of lab runs leaves nothing mounted, attached or running, with no
-//! `fsbench clean` (issue 45): a round per lab kinds and phase (24, each a test of its own), over ext4, ext4-fscrypt, gocryptfs, bindfs,
-//! glusterfs and sshfs, each killed while the lab is being built, while it prepares, mid-sample
-//! or while it tears down. The run's mount namespace goes with its last process, its FUSE
+//! `fsbench clean` (issue 45): a round per lab kinds and phase (24, each a test of its own),
+//! over ext4, ext4-fscrypt, gocryptfs, bindfs, glusterfs and sshfs, each killed while the lab is
+//! being built, while it prepares, mid-sample or while it tears down. The run's mount namespace goes with its last process, its FUSE
 //! daemons and simulated hosts with their PID namespaces, its loop devices with autoclear; what
 //! is left is the lab's scratch of images on disk, which the next run names and `clean` removes.
 
@@ -138,9 +138,9 @@ fn killed_in(phase: Phase, kinds: &str) {
     }
 }
 
-/// A test per lab kinds killed in `$phase`, in a module named after the phase:
-/// every kind meets every phase, 24 rounds in all, one per test (they run in parallel under
-/// nextest, each well inside the time budget).
+/// A test per lab kinds killed in `$phase`, in a module named after the phase: every kind meets
+/// every phase, 24 rounds in all, one per test (they run in parallel under nextest, each well
+/// inside the time budget).
 macro_rules! sigkill_tests {
     ($phase_mod:ident, $phase:expr) => {
         mod $phase_mod {

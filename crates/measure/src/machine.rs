@@ -90,9 +90,9 @@ pub struct CpuSnapshot {
     pub processes: Vec<(i32, u64, u64)>,
     /// fsbench's own fault and context-switch counters (self + waited-for children).
     pub own: ProcessCounters,
-    /// The reading thread's (ns run, ns waited for a CPU while runnable), from its schedstat:
-    /// the thread that runs a single-threaded workload; `None` when unreadable.
-    pub thread: Option<(u64, u64)>,
+    /// ns the reading thread has waited for a CPU while runnable, from its schedstat (the
+    /// thread that runs a single-threaded workload); `None` when unreadable.
+    pub thread_waited_ns: Option<u64>,
 }
 
 impl CpuSnapshot {
@@ -111,7 +111,7 @@ impl CpuSnapshot {
             machine,
             processes,
             own: ProcessCounters::self_and_children(),
-            thread: fsbench_sys::proc::thread_schedstat(),
+            thread_waited_ns: fsbench_sys::proc::Schedstat::of_this_thread().map(|s| s.waited_ns),
         }
     }
 
@@ -139,9 +139,9 @@ impl CpuSnapshot {
             processes,
             own: self.own.since(earlier.own),
             thread_wait_ns: self
-                .thread
-                .zip(earlier.thread)
-                .map(|(a, b)| a.1.saturating_sub(b.1)),
+                .thread_waited_ns
+                .zip(earlier.thread_waited_ns)
+                .map(|(a, b)| a.saturating_sub(b)),
         }
     }
 }
@@ -260,7 +260,7 @@ mod tests {
             }),
             processes: procs,
             own: ProcessCounters::default(),
-            thread: None,
+            thread_waited_ns: None,
         }
     }
 
@@ -268,10 +268,10 @@ mod tests {
     fn this_thread_can_read_its_wait_for_a_cpu() {
         let a = CpuSnapshot::take(&[]);
         let mut b = a.clone();
-        assert!(a.thread.is_some(), "schedstat unreadable here");
-        b.thread = a.thread.map(|(run, wait)| (run + 7, wait + 5));
+        assert!(a.thread_waited_ns.is_some(), "schedstat unreadable here");
+        b.thread_waited_ns = a.thread_waited_ns.map(|ns| ns + 5);
         assert_eq!(b.since(&a, 100).thread_wait_ns, Some(5));
-        b.thread = None;
+        b.thread_waited_ns = None;
         assert_eq!(
             b.since(&a, 100).thread_wait_ns,
             None,

@@ -22,10 +22,10 @@ pub fn text(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
-/// Built-in suite `name` as written (its description and time), read without validating its
-/// workloads: what `fsbench suite list` shows. Validating builds every workload, generating every
-/// tree one names (a quarter of a million files for chromium-dev); the tests below validate
-/// every built-in, and a run validates the one it runs.
+/// Built-in suite `name` as written, parsed but not validated: what `fsbench suite list` shows
+/// (validating builds every workload, generating every tree one names: a quarter of a million
+/// files for chromium-dev), and what [`load`](super::load) then validates. The tests below
+/// validate every built-in.
 pub fn described(name: &str) -> Option<fsbench_model::EngineResult<super::file::Suite>> {
     text(name).map(|t| super::file::parse(&format!("builtin:{name}"), t))
 }

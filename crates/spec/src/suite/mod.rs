@@ -22,8 +22,8 @@ pub use fsbench_model::DEFAULT_SUITE;
 
 /// Reads and validates the suite named by `arg`: a built-in name, or a TOML file.
 pub fn load(arg: &str) -> EngineResult<Suite> {
-    let mut suite = match builtin::text(arg) {
-        Some(text) => file::parse(&format!("builtin:{arg}"), text)?,
+    let mut suite = match builtin::described(arg) {
+        Some(parsed) => parsed?,
         None => {
             let mut suite = file::parse(arg, &read(arg)?)?;
             beside_the_file(&mut suite.workloads, std::path::Path::new(arg));

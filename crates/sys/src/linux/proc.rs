@@ -13,12 +13,33 @@ pub fn process_stat(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()
 }
 
-/// The calling thread's CPU clock from `/proc/thread-self/schedstat`: (ns it ran, ns it waited
-/// for a CPU while runnable); `None` when unreadable (a kernel without `CONFIG_SCHED_INFO`).
-pub fn thread_schedstat() -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
-    Some((f.next()??, f.next()??))
+/// A task's CPU clock, one reading of its `/proc/TID/schedstat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedstat {
+    /// ns the task ran on a CPU.
+    pub ran_ns: u64,
+    /// ns it waited for a CPU while runnable.
+    pub waited_ns: u64,
+    /// Times it got a CPU.
+    pub arrivals: u64,
+}
+
+impl Schedstat {
+    /// The three fields of a schedstat file's text; `None` when it is not one.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut f = text.split_ascii_whitespace().map(|x| x.parse::<u64>().ok());
+        Some(Self {
+            ran_ns: f.next()??,
+            waited_ns: f.next()??,
+            arrivals: f.next()??,
+        })
+    }
+
+    /// The calling thread's (`/proc/thread-self/schedstat`); `None` when unreadable (a kernel
+    /// without `CONFIG_SCHED_INFO`).
+    pub fn of_this_thread() -> Option<Self> {
+        Self::parse(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+    }
 }
 
 /// The text of `/proc/PID/io` (the process's I/O counters, its reaped children's included),

@@ -156,13 +156,12 @@ impl TaskClock {
     fn read(&self, at: Instant) -> Option<Mark> {
         let mut buf = [0u8; 96];
         let n = rustix::io::pread(&self.0, &mut buf, 0).ok()?;
-        let text = std::str::from_utf8(&buf[..n]).ok()?;
-        let mut fields = text.split_ascii_whitespace().map(|f| f.parse::<u64>().ok());
+        let s = crate::proc::Schedstat::parse(std::str::from_utf8(&buf[..n]).ok()?)?;
         Some(Mark {
             at,
-            ran_ns: fields.next()??,
-            waited_ns: fields.next()??,
-            arrivals: fields.next()??,
+            ran_ns: s.ran_ns,
+            waited_ns: s.waited_ns,
+            arrivals: s.arrivals,
         })
     }
 }
