@@ -12,10 +12,11 @@
 //!   widened for the residuals' autocorrelation, and the medians apart as the means are;
 //! - **a short segment** (at most a ninth of the series — the shape users hunt: memory speed
 //!   for the first 190 MiB of a 1 GiB write, then the disk's for nine seconds): the short
-//!   segment's median lies beyond that of *every* stretch of the same length in the long one,
-//!   by [`MIN_CHANGE`]. Welch's t cannot see this shape — a few points carry too little weight
-//!   against a bursty remainder — while no stretch of a steady, noisy or seesawing series is
-//!   unlike all the others that way: a seesaw's bursts are stretches as fast as its head.
+//!   segment's median lies beyond that of *every* stretch of the same length in the long one
+//!   but one echo, by [`MIN_CHANGE`]. Welch's t cannot see this shape — a few points carry too
+//!   little weight against a bursty remainder — while no stretch of a steady, noisy or
+//!   seesawing series is unlike all the others that way: a seesaw's bursts are stretches as
+//!   fast as its head all along.
 
 use crate::segments::{Prefix, median};
 
@@ -103,13 +104,18 @@ fn apart(a: f64, b: f64) -> bool {
 
 /// The short-segment test: the shorter side of the split (at most a ninth of the points, so that
 /// the longer holds at least eight windows of its length side by side) has a median and a mean
-/// beyond those of every window of its length in the longer side, by [`MIN_CHANGE`], and a
-/// mean [`MIN_Z`] standard deviations of those windows' means away from their average. The
-/// median, because a throttled series' few bursts can lift a window's mean as high as a real
-/// head's, never its median; the mean and its distance in the windows' own spread, because
-/// chance can fill half of one short window with bursts (its median jumps) but not carry its
-/// mean that far beyond all the others. The windows' spread is measured, not assumed, so
-/// bursts, a seesaw or a wander widen it as they should.
+/// beyond those of every window of its length in the longer side but one echo, by
+/// [`MIN_CHANGE`], and a mean [`MIN_Z`] standard deviations of those windows' means away from
+/// their average. The median, because a throttled series' few bursts can lift a window's mean as
+/// high as a real head's, never its median; the mean and its distance in the windows' own
+/// spread, because chance can fill half of one short window with bursts (its median jumps) but
+/// not carry its mean that far beyond all the others. The windows' spread is measured, not
+/// assumed, so bursts, a seesaw or a wander widen it as they should.
+///
+/// The echo: the windows that are not beyond may all lie in one stretch no longer than the
+/// short side ([`one_echo`]) — writeback catching up once after the dirty limit lets the writer
+/// run at memory speed for a while (recorded beside two CPU hogs, which slow the cipher's
+/// workers), where a seesaw repeats its bursts all along.
 fn unlike_every_stretch(values: &[f64], at: usize) -> bool {
     let n = values.len();
     let (short, long) = match at <= n - at {
@@ -119,15 +125,31 @@ fn unlike_every_stretch(values: &[f64], at: usize) -> bool {
     let high = median(short) > median(long);
     let beyond = |of: fn(&[f64]) -> f64| {
         let m = of(short);
-        long.windows(short.len()).all(|w| {
+        let unlike = long.windows(short.len()).map(|w| {
             let w = of(w);
             apart(m, w) && (m > w) == high
-        })
+        });
+        one_echo(unlike, short.len())
     };
     let means: Vec<f64> = long.windows(short.len()).map(mean).collect();
     let (centre, spread) = (mean(&means), sd(&means));
     let far = spread == 0.0 || (mean(short) - centre).abs() / spread >= MIN_Z;
     far && beyond(median) && beyond(mean)
+}
+
+/// True when the windows that are not unlike the short side (`false` in `unlike`, one per window
+/// in order) all start within `2 * len` windows of the first of them: at most one stretch of the
+/// series, of the short side's length `len`, looks like it (the windows that overlap one such
+/// stretch start from `len - 1` windows before it to `len - 1` after).
+fn one_echo(unlike: impl Iterator<Item = bool>, len: usize) -> bool {
+    let mut like = unlike
+        .enumerate()
+        .filter(|&(_, u)| !u)
+        .map(|(i, _)| i);
+    match like.next() {
+        None => true,
+        Some(first) => like.all(|i| i < first + 2 * len),
+    }
 }
 
 fn sd(values: &[f64]) -> f64 {
@@ -238,6 +260,26 @@ mod tests {
             .map(|i| if i < 20 { 900.0 } else { 300.0 } + jitter(i, 280.0))
             .collect();
         assert_eq!(level_shift(&head).expect("a short head").at, 20);
+    }
+
+    #[test]
+    fn a_head_with_one_echo_is_a_cliff_and_with_two_is_not() {
+        // lab ext4-fscrypt beside two CPU hogs, vm.dirty_bytes 64 MiB, a 256 MiB buffered write,
+        // 8 ms intervals: ~280 MiB/s for 24 intervals, then ~40 with one stretch of ~250 (CI).
+        let v = recorded("fscrypt-256m-write-dirty64m-hogs.txt");
+        let c = level_shift(&v).expect("a cliff");
+        assert!((20..=30).contains(&c.at), "{c:?}");
+        assert!(c.before > 200.0 && c.after < 60.0, "{c:?}");
+        let echoes = |at: &[usize]| -> Vec<f64> {
+            (0..600)
+                .map(|i| {
+                    let fast = i < 20 || at.iter().any(|&a| (a..a + 12).contains(&i));
+                    (if fast { 900.0 } else { 100.0 }) + jitter(i, 60.0)
+                })
+                .collect()
+        };
+        assert_eq!(level_shift(&echoes(&[300])).map(|c| c.at), Some(20));
+        assert_eq!(level_shift(&echoes(&[200, 400])), None, "a seesaw");
     }
 
     /// A small deterministic generator for noise (no dependency for tests of a stats crate).
