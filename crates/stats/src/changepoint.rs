@@ -142,10 +142,7 @@ fn unlike_every_stretch(values: &[f64], at: usize) -> bool {
 /// series, of the short side's length `len`, looks like it (the windows that overlap one such
 /// stretch start from `len - 1` windows before it to `len - 1` after).
 fn one_echo(unlike: impl Iterator<Item = bool>, len: usize) -> bool {
-    let mut like = unlike
-        .enumerate()
-        .filter(|&(_, u)| !u)
-        .map(|(i, _)| i);
+    let mut like = unlike.enumerate().filter(|&(_, u)| !u).map(|(i, _)| i);
     match like.next() {
         None => true,
         Some(first) => like.all(|i| i < first + 2 * len),

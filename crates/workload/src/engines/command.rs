@@ -317,8 +317,12 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.expect("mkfifo").success());
         // A thread of fsbench's burns 20 ms of CPU while the command waits on the FIFO, then
-        // lets it end: the command itself uses next to none.
+        // lets it end: the command itself uses next to none. The spinner starts once the FIFO
+        // has its reader (opening it to write waits for the command's shell to open it), so all
+        // its 20 ms fall inside the sample (spun before it, some were not the sample's).
         let spinner = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
             let start = fsbench_measure::CpuTimes::thread();
             loop {
                 let used = fsbench_measure::CpuTimes::thread().since(start);
@@ -327,8 +331,6 @@ mod tests {
                 }
                 std::hint::black_box((0..1000u64).sum::<u64>());
             }
-            use std::io::Write;
-            let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
             w.write_all(b"go\n").unwrap();
         });
         let d = h.sample();
