@@ -234,6 +234,7 @@ const OTHER_TOOLS_FLAGS: &[&str] = &[
     "no-fail-fast",
     "report-time",
     "timings",
+    "all-targets",
     "test",
     "path",
     // mpirun, srun
