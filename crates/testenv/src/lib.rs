@@ -170,14 +170,41 @@ pub fn emit() {
     }
     println!("cargo::rerun-if-env-changed=PATH");
     if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
+        for dir in std::env::split_paths(&path).filter(|d| watched(d)) {
             println!("cargo::rerun-if-changed={}", dir.display());
         }
     }
 }
 
+/// True for a `PATH` directory whose changes are watched (a tool installed there sets its cfg on
+/// the next build). A version manager's shim directory (pyenv's, rbenv's, asdf's, mise's:
+/// `.../shims`) is not: its manager rewrites it whenever one of its programs runs, so every
+/// `python3` a test or a CI script ran made the next cargo command build ten crates again (40 s
+/// of each CI run here). Its programs are found by name like any other.
+fn watched(dir: &Path) -> bool {
+    dir.is_dir() && dir.file_name().is_none_or(|n| n != "shims")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_version_managers_shims_are_not_watched_and_other_path_directories_are() {
+        let dir = fresh_dir();
+        let shims = dir.join("shims");
+        std::fs::create_dir_all(&shims).unwrap();
+        assert!(!super::watched(&shims));
+        assert!(super::watched(&dir));
+        assert!(!super::watched(&dir.join("missing")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A fresh directory under the system's temporary directory (this crate has no dependencies).
+    fn fresh_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("fsbench-testenv-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
     #[test]
     fn tool_names_become_cfg_identifiers() {
         assert_eq!(super::tool_cfg("mkfs.ext4"), "fsbench_tool_mkfs_ext4");
