@@ -152,12 +152,13 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
         .enumerate()
         .filter_map(|(i, s)| find(s).map(|c| (i, c)))
         .collect();
+    // The first fall in a sample that was not starved; else the first, with its thread's wait.
     let quiet = found
         .iter()
         .find(|(i, _)| starved(&entry.samples[*i]).is_none());
-    let (&(i, c), starved_only) = match (quiet, found.first()) {
-        (Some(q), _) => (q, false),
-        (None, Some(first)) => (first, true),
+    let (&(i, c), waited) = match (quiet, found.first()) {
+        (Some(q), _) => (q, None),
+        (None, Some(first)) => (first, starved(&entry.samples[first.0])),
         (None, None) => {
             throttled(entry, flow);
             return;
@@ -179,8 +180,7 @@ pub fn check(entry: &mut ResultEntry, flow: Flow, dirty: Option<DirtyLimits>) {
         found.len(),
         entry.samples.len(),
     );
-    if starved_only {
-        let waited = starved(&entry.samples[i]).unwrap_or_default();
+    if let Some(waited) = waited {
         entry.warnings.push(Warning::new(
             WarningKind::Load,
             format!(

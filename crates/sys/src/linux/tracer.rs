@@ -141,9 +141,7 @@ struct TaskClock(std::fs::File);
 #[derive(Debug, Clone, Copy)]
 struct Mark {
     at: Instant,
-    ran_ns: u64,
-    waited_ns: u64,
-    arrivals: u64,
+    clock: crate::proc::Schedstat,
 }
 
 impl TaskClock {
@@ -156,26 +154,22 @@ impl TaskClock {
     fn read(&self, at: Instant) -> Option<Mark> {
         let mut buf = [0u8; 96];
         let n = rustix::io::pread(&self.0, &mut buf, 0).ok()?;
-        let s = crate::proc::Schedstat::parse(std::str::from_utf8(&buf[..n]).ok()?)?;
-        Some(Mark {
-            at,
-            ran_ns: s.ran_ns,
-            waited_ns: s.waited_ns,
-            arrivals: s.arrivals,
-        })
+        let clock = crate::proc::Schedstat::parse(std::str::from_utf8(&buf[..n]).ok()?)?;
+        Some(Mark { at, clock })
     }
 }
 
 impl Mark {
     /// What the task spent from `self` to `later`.
     fn until(&self, later: &Mark) -> Spent {
-        let cpu_ns = later.ran_ns.saturating_sub(self.ran_ns);
-        let waited = later.waited_ns.saturating_sub(self.waited_ns);
+        let (a, b) = (&self.clock, &later.clock);
+        let cpu_ns = b.ran_ns.saturating_sub(a.ran_ns);
+        let waited = b.waited_ns.saturating_sub(a.waited_ns);
         let wall = later.at.saturating_duration_since(self.at).as_nanos() as u64;
         Spent {
             cpu_ns,
             off_ns: wall.saturating_sub(cpu_ns).saturating_sub(waited),
-            arrivals: later.arrivals.saturating_sub(self.arrivals),
+            arrivals: b.arrivals.saturating_sub(a.arrivals),
         }
     }
 }
