@@ -15,6 +15,16 @@ use std::path::PathBuf;
 const GLUSTERD_PORT: u16 = 24007;
 /// The volume's name.
 const VOLUME: &str = "fsbench";
+/// Where packages install geo-replication's daemon, `gsyncd` (Debian's, then Fedora's).
+/// Inside each server host (its own mount namespace) a stand-in is bound over it
+/// ([`gsyncd_stand_in`]): glusterd writes its geo-replication settings at start-up with 26 runs
+/// of the Python daemon (0.3 s each here) before it answers, and runs it again for CLI commands;
+/// that was most of a server's start-up. The lab's volume never replicates across sites.
+/// glusterd refuses to start when `gsyncd` is there but fails, so the stand-in succeeds.
+const GSYNCD: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu/glusterfs/gsyncd",
+    "/usr/libexec/glusterfs/gsyncd",
+];
 /// Where glusterd, the bricks and the CLI keep state, logs and sockets inside a server host.
 const STATE: &[&str] = &["/var/lib/glusterd", "/var/log/glusterfs", "/run"];
 
@@ -23,7 +33,14 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let served = served::hosts(b, STATE, &["/run/gluster"], "brick")?;
     let mut versions = vec![served::version(b, "glusterfs", "--version")];
     versions.dedup();
+    let stand_in = match GSYNCD.iter().find(|p| std::path::Path::new(p).is_file()) {
+        Some(gsyncd) => Some((gsyncd, gsyncd_stand_in(b)?)),
+        None => None,
+    };
     for (host, _) in &served.servers {
+        if let Some((gsyncd, stand_in)) = &stand_in {
+            host.run(b, "mount", &["--bind", "-o", "ro", text(stand_in), gsyncd])?;
+        }
         host.daemon(b, "glusterd", &["-p", "/run/gluster/glusterd.pid"])?;
         host.run_until_ok(b, "gluster", &["--mode=script", "pool", "list"], |_| true)?;
     }
@@ -77,6 +94,25 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     };
     served::record(b, &served, export);
     Ok(mnt)
+}
+
+/// Writes the stand-in for `gsyncd` in this kind's directory: it says it is gsyncd when asked
+/// its version (glusterd checks the word) and succeeds at every setting, doing nothing.
+fn gsyncd_stand_in(b: &Building) -> Result<PathBuf, Error> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = b.dir.join("gsyncd");
+    let script = "#!/bin/sh\n# fsbench lab: geo-replication is off in this host (glusterd's settings are not kept)\n\
+                  [ \"$1\" = --version ] && echo 'gsyncd (fsbench lab stand-in: geo-replication off)'\n\
+                  exit 0\n";
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o755)
+        .open(&path)
+        .and_then(|mut f| f.write_all(script.as_bytes()))
+        .map_err(|e| Error::io("write", path.clone(), e))?;
+    Ok(path)
 }
 
 /// The volume's type, transport and reconfigured options from `gluster volume info`
