@@ -89,6 +89,75 @@ fn a_program_making_three_stats_under_the_root_records_exactly_those() {
 }
 
 #[test]
+fn files_outside_the_root_are_identified_as_found_and_what_changes_them_is_counted_apart() {
+    // A cold run pays for its start-up outside the root (the binary's libraries, its
+    // configuration): the recording keeps what it found there, for a replay to read the same
+    // files, and sorts the calls that only read from those on the kernel's files and those
+    // that change something.
+    let d = temp_dir();
+    let root = d.path().join("root");
+    let elsewhere = d.path().join("elsewhere");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::create_dir(&elsewhere).unwrap();
+    let conf = elsewhere.join("conf");
+    std::fs::write(&conf, b"0123456789").unwrap();
+    let missing = elsewhere.join("missing");
+    let out = elsewhere.join("out");
+    let script = format!(
+        "cat {} {} >/dev/null 2>&1; cat /proc/self/stat >/dev/null; echo x > {}",
+        conf.display(),
+        missing.display(),
+        out.display()
+    );
+    let (trace, _) = record(&root, "0", &["sh", "-c", &script]);
+    let (v, _) = show(&trace);
+    let files = v["outside_files"].as_array().expect("outside_files");
+    let find = |p: &Path| {
+        files
+            .iter()
+            .find(|f| f["path"] == p.to_str().unwrap())
+            .unwrap_or_else(|| panic!("{} not among {files:?}", p.display()))
+    };
+    assert_eq!(find(&conf)["kind"], "file");
+    assert_eq!(find(&conf)["size"], 10);
+    assert!(find(&missing)["kind"].is_null(), "absent when recorded");
+    assert!(
+        find(&out)["kind"].is_null(),
+        "made by the program: absent first"
+    );
+    assert!(
+        files
+            .iter()
+            .all(|f| !f["path"].as_str().unwrap().starts_with("/proc")),
+        "the kernel's files are not identified: {files:?}"
+    );
+    let o = &v["outside"];
+    assert!(o["kernels"].as_u64().unwrap() >= 1, "{o}");
+    // The redirection's open (write, create, truncate) and echo's write.
+    assert!(o["changing"].as_u64().unwrap() >= 2, "{o}");
+    assert!(o["read_only"].as_u64().unwrap() >= 3, "{o}");
+    let n = |k: &str| o[k].as_u64().unwrap();
+    assert_eq!(n("calls"), v["outside_root"].as_u64().unwrap());
+    assert_eq!(
+        n("read_only") + n("kernels") + n("changing"),
+        n("calls"),
+        "{o}"
+    );
+    let text = fsbench()
+        .args(["trace", "show"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("only read") && text.contains("change something"),
+        "{text}"
+    );
+    // Recording read them and nothing else: the file outside is as it was.
+    assert_eq!(std::fs::read(&conf).unwrap(), b"0123456789");
+}
+
+#[test]
 fn a_shell_script_records_each_process_its_files_and_the_start_state() {
     let d = temp_dir();
     let root = d.path().join("root");

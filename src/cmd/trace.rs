@@ -109,6 +109,18 @@ fn text(file: &Path, trace: &fsbench_trace::Trace, s: &Summary) -> String {
         s.outside_root,
         super::record::by_kind(&s.outside_root_calls, 6)
     );
+    if s.outside_root > 0 {
+        let o = &s.outside;
+        t += &format!(
+            "    {} only read {} paths identified as recorded ({} there, {} absent), {} on /proc, /sys or /dev, {} change something\n",
+            o.read_only,
+            o.files,
+            o.found,
+            o.files - o.found,
+            o.kernels,
+            o.changing
+        );
+    }
     if s.not_files > 0 {
         t += &format!(
             "  on pipes, sockets, terminals and inherited descriptors: {} calls, not recorded\n",

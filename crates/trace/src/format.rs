@@ -10,8 +10,9 @@ use std::io::{Read, Write};
 /// The first bytes of every trace file.
 pub const MAGIC: &[u8; 8] = b"FSBTRACE";
 
-/// The format this fsbench writes, and the newest it reads.
-pub const VERSION: u16 = 2;
+/// The format this fsbench writes, and the newest it reads. Version 3 added the identity of
+/// the files outside the root (`outside_files`, the trace's last field).
+pub const VERSION: u16 = 3;
 
 /// The oldest format this fsbench reads (version 1, before the threads' own clocks, was never
 /// released).
@@ -80,6 +81,12 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, TraceError> {
     flate2::read::DeflateDecoder::new(&bytes[12..])
         .read_to_end(&mut body)
         .map_err(|e| TraceError::Damaged(e.to_string()))?;
+    if found == 2 {
+        // Version 2 ends where version 3's last field, `outside_files`, begins: postcard
+        // writes fields in order with nothing between them, so the same body with an empty
+        // sequence after it (its length, a varint 0) is that trace in version 3.
+        body.push(0);
+    }
     let (trace, rest) = postcard::take_from_bytes::<Trace>(&body)
         .map_err(|e| TraceError::Damaged(e.to_string()))?;
     if !rest.is_empty() {
@@ -136,6 +143,14 @@ pub fn check(trace: &Trace) -> Result<(), TraceError> {
                     shown(&trace.paths[p as usize])
                 )));
             }
+        }
+    }
+    for f in &trace.outside_files {
+        if f.path >= paths || inside[f.path as usize] {
+            return Err(TraceError::Unsafe(format!(
+                "an identity of a file outside the root names path {}, not an absolute one",
+                f.path
+            )));
         }
     }
     Ok(())
@@ -236,6 +251,51 @@ mod tests {
     fn a_trace_reads_back_as_written() {
         let t = small();
         assert_eq!(decode(&encode(&t)), Ok(t));
+    }
+
+    #[test]
+    fn a_version_2_trace_reads_as_one_with_no_outside_identities() {
+        let t = small();
+        assert!(t.outside_files.is_empty());
+        let v3 = encode(&t);
+        let mut body = Vec::new();
+        flate2::read::DeflateDecoder::new(&v3[12..])
+            .read_to_end(&mut body)
+            .unwrap();
+        assert_eq!(body.last(), Some(&0), "the empty outside_files, last");
+        body.pop();
+        let mut v2 = v3[..12].to_vec();
+        v2[8] = 2;
+        let mut z = flate2::write::DeflateEncoder::new(v2, flate2::Compression::default());
+        z.write_all(&body).unwrap();
+        let v2 = z.finish().unwrap();
+        assert_eq!(decode(&v2), Ok(t));
+        // The same version-2 body read as version 3 ends one field short.
+        let mut as_v3 = v2.clone();
+        as_v3[8] = 3;
+        assert!(matches!(decode(&as_v3), Err(TraceError::Damaged(_))));
+    }
+
+    #[test]
+    fn outside_identities_read_back_and_one_naming_a_path_under_the_root_is_refused() {
+        use crate::outside::{Identity, OutsideFile, Stamp};
+        let mut t = small();
+        let found = Some(Identity {
+            name: Stamp {
+                kind: FileKind::File,
+                size: 9,
+                mtime_ns: 5,
+            },
+            leads_to: None,
+        });
+        t.outside_files = vec![OutsideFile { path: 1, found }];
+        assert_eq!(decode(&encode(&t)), Ok(t.clone()));
+        t.outside_files[0].path = 0;
+        assert!(
+            matches!(decode(&encode(&t)), Err(TraceError::Unsafe(m)) if m.contains("outside the root"))
+        );
+        t.outside_files[0].path = 9;
+        assert!(matches!(decode(&encode(&t)), Err(TraceError::Unsafe(_))));
     }
 
     #[test]

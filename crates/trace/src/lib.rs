@@ -8,6 +8,7 @@ pub mod confine;
 pub mod format;
 pub mod listing;
 pub mod model;
+pub mod outside;
 pub mod pace;
 pub mod plan;
 pub mod record;

@@ -47,6 +47,10 @@ pub struct Trace {
     /// one: with it (or with a program that leaves its tree as found) the untraced runs did the
     /// traced run's work.
     pub prepare: Option<String>,
+    /// Every path outside the root a call named, as the program first found it (format 3; a
+    /// format-2 trace has none): what lets a replay read the same files of this machine.
+    /// Kept last: a format-2 body is this one without it ([`crate::format`]).
+    pub outside_files: Vec<crate::outside::OutsideFile>,
 }
 
 /// Where a thread's time went over a stretch (from its `/proc/TID/schedstat` at the stops that

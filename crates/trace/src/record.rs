@@ -5,6 +5,7 @@
 //! touched it, read before the touching call runs, with the entries of every directory it read.
 
 use crate::model::{Call, Entry, FileKind, Op, Spent, Target, Thread, Trace};
+use crate::outside;
 use fsbench_sys::fscalls::{self, FsCall};
 use fsbench_sys::tracer::{self, CallTimes, Observer, Tracee};
 use std::collections::{HashMap, HashSet};
@@ -77,6 +78,8 @@ pub struct Recorder {
     renamed: Vec<(Vec<u8>, Vec<u8>)>,
     /// Directories whose entries were read into the start state.
     listed: HashSet<Vec<u8>>,
+    /// Outside paths (indices) whose identity is read.
+    outside_known: HashSet<u32>,
     pending: HashMap<i32, Pending>,
     /// Dups between their entry and exit: the open file the new descriptor will name.
     dups: HashMap<i32, Opened>,
@@ -110,6 +113,7 @@ impl Recorder {
             made: HashSet::new(),
             renamed: Vec::new(),
             listed: HashSet::new(),
+            outside_known: HashSet::new(),
             pending: HashMap::new(),
             dups: HashMap::new(),
             started: false,
@@ -277,8 +281,28 @@ impl Recorder {
                 self.touch(&rel);
                 (self.intern(rel), false)
             }
-            Place::Outside(abs) => (self.intern(abs), true),
+            Place::Outside(abs) => {
+                let id = self.intern(abs);
+                self.find_outside(id);
+                (id, true)
+            }
         }
+    }
+
+    /// Reads what is at outside path `id` the first time a call names it, before that call
+    /// runs (the kernel's own files are never replayed: not read).
+    fn find_outside(&mut self, id: u32) {
+        if !self.outside_known.insert(id) {
+            return;
+        }
+        let abs = &self.trace.paths[id as usize];
+        if outside::kernels(abs) {
+            return;
+        }
+        let found = outside::identity_of(outside::as_path(abs));
+        self.trace
+            .outside_files
+            .push(outside::OutsideFile { path: id, found });
     }
 
     fn opened(&self, t: &Tracee, fd: i32) -> Option<Opened> {

@@ -36,6 +36,12 @@ pub struct Summary {
     pub outside_root: u64,
     /// Of those, by kind.
     pub outside_root_calls: BTreeMap<String, u64>,
+    /// Of those, what they are: read-only calls on files the recording identified, calls on
+    /// the kernel's files, calls that change something.
+    pub outside: crate::outside::OutsideCalls,
+    /// The paths outside the root the calls named (the kernel's files aside), with what was
+    /// there when recorded.
+    pub outside_files: Vec<OutsideShown>,
     /// Calls on pipes, sockets, terminals and inherited descriptors: not recorded.
     pub not_files: u64,
     /// dup, fcntl and anonymous mmap calls: followed for the bookkeeping, not recorded.
@@ -61,6 +67,17 @@ pub struct Summary {
     /// The untraced runs did the traced run's work (the program leaves its tree as found, or
     /// `--prepare` restored it), so their CPU time measures the program's.
     pub untraced_same_work: bool,
+}
+
+/// A path outside the root as `trace show --export-json` gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutsideShown {
+    /// The absolute path.
+    pub path: String,
+    /// `file`, `dir`, `symlink` or `other` when it was there; `null` when it was not.
+    pub kind: Option<String>,
+    /// Its size then (a symlink's own).
+    pub size: Option<u64>,
 }
 
 impl Summary {
@@ -90,6 +107,16 @@ impl Summary {
             failed: 0,
             outside_root: 0,
             outside_root_calls: BTreeMap::new(),
+            outside: crate::outside::count(trace),
+            outside_files: trace
+                .outside_files
+                .iter()
+                .map(|f| OutsideShown {
+                    path: String::from_utf8_lossy(&trace.paths[f.path as usize]).into_owned(),
+                    kind: f.found.map(|i| format!("{:?}", i.name.kind).to_lowercase()),
+                    size: f.found.map(|i| i.name.size),
+                })
+                .collect(),
             not_files: trace.not_files,
             followed_only: trace.followed_only,
             traced_calls: 0,
