@@ -174,6 +174,50 @@ fn a_file_missing_on_the_target_is_a_divergence_the_cell_names() {
 }
 
 #[test]
+fn the_programs_reads_outside_its_root_are_named_with_the_files_changed_since() {
+    // `cat` loads its libraries and reads a file outside its root: the cell says the replay
+    // does not make those calls (a cold replay does not pay the program's start-up) and names
+    // the outside file that changed after the recording.
+    let d = temp_dir();
+    let root = d.path().join("root");
+    std::fs::create_dir_all(root.join("d")).unwrap();
+    std::fs::write(root.join("d/a"), b"inside").unwrap();
+    let conf = d.path().join("conf");
+    std::fs::write(&conf, b"0123456789").unwrap();
+    let trace = d.path().join("cat.fsbtrace");
+    let out = fsbench()
+        .current_dir(&root)
+        .args(["record", "--untraced", "0", "-o"])
+        .arg(&trace)
+        .args(["--", "cat"])
+        .arg(&conf)
+        .arg("d/a")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = replay(&trace, "", "1");
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("outside its root the program made") && warnings.contains("does not pay"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("differ on this machine"), "{warnings}");
+    std::fs::write(&conf, b"01234").unwrap();
+    let r = replay(&trace, "", "1");
+    let warnings = r["warnings"].to_string();
+    let named = format!("{} (10 bytes then, 5 now)", conf.display());
+    assert!(
+        warnings.contains("1 of them differ on this machine") && warnings.contains(&named),
+        "{warnings}"
+    );
+    assert_eq!(std::fs::read(&conf).unwrap(), b"01234", "never written");
+}
+
+#[test]
 fn bad_traces_are_refused_before_any_work_with_exit_2() {
     let d = temp_dir();
     let random = d.path().join("random");

@@ -109,6 +109,9 @@ struct Replay {
     rebuilt: state::Rebuilt,
     /// The start state is in place and no replayed call changes it: not rebuilt again.
     standing: bool,
+    /// What the program read outside its root, and how much of it is still as recorded here
+    /// (set in `prepare`; `None` without such calls).
+    outside: Option<String>,
     log: DivergenceLog,
 }
 
@@ -157,6 +160,7 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         links: Arc::new(BTreeMap::new()),
         rebuilt: state::Rebuilt::default(),
         standing: false,
+        outside: None,
         log: DivergenceLog::default(),
     }))
 }
@@ -181,6 +185,7 @@ impl Workload for Replay {
         }
         self.links = Arc::new(links);
         self.root = Some(root);
+        self.outside = outside_note(&self.trace);
         Ok(())
     }
 
@@ -318,6 +323,7 @@ impl Workload for Replay {
         if mmaps > 0 {
             notes.push(format!("{mmaps} mappings of files are replayed as reads of the mapped ranges (an approximation: the program may have touched less, or later)"));
         }
+        notes.extend(self.outside.clone());
         if self.log.over > 0 {
             let kinds: Vec<String> = self
                 .log
@@ -334,6 +340,57 @@ impl Workload for Replay {
         }
         notes
     }
+}
+
+/// The cell's note on the program's calls outside its root that only read (its start-up: the
+/// binary's libraries, its configuration): how many, on how many files, and which of those
+/// are no longer as recorded on this machine (the first few named). Those calls are not made
+/// by the replay: a cold replay does not pay for them as the program does.
+fn outside_note(trace: &Trace) -> Option<String> {
+    use fsbench_trace::outside;
+    let n = outside::count(trace);
+    if n.read_only == 0 {
+        return None;
+    }
+    let read: std::collections::HashSet<u32> = trace
+        .calls
+        .iter()
+        .filter(|c| c.outside && outside::only_reads(trace, c))
+        .filter_map(|c| outside::path_of(trace, c))
+        .collect();
+    let mut changed = Vec::new();
+    let mut bytes = 0;
+    for f in trace
+        .outside_files
+        .iter()
+        .filter(|f| read.contains(&f.path))
+    {
+        let abs = &trace.paths[f.path as usize];
+        bytes += f.found.map_or(0, |i| i.leads_to.unwrap_or(i.name).size);
+        if let Some(why) = outside::divergence(f.found.as_ref(), outside::as_path(abs)) {
+            changed.push(format!("{} ({why})", String::from_utf8_lossy(abs)));
+        }
+    }
+    let mut note = format!(
+        "outside its root the program made {} calls that only read, on {} paths ({} there when recorded, {} MiB): its start-up; the replay does not make them, so a cold replay does not pay for them",
+        n.read_only,
+        n.files,
+        n.found,
+        (bytes as f64 / 1048576.0 * 10.0).round() / 10.0
+    );
+    if !changed.is_empty() {
+        note += &format!(
+            "; {} of them differ on this machine from the recording: {}",
+            changed.len(),
+            changed
+                .iter()
+                .take(NAMED)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    Some(note)
 }
 
 /// What every replay thread shares.
