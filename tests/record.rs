@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// Records `cmd` in `root` (its working directory and the recording's root) into
 /// `root/../t.fsbtrace`; returns the trace's path and fsbench's standard error.
-fn record(root: &Path, untraced: &str, cmd: &[&str]) -> (std::path::PathBuf, String) {
+pub(crate) fn record(root: &Path, untraced: &str, cmd: &[&str]) -> (std::path::PathBuf, String) {
     let trace = root.parent().unwrap().join("t.fsbtrace");
     let out = fsbench()
         .current_dir(root)

@@ -184,21 +184,7 @@ fn the_programs_reads_outside_its_root_are_named_with_the_files_changed_since() 
     std::fs::write(root.join("d/a"), b"inside").unwrap();
     let conf = d.path().join("conf");
     std::fs::write(&conf, b"0123456789").unwrap();
-    let trace = d.path().join("cat.fsbtrace");
-    let out = fsbench()
-        .current_dir(&root)
-        .args(["record", "--untraced", "0", "-o"])
-        .arg(&trace)
-        .args(["--", "cat"])
-        .arg(&conf)
-        .arg("d/a")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (trace, _) = crate::record::record(&root, "0", &["cat", conf.to_str().unwrap(), "d/a"]);
     let r = replay(&trace, "", "1");
     let warnings = r["warnings"].to_string();
     assert!(

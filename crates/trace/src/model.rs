@@ -130,6 +130,31 @@ pub enum FileKind {
     Other,
 }
 
+impl FileKind {
+    /// The kind of a file of type `t`.
+    pub fn of(t: std::fs::FileType) -> FileKind {
+        if t.is_file() {
+            FileKind::File
+        } else if t.is_dir() {
+            FileKind::Dir
+        } else if t.is_symlink() {
+            FileKind::Symlink
+        } else {
+            FileKind::Other
+        }
+    }
+
+    /// Its name in `trace show --export-json`: `file`, `dir`, `symlink` or `other`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::File => "file",
+            FileKind::Dir => "dir",
+            FileKind::Symlink => "symlink",
+            FileKind::Other => "other",
+        }
+    }
+}
+
 /// One recorded call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {

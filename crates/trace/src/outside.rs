@@ -7,8 +7,9 @@
 
 use crate::model::{Call, FileKind, Op, Target, Trace};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Where the kernel's own files are: calls there are never replayed, only counted.
@@ -47,21 +48,8 @@ pub struct Stamp {
 
 impl Stamp {
     fn of(m: &std::fs::Metadata) -> Stamp {
-        let t = m.file_type();
-        let kind = if t.is_file() {
-            FileKind::File
-        } else if t.is_dir() {
-            FileKind::Dir
-        } else if t.is_symlink() {
-            FileKind::Symlink
-        } else {
-            debug_assert!(
-                t.is_fifo() || t.is_socket() || t.is_block_device() || t.is_char_device()
-            );
-            FileKind::Other
-        };
         Stamp {
-            kind,
+            kind: FileKind::of(m.file_type()),
             size: m.len(),
             mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
         }
@@ -193,31 +181,40 @@ pub struct OutsideCalls {
     pub found: u64,
 }
 
+/// The paths the calls outside the root that only read name (the kernel's files aside), each
+/// once: what a replay could read again, among them what the recording identified.
+pub fn read_only_paths(trace: &Trace) -> BTreeSet<u32> {
+    trace
+        .calls
+        .iter()
+        .filter(|c| c.outside && only_reads(trace, c))
+        .filter_map(|c| path_of(trace, c))
+        .filter(|&p| !kernels(&trace.paths[p as usize]))
+        .collect()
+}
+
 /// Counts the trace's calls outside the root ([`OutsideCalls`]).
 pub fn count(trace: &Trace) -> OutsideCalls {
-    let identified: std::collections::HashSet<u32> =
-        trace.outside_files.iter().map(|f| f.path).collect();
+    let identified: BTreeSet<u32> = trace.outside_files.iter().map(|f| f.path).collect();
     let mut n = OutsideCalls::default();
-    let mut files = std::collections::HashSet::new();
     for c in trace.calls.iter().filter(|c| c.outside) {
         n.calls += 1;
         let path = path_of(trace, c);
-        let abs = path.map(|p| trace.paths[p as usize].as_slice());
-        if abs.is_some_and(kernels) {
+        if path.is_some_and(|p| kernels(&trace.paths[p as usize])) {
             n.kernels += 1;
         } else if !only_reads(trace, c) {
             n.changing += 1;
-        } else if let Some(p) = path.filter(|p| identified.contains(p)) {
+        } else if path.is_some_and(|p| identified.contains(&p)) {
             n.read_only += 1;
-            files.insert(p);
         }
     }
-    n.files = files.len() as u64;
-    n.found = trace
+    let files = read_only_paths(trace);
+    let identified_read = trace
         .outside_files
         .iter()
-        .filter(|f| files.contains(&f.path) && f.found.is_some())
-        .count() as u64;
+        .filter(|f| files.contains(&f.path));
+    n.files = identified_read.clone().count() as u64;
+    n.found = identified_read.filter(|f| f.found.is_some()).count() as u64;
     n
 }
 

@@ -10,7 +10,7 @@ use fsbench_sys::fscalls::{self, FsCall};
 use fsbench_sys::tracer::{self, CallTimes, Observer, Tracee};
 use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -78,8 +78,6 @@ pub struct Recorder {
     renamed: Vec<(Vec<u8>, Vec<u8>)>,
     /// Directories whose entries were read into the start state.
     listed: HashSet<Vec<u8>>,
-    /// Outside paths (indices) whose identity is read.
-    outside_known: HashSet<u32>,
     pending: HashMap<i32, Pending>,
     /// Dups between their entry and exit: the open file the new descriptor will name.
     dups: HashMap<i32, Opened>,
@@ -113,7 +111,6 @@ impl Recorder {
             made: HashSet::new(),
             renamed: Vec::new(),
             listed: HashSet::new(),
-            outside_known: HashSet::new(),
             pending: HashMap::new(),
             dups: HashMap::new(),
             started: false,
@@ -223,17 +220,7 @@ impl Recorder {
         let Ok(m) = std::fs::symlink_metadata(&full) else {
             return;
         };
-        let ft = m.file_type();
-        let kind = if ft.is_file() {
-            FileKind::File
-        } else if ft.is_dir() {
-            FileKind::Dir
-        } else if ft.is_symlink() {
-            FileKind::Symlink
-        } else {
-            let _ = ft.is_fifo();
-            FileKind::Other
-        };
+        let kind = FileKind::of(m.file_type());
         let target = (kind == FileKind::Symlink)
             .then(|| std::fs::read_link(&full).ok())
             .flatten()
@@ -282,19 +269,19 @@ impl Recorder {
                 (self.intern(rel), false)
             }
             Place::Outside(abs) => {
+                let first = !self.path_ids.contains_key(&abs);
                 let id = self.intern(abs);
-                self.find_outside(id);
+                if first {
+                    self.find_outside(id);
+                }
                 (id, true)
             }
         }
     }
 
-    /// Reads what is at outside path `id` the first time a call names it, before that call
-    /// runs (the kernel's own files are never replayed: not read).
+    /// Reads what is at outside path `id`, named by a call for the first time, before that
+    /// call runs (the kernel's own files are never replayed: not read).
     fn find_outside(&mut self, id: u32) {
-        if !self.outside_known.insert(id) {
-            return;
-        }
         let abs = &self.trace.paths[id as usize];
         if outside::kernels(abs) {
             return;

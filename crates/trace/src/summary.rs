@@ -113,7 +113,7 @@ impl Summary {
                 .iter()
                 .map(|f| OutsideShown {
                     path: String::from_utf8_lossy(&trace.paths[f.path as usize]).into_owned(),
-                    kind: f.found.map(|i| format!("{:?}", i.name.kind).to_lowercase()),
+                    kind: f.found.map(|i| i.name.kind.name().to_string()),
                     size: f.found.map(|i| i.name.size),
                 })
                 .collect(),

@@ -352,12 +352,7 @@ fn outside_note(trace: &Trace) -> Option<String> {
     if n.read_only == 0 {
         return None;
     }
-    let read: std::collections::HashSet<u32> = trace
-        .calls
-        .iter()
-        .filter(|c| c.outside && outside::only_reads(trace, c))
-        .filter_map(|c| outside::path_of(trace, c))
-        .collect();
+    let read = outside::read_only_paths(trace);
     let mut changed = Vec::new();
     let mut bytes = 0;
     for f in trace
