@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
-# How close a replay comes to the real program (issue 43): `git status` over a generated
-# 5,000-file repository, `tar xf` of a generated 2,000-file tarball and `make -j2` of a generated
-# 25-file C project, each recorded once with
-# `fsbench record`, then run in one fsbench run beside its trace replayed as recorded
-# (`replay:pace=trace`) and as fast as possible (`pace=afap`), on the same filesystem, cold
-# (root: drop_caches) and warm, samples interleaved. Prints each replay's median wall time
-# over the real program's, with the real one's median. Goal: pace=trace within 0.90-1.10.
+# How close a replay comes to the real program (issues 43, 57): four programs, each recorded once
+# with `fsbench record` — `git status` over a generated 5,000-file repository, `tar xf` of a
+# generated 2,000-file tarball, `make -j2` of a generated 25-file C project, and `grep -r` over a
+# generated 2,000-file text tree (it reads every file's content) — then run in one fsbench run
+# beside its trace replayed as recorded (`replay:pace=trace`) and as fast as possible
+# (`pace=afap`), on each lab filesystem, cold (root: drop_caches) and warm, samples interleaved.
+# Prints each replay's median wall time over the real program's, with the real one's median;
+# then, over every cell, the mean and worst |replay/real - 1| of the paced replay, and per column
+# (program, cache) whether the replay ranks the filesystems as the program does.
+# Goal (issue 57): mean <= 5%, no cell outside +-10% without a cause fsbench reports, rankings
+# identical.
 #
-# Recorded in /dev/shm (or DIR); measured on fsbench's lab filesystems (LABS, default ext4: a
-# loop image, not the host's root, whose `discard` mount makes every file creation after a
-# deletion slow and erratic here). With several labs it also prints whether the replay ranks
-# them as the program does.
+# Recorded in /dev/shm (or DIR); measured on fsbench's lab filesystems (LABS, default
+# ext4,xfs,bindfs,gocryptfs: loop images and FUSE over them, not the host's root, whose `discard`
+# mount makes every file creation after a deletion slow and erratic here).
 #
-#   bench/replay-fidelity.sh [RUNS [LABS [DIR]]]   (default 10 samples a cell, ext4, /dev/shm)
+#   bench/replay-fidelity.sh [RUNS [LABS [DIR]]]   (default 5 samples a cell)
 source "$(dirname "$0")/common.sh"
 need git git
 need tar tar
 need make make
 need cc gcc
 build_fsbench
-RUNS="${1:-10}"
-LABS="${2:-ext4}"
+RUNS="${1:-5}"
+LABS="${2:-ext4,xfs,bindfs,gocryptfs}"
 BASE="${3:-/dev/shm}"
 WORK="$(mktemp -d "$BASE/fsbench-replay-fidelity.XXXXXX")"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
@@ -48,6 +51,26 @@ for d in range(100):
             out.write(os.urandom(random.randint(1, 16) * 1024))
 PY
 tar cf "$TARDIR/a.tar" -C "$TARDIR/src" . && rm -rf "$TARDIR/src"
+
+# A text tree of 2,000 files of 4-32 KiB in 100 directories (36 MiB), one line of which holds
+# the needle: `grep -r` reads every file's content.
+GREPDIR="$WORK/text"
+python3 - "$GREPDIR" <<'PY'
+import os, random, sys
+random.seed(7)
+root = sys.argv[1]
+words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+for d in range(100):
+    os.makedirs(f"{root}/d{d}")
+    for f in range(20):
+        n = random.randint(4, 32) * 1024
+        line = (" ".join(random.choice(words) for _ in range(12)) + "\n").encode()
+        body = (line * (n // len(line) + 1))[:n]
+        if d == 57 and f == 7:
+            body = body[:100] + b"needle-57\n" + body[110:]
+        with open(f"{root}/d{d}/f{f}.txt", "wb") as out:
+            out.write(body)
+PY
 
 # A small C project of 24 files and its Makefile, built with make -j2 (gcc: its compiler's CPU
 # time is the program's own, outside the root; a paced replay must keep it).
@@ -87,12 +110,16 @@ grep -E 'traced run took|paced replay' "$WORK/rec2.err" | sed 's/^fsbench: /  ta
 (cd "$MAKEDIR" && "$FSBENCH" record --untraced 3 --prepare 'make -s clean' -o "$WORK/make.fsbtrace" -- make -s -j2 2>"$WORK/rec3.err" >/dev/null)
 grep -E 'traced run took|paced replay' "$WORK/rec3.err" | sed 's/^fsbench: /  make -j2: /'
 
+(cd "$GREPDIR" && "$FSBENCH" record --untraced 5 -o "$WORK/grep.fsbtrace" -- grep -r -l needle-57 . 2>"$WORK/rec4.err" >/dev/null)
+grep -E 'traced run took|paced replay' "$WORK/rec4.err" | sed 's/^fsbench: /  grep -r: /'
+
 # compare NAME JSON: per target and cache, each replay's median wall over the real program's;
 # then, with more than one target, whether the replay ranks the targets as the program does.
+CELLS="$WORK/cells.tsv"
 compare() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$1" "$2" "$CELLS" <<'PY'
 import json, statistics, sys
-name, path = sys.argv[1], sys.argv[2]
+name, path, cells_out = sys.argv[1], sys.argv[2], sys.argv[3]
 v = json.load(open(path))
 cells = {}
 for r in v["results"]:
@@ -117,10 +144,14 @@ for cache in ("cold", "warm"):
             if kind in c:
                 row.append(f"{kind}/real {c[kind] / real:6.3f}")
         if "start-up" in c:
-            # The program's own start-up (its binary and libraries, outside the root): part of
-            # the real run, never of a replay.
+            # The program's own start-up alone (its binary and libraries, outside the root): a
+            # cold replay now loads the libraries and files it read as the program does.
             row.append(f"start-up {c['start-up'] / 1e6:6.1f} ms")
         print("  ".join(row))
+        with open(cells_out, "a") as out:
+            for kind in ("replay trace", "replay afap"):
+                if kind in c:
+                    out.write(f"{name}\t{t}\t{cache}\t{kind}\t{real}\t{c[kind]}\n")
     if len(targets) > 1:
         for kind in ("real", "replay trace", "replay afap"):
             have = [t for t in targets if kind in cells.get((t, cache), {})]
@@ -157,3 +188,107 @@ echo "make -j2: real against its replays, $RUNS samples a cell, cache $CACHE, on
   -w "replay:trace=$WORK/make.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/make.fsbtrace" >/dev/null
 compare "make -j2" "$WORK/make.json"
+
+echo "grep -r: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/grep.json" \
+  -w "command:run='grep -r -l needle-57 text',shell=none,prepare='[ -d text ] || cp -a $GREPDIR text'" \
+  -w "command:run='grep --version',shell=none,label=start-up" \
+  -w "replay:trace=$WORK/grep.fsbtrace,pace=trace" \
+  -w "replay:trace=$WORK/grep.fsbtrace" >/dev/null
+compare "grep -r" "$WORK/grep.json"
+
+# Over every cell: the paced replay's mean and worst distance from the program, and per column
+# whether it ranks the filesystems as the program does.
+python3 - "$CELLS" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+for kind in ("replay trace", "replay afap"):
+    mine = [(n, t, c, float(real), float(r)) for n, t, c, k, real, r in rows if k == kind]
+    if not mine:
+        continue
+    off = [(abs(r / real - 1), n, t, c, r / real) for n, t, c, real, r in mine]
+    mean = sum(o[0] for o in off) / len(off)
+    worst = max(off)
+    outside = sum(1 for o in off if o[0] > 0.10)
+    print(f"{kind}: {len(off)} cells, mean |replay/real - 1| {mean * 100:.1f}%, worst {worst[0] * 100:.1f}% "
+          f"({worst[1]}, {worst[2]}, {worst[3]}: {worst[4]:.3f}), {outside} outside +-10%")
+    columns = sorted({(n, c) for n, _, c, _, _ in mine})
+    same = 0
+    for n, c in columns:
+        col = [(t, real, r) for n2, t, c2, real, r in mine if (n2, c2) == (n, c)]
+        by_real = [t for t, _, _ in sorted(col, key=lambda x: x[1])]
+        by_replay = [t for t, _, _ in sorted(col, key=lambda x: x[2])]
+        same += by_real == by_replay
+        if len(col) > 1 and by_real != by_replay:
+            print(f"  {kind} ranks {n} {c} as {' < '.join(by_replay)}; the program: {' < '.join(by_real)}")
+    print(f"  {kind}: the ranking is the program's in {same} of {len(columns)} columns")
+PY
+
+# The replay's own speed next to the syscall floor (issue 57, item 5): the calls of the recorded
+# `git status` under its root, made one after another by a C loop (bench/replay_floor.c: one
+# system call each, nothing timed but the loop) on a copy of the repository, against
+# `replay:pace=afap` in the same order (`order=strict`: one call at a time, each timed and
+# checked) and in its own (`order=resource`), warm, on tmpfs. Goal: the replay's call rate at
+# least 0.9 of the floor's.
+FLOOR="$WORK/replay_floor"
+cc -O2 -o "$FLOOR" "$(dirname "$0")/replay_floor.c"
+"$FSBENCH" trace show --calls "$WORK/status.fsbtrace" | python3 -c '
+import re, sys
+line_re = re.compile(r"^\s*\d+\s+[\d.]+ ms (\w+) (.*) = (-?\d+|-1 \w+) \(")
+def path(s):
+    return (s[1:-1] if s.startswith("\"") else s) or "."
+for line in sys.stdin:
+    m = line_re.match(line)
+    if not m:
+        continue
+    kind, args = m.group(1), m.group(2)
+    fid = re.match(r"#(\d+):(\".*?\")", args)
+    if kind == "stat":
+        if fid:
+            print(f"F {fid.group(1)}")
+        else:
+            q = re.match(r"(\".*?\")( nofollow)?$", args)
+            print(f"S {1 if q.group(2) else 0} {path(q.group(1))}")
+    elif kind == "open":
+        q = re.match(r"(\".*?\") flags=0o(\d+) mode=0o(\d+) as #(\d+)$", args)
+        print(f"O {q.group(4)} {int(q.group(2), 8)} {int(q.group(3), 8)} {path(q.group(1))}")
+    elif kind == "close" and fid and "(a copy)" not in args:
+        print(f"C {fid.group(1)}")
+    elif kind in ("read", "write") and fid:
+        q = re.match(r"#\d+:\".*?\" (\d+)(?: @(\d+))?$", args)
+        print(f"{kind[0].upper()} {fid.group(1)} {q.group(1)} {q.group(2) or -1}")
+    elif kind == "getdents" and fid:
+        print(f"G {fid.group(1)} {args.split()[-1]}")
+    elif kind == "mmap" and fid:
+        q = re.match(r"#\d+:\".*?\" (\d+) @(\d+)", args)
+        print(f"M {fid.group(1)} {q.group(1)} {q.group(2)}")
+    elif kind == "access":
+        q = re.match(r"(\".*?\") mode=(\d+)$", args)
+        print(f"A {q.group(2)} {path(q.group(1))}")
+    elif kind in ("readlink", "unlink", "rmdir"):
+        letter = {"readlink": "L", "unlink": "U", "rmdir": "D"}[kind]
+        print(f"{letter} {path(args)}")
+    elif kind == "mkdir":
+        q = re.match(r"(\".*?\") mode=0o(\d+)$", args)
+        print(f"K {int(q.group(2), 8)} {path(q.group(1))}")
+    elif kind == "rename":
+        q = re.match(r"(\".*?\") (\".*?\")", args)
+        print(f"N {path(q.group(1))}\t{path(q.group(2))}")
+' >"$WORK/status.calls"
+cp -a "$REPO" "$WORK/floor-repo"
+mkdir -p "$WORK/floor-target"
+FLOOR_OUT="$("$FLOOR" "$WORK/floor-repo" "$WORK/status.calls" 20)"
+"$FSBENCH" run -q --no-store --cache warm --runs 20 -t "$WORK/floor-target" --json "$WORK/floor.json" \
+  -w "replay:trace=$WORK/status.fsbtrace,order=strict,outside=skip" \
+  -w "replay:trace=$WORK/status.fsbtrace,outside=skip" >/dev/null
+python3 - "$WORK/floor.json" "$FLOOR_OUT" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+_, calls, _, ns = sys.argv[2].split()
+floor_rate = 1e9 / float(ns)
+print(f"floor (C loop, {calls} calls of the git status trace, best of 20): {floor_rate / 1e3:.0f} k calls/s")
+for r in v["results"]:
+    best = min(r["samples"], key=lambda s: s["wall_ns"])
+    rate = best["metrics"]["replay_calls"] / (best["wall_ns"] / 1e9)
+    print(f"replay pace=afap order={r['params']['order']:<8}: {rate / 1e3:.0f} k calls/s, {rate / floor_rate:.2f} of the floor (best of 20)")
+PY

@@ -121,6 +121,12 @@ fn files_outside_the_root_are_identified_as_found_and_what_changes_them_is_count
     assert_eq!(find(&conf)["kind"], "file");
     assert_eq!(find(&conf)["size"], 10);
     assert!(find(&missing)["kind"].is_null(), "absent when recorded");
+    // The binaries the kernel loaded at each execve (sh's, cat's) are kept too: a cold replay
+    // loads them as the program did.
+    for bin in ["/bin/sh", "/bin/cat"] {
+        let real = std::fs::canonicalize(bin).unwrap();
+        assert_eq!(find(&real)["kind"], "file", "{}", real.display());
+    }
     assert!(
         find(&out)["kind"].is_null(),
         "made by the program: absent first"

@@ -173,11 +173,38 @@ fn a_file_missing_on_the_target_is_a_divergence_the_cell_names() {
     assert!(warnings.contains("ENOENT where it succeeded"), "{warnings}");
 }
 
+/// Every file under `dir` (recursively, symlinks not followed): its path, size, mtime, ctime
+/// and content; what a replay must leave as it was.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64, i64, i64, Vec<u8>)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p.clone());
+            }
+            let content = if m.is_file() {
+                std::fs::read(&p).unwrap()
+            } else {
+                Vec::new()
+            };
+            let mtime = m.mtime() * 1_000_000_000 + m.mtime_nsec();
+            let ctime = m.ctime() * 1_000_000_000 + m.ctime_nsec();
+            out.push((p, m.len(), mtime, ctime, content));
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
-fn the_programs_reads_outside_its_root_are_named_with_the_files_changed_since() {
-    // `cat` loads its libraries and reads a file outside its root: the cell says the replay
-    // does not make those calls (a cold replay does not pay the program's start-up) and names
-    // the outside file that changed after the recording.
+fn the_programs_reads_outside_its_root_are_replayed_read_only_while_the_files_are_as_recorded() {
+    // `cat` loads its libraries and reads a file outside its root: the replay makes those
+    // read-only calls again (a cold replay pays the program's start-up), writes nothing outside
+    // its scratch, and once the outside file has changed leaves its calls out and names it.
     let d = temp_dir();
     let root = d.path().join("root");
     std::fs::create_dir_all(root.join("d")).unwrap();
@@ -185,20 +212,52 @@ fn the_programs_reads_outside_its_root_are_named_with_the_files_changed_since() 
     let conf = d.path().join("conf");
     std::fs::write(&conf, b"0123456789").unwrap();
     let (trace, _) = crate::record::record(&root, "0", &["cat", conf.to_str().unwrap(), "d/a"]);
-    let r = replay(&trace, "", "1");
+    let t = fsbench_trace::decode(&std::fs::read(&trace).unwrap()).unwrap();
+    let inside = t.calls.iter().filter(|c| !c.outside).count() as f64;
+    let on_conf = t
+        .calls
+        .iter()
+        .filter(|c| {
+            fsbench_trace::outside::path_of(&t, c)
+                .is_some_and(|p| t.paths[p as usize] == conf.as_os_str().as_encoded_bytes())
+        })
+        .count() as f64;
+    assert!(on_conf >= 3.0, "open, read(s), close of conf: {on_conf}");
+    let before = snapshot(d.path());
+    let r = replay(&trace, "", "2");
+    assert_eq!(snapshot(d.path()), before, "nothing the trace read changed");
     let warnings = r["warnings"].to_string();
     assert!(
-        warnings.contains("outside its root the program made") && warnings.contains("does not pay"),
+        warnings.contains("outside its root the program made")
+            && warnings.contains("so a cold replay loads them as the program did"),
         "{warnings}"
     );
     assert!(!warnings.contains("differ on this machine"), "{warnings}");
+    let calls = |r: &Value| r["samples"][0]["metrics"]["replay_calls"].as_f64().unwrap();
+    let all = calls(&r);
+    assert!(
+        all >= inside + on_conf,
+        "the outside reads are made: {all} calls, {inside} inside"
+    );
+    for s in r["samples"].as_array().unwrap() {
+        assert_eq!(s["metrics"]["replay_diverged"], 0.0, "{s}");
+    }
     std::fs::write(&conf, b"01234").unwrap();
+    let before = snapshot(d.path());
     let r = replay(&trace, "", "1");
+    assert_eq!(snapshot(d.path()), before);
     let warnings = r["warnings"].to_string();
     let named = format!("{} (10 bytes then, 5 now)", conf.display());
     assert!(
-        warnings.contains("1 of them differ on this machine") && warnings.contains(&named),
+        warnings.contains("1 of those paths differ on this machine")
+            && warnings.contains("are not read")
+            && warnings.contains(&named),
         "{warnings}"
+    );
+    assert_eq!(
+        calls(&r),
+        all - on_conf,
+        "the changed file's calls are left out"
     );
     assert_eq!(std::fs::read(&conf).unwrap(), b"01234", "never written");
 }

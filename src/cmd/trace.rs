@@ -105,14 +105,14 @@ fn text(file: &Path, trace: &fsbench_trace::Trace, s: &Summary) -> String {
         bytes(s.bytes_written)
     );
     t += &format!(
-        "  outside the root: {} calls ({}): recorded, not replayed\n",
+        "  outside the root: {} calls ({})\n",
         s.outside_root,
         super::record::by_kind(&s.outside_root_calls, 6)
     );
     if s.outside_root > 0 {
         let o = &s.outside;
         t += &format!(
-            "    {} only read {} paths identified as recorded ({} there, {} absent), {} on /proc, /sys or /dev, {} change something\n",
+            "    {} only read {} paths identified as recorded ({} there, {} absent): a replay makes them too, read-only, where those files are still as recorded; {} on /proc, /sys or /dev and {} that change something are never replayed\n",
             o.read_only,
             o.files,
             o.found,

@@ -323,10 +323,11 @@ impl Recorder for Paced<'_> {
 
 /// The thread's timer slack at 1 ns while pacing (sleeps end within µs of their time, so the
 /// spin before each slot stays short), restored after.
-struct SlackGuard(Option<std::num::NonZeroU64>);
+pub struct SlackGuard(Option<std::num::NonZeroU64>);
 
 impl SlackGuard {
-    fn lower() -> Self {
+    /// Lowers the calling thread's timer slack to 1 ns until the guard is dropped.
+    pub fn lower() -> Self {
         let before = fsbench_sys::timer::slack();
         fsbench_sys::timer::set_slack(std::num::NonZeroU64::new(1));
         Self(before)

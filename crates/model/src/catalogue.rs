@@ -204,6 +204,7 @@ pub const CATALOGUE: &[MetricDef] = &[
     m("replay_threads", Count, H, "threads", "threads a replay ran, one per recorded thread"),
     m("replay_diverged", Count, L, "diverged", "replayed calls whose result differed from the recorded one"),
     m("replay_diverged_pct", Pct, L, "diverged", "replayed calls whose result differed from the recorded one, % of the calls"),
+    m("replay_concurrency", Count, H, "in calls at once", "a replay's threads in a call at once, on average over the time some call was under way (1: one at a time)"),
 ];
 
 /// The catalogue entry of `name`, if it is listed.

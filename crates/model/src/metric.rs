@@ -267,6 +267,10 @@ pub const REPLAY_DIVERGED: &str = "replay_diverged";
 /// `replay_diverged_pct`: [`REPLAY_DIVERGED`] as a share of [`REPLAY_CALLS`], %.
 pub const REPLAY_DIVERGED_PCT: &str = "replay_diverged_pct";
 
+/// `replay_concurrency`: the replay's threads in a call at once, on average over the time some
+/// call was under way (1: one call at a time).
+pub const REPLAY_CONCURRENCY: &str = "replay_concurrency";
+
 /// Every identifier above, in catalogue order.
 pub const ALL: &[&str] = &[
     WALL_NS,
@@ -394,6 +398,7 @@ pub const ALL: &[&str] = &[
     REPLAY_THREADS,
     REPLAY_DIVERGED,
     REPLAY_DIVERGED_PCT,
+    REPLAY_CONCURRENCY,
 ];
 
 #[cfg(test)]

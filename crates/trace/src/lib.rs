@@ -4,6 +4,7 @@
 //! filter, through `fsbench_sys::tracer`).
 #![warn(missing_docs)]
 
+pub mod concurrency;
 pub mod confine;
 pub mod format;
 pub mod listing;

@@ -1,5 +1,6 @@
 //! A trace's calls one line each, as `fsbench trace show --calls` prints them (strace-like:
-//! thread, start, call and arguments, result, duration). Pure.
+//! thread, start, call and arguments, result, duration; an open says the number, `as #N`, by
+//! which the calls on its file name it, `#N:"path"`). Pure.
 
 use crate::model::{Call, Op, Target, Trace};
 
@@ -21,7 +22,7 @@ pub fn line(trace: &Trace, i: usize) -> String {
             path: p,
             flags,
             mode,
-        } => format!("{} flags={flags:#o} mode={mode:#o}", path(p)),
+        } => format!("{} flags={flags:#o} mode={mode:#o} as #{i}", path(p)),
         Op::Close { file: f, last } => {
             format!("{}{}", file(f), if *last { "" } else { " (a copy)" })
         }

@@ -168,7 +168,8 @@ pub struct Call {
     pub op: Op,
     /// What it returned: a size or count (an open's descriptor is kept as 0), or −errno.
     pub result: i64,
-    /// It named a path outside the root (or a file opened there): recorded, not replayed.
+    /// It named a path outside the root (or a file opened there): replayed only when it reads a
+    /// file still as recorded ([`crate::outside::replayable`]).
     pub outside: bool,
     /// The thread's time since its previous recorded call ended (or since it began), traced
     /// calls not recorded (pipes, dups) included; `None` when the kernel did not say.

@@ -218,6 +218,66 @@ pub fn count(trace: &Trace) -> OutsideCalls {
     n
 }
 
+/// Per call, whether a replay on this machine makes it: every call under the root; outside
+/// it, a call that only reads ([`only_reads`]), on an absolute path the recording identified,
+/// not the kernel's ([`kernels`]) and not one the program itself changes (a temporary file it
+/// makes, writes or removes), whose file is still the one recorded (same type, size and
+/// modification time, [`divergence`]) and is a regular file or a directory (or a symlink to
+/// one); or, on a path that was and still is absent, a call that failed (the loader's search:
+/// a call that found a file absent when first named was made after something created it). A
+/// device, FIFO or socket is never opened; a file that changed since the recording is not read
+/// (the cell names it instead). Reads the identities of this machine's files, once per path.
+pub fn replayable(trace: &Trace) -> Vec<bool> {
+    let recorded: std::collections::HashMap<u32, Option<&Identity>> = trace
+        .outside_files
+        .iter()
+        .map(|f| (f.path, f.found.as_ref()))
+        .collect();
+    let changed: BTreeSet<u32> = trace
+        .calls
+        .iter()
+        .filter(|c| c.outside && !only_reads(trace, c))
+        .flat_map(|c| c.op.paths().into_iter().chain(path_of(trace, c)))
+        .collect();
+    let mut same_here: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    let mut still = |p: u32| {
+        *same_here.entry(p).or_insert_with(|| {
+            let abs = &trace.paths[p as usize];
+            let Some(found) = recorded.get(&p) else {
+                return false;
+            };
+            let readable = |s: &Stamp| matches!(s.kind, FileKind::File | FileKind::Dir);
+            let plain = found.is_none_or(|i| match i.name.kind {
+                FileKind::Symlink => i.leads_to.as_ref().is_none_or(readable),
+                _ => readable(&i.name),
+            });
+            abs.first() == Some(&b'/')
+                && !kernels(abs)
+                && !changed.contains(&p)
+                && plain
+                && divergence(*found, as_path(abs)).is_none()
+        })
+    };
+    let failed = |c: &Call| match c.op.file() {
+        Some(f) => trace.calls.get(f as usize).is_some_and(|o| o.result < 0),
+        None => c.result < 0,
+    };
+    trace
+        .calls
+        .iter()
+        .map(|c| {
+            if !c.outside {
+                return true;
+            }
+            let Some(p) = path_of(trace, c).filter(|_| only_reads(trace, c)) else {
+                return false;
+            };
+            let absent = matches!(recorded.get(&p), Some(None));
+            still(p) && (!absent || failed(c))
+        })
+        .collect()
+}
+
 /// `abs` as a path.
 pub fn as_path(abs: &[u8]) -> &Path {
     Path::new(std::ffi::OsStr::from_bytes(abs))
@@ -426,5 +486,93 @@ mod tests {
                 found: 1,
             }
         );
+    }
+
+    #[test]
+    fn only_read_only_calls_on_files_still_as_recorded_and_plain_are_replayable() {
+        let d = tempfile::tempdir().unwrap();
+        let abs = |n: &str| d.path().join(n).into_os_string().into_encoded_bytes();
+        std::fs::write(d.path().join("same"), b"0123").unwrap();
+        std::fs::write(d.path().join("changed"), b"0123").unwrap();
+        let fifo = std::ffi::CString::new(abs("fifo")).unwrap();
+        // SAFETY: a NUL-terminated path alive for the call.
+        #[allow(unsafe_code)]
+        let made = unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) };
+        assert_eq!(made, 0);
+        let mut t = Trace {
+            paths: vec![
+                abs("same"),
+                abs("changed"),
+                abs("fifo"),
+                abs("absent"),
+                b"/proc/self/maps".to_vec(),
+                b"inside".to_vec(),
+            ],
+            ..Trace::default()
+        };
+        for p in 0..4u32 {
+            let path = as_path(&t.paths[p as usize]).to_path_buf();
+            t.outside_files.push(OutsideFile {
+                path: p,
+                found: identity_of(&path),
+            });
+        }
+        std::fs::write(d.path().join("changed"), b"01").unwrap();
+        let read_only = libc::O_RDONLY as u32;
+        for path in 0..5 {
+            t.calls.push(call(Op::Open {
+                path,
+                flags: read_only,
+                mode: 0,
+            }));
+        }
+        // 5: a write-open of a recorded file; 6: a read on the first open; 7: one under the root.
+        t.calls.push(call(Op::Open {
+            path: 1,
+            flags: libc::O_WRONLY as u32,
+            mode: 0,
+        }));
+        t.calls.push(call(Op::Read {
+            file: 0,
+            offset: None,
+            size: 4,
+        }));
+        let mut inside = call(Op::Stat {
+            target: Target::Path(5),
+            nofollow: false,
+        });
+        inside.outside = false;
+        t.calls.push(inside);
+        // The open of the absent path failed, as its stat (8); a later open of it succeeded
+        // (9): something made it meanwhile.
+        t.calls[3].result = -i64::from(libc::ENOENT);
+        let mut stat = call(Op::Stat {
+            target: Target::Path(3),
+            nofollow: false,
+        });
+        stat.result = -i64::from(libc::ENOENT);
+        t.calls.push(stat);
+        t.calls.push(call(Op::Open {
+            path: 3,
+            flags: read_only,
+            mode: 0,
+        }));
+        assert_eq!(
+            replayable(&t),
+            [
+                true, false, false, true, false, false, true, true, true, false
+            ],
+            "same, changed, FIFO, still absent, /proc, write-open, read of same, inside, \
+             failed stat of the absent, successful open of the absent"
+        );
+        // A file the program also writes: none of its calls is made.
+        let mut by_program = t.clone();
+        by_program.calls.push(call(Op::Open {
+            path: 0,
+            flags: (libc::O_WRONLY | libc::O_APPEND) as u32,
+            mode: 0,
+        }));
+        let r = replayable(&by_program);
+        assert!(!r[0] && !r[6], "{r:?}");
     }
 }

@@ -24,15 +24,27 @@ pub const WAITED_NS: u64 = 1_000_000;
 ///
 /// Without them: the recorded wall-clock gaps less `overhead_ns` for every call of any thread
 /// that started within each (one tracer stops every thread in turn).
-pub(crate) fn gaps(trace: &Trace, overhead_ns: u64) -> (Vec<u64>, Vec<(u32, u64)>) {
+///
+/// `replayed` says which calls the replay makes (one flag per call): the time of the others
+/// stays in the gaps.
+pub(crate) fn gaps(
+    trace: &Trace,
+    overhead_ns: u64,
+    replayed: &[bool],
+) -> (Vec<u64>, Vec<(u32, u64)>) {
     let clocks = trace
         .stop_cost
         .filter(|_| trace.calls.iter().all(|c| c.before.is_some()));
     let Some(cost) = clocks else {
-        return (wall_gaps(trace, overhead_ns), Vec::new());
+        return (wall_gaps(trace, overhead_ns, replayed), Vec::new());
     };
-    let clocked = Clocked::of(trace, &cost);
-    let gap_ns = spread(trace, &clocked, program_own(trace, &cost));
+    let clocked = Clocked::of(trace, &cost, replayed);
+    let gap_ns = spread(
+        trace,
+        &clocked,
+        program_own(trace, &cost, replayed),
+        replayed,
+    );
     // A wait is for the next replayed call of its thread.
     let n = trace.calls.len();
     let waits = clocked
@@ -41,7 +53,7 @@ pub(crate) fn gaps(trace: &Trace, overhead_ns: u64) -> (Vec<u64>, Vec<(u32, u64)
         .filter_map(|(i, at)| {
             let t = trace.calls[i as usize].thread;
             (i as usize..n)
-                .find(|&j| trace.calls[j].thread == t && !trace.calls[j].outside)
+                .find(|&j| trace.calls[j].thread == t && replayed[j])
                 .map(|j| (j as u32, at))
         })
         .collect();
@@ -49,7 +61,7 @@ pub(crate) fn gaps(trace: &Trace, overhead_ns: u64) -> (Vec<u64>, Vec<(u32, u64)
 }
 
 /// The recorded wall-clock gaps less tracing's cost (a trace without the threads' clocks).
-fn wall_gaps(trace: &Trace, overhead_ns: u64) -> Vec<u64> {
+fn wall_gaps(trace: &Trace, overhead_ns: u64, replayed: &[bool]) -> Vec<u64> {
     let n = trace.calls.len();
     let mut gap_ns = vec![0u64; n];
     let starts = Starts::of(trace);
@@ -59,7 +71,7 @@ fn wall_gaps(trace: &Trace, overhead_ns: u64) -> Vec<u64> {
         overhead_ns as f64 * (n as u64 + trace.not_files + trace.followed_only) as f64 / n as f64
     };
     let mut last_end: HashMap<u32, u64> = HashMap::new();
-    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+    for (i, c) in trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]) {
         let end = last_end.get(&c.thread).copied().unwrap_or(0);
         let gap = c.start_ns.saturating_sub(end) as f64
             - per_call * (starts.within(end, c.start_ns).max(1) as f64);
@@ -101,7 +113,7 @@ struct Clocked {
 }
 
 impl Clocked {
-    fn of(trace: &Trace, cost: &StopCost) -> Self {
+    fn of(trace: &Trace, cost: &StopCost, replayed: &[bool]) -> Self {
         let n = trace.calls.len();
         let mut out = Clocked {
             own: vec![0f64; n],
@@ -144,7 +156,7 @@ impl Clocked {
                 }
             }
             last_end.insert(c.thread, c.start_ns + c.dur_ns);
-            if c.outside {
+            if !replayed[i] {
                 // Not replayed: its time is the program's own, like a gap's.
                 acc.0 += c.during.unwrap_or_default().cpu_ns as f64 - call_cost;
             } else {
@@ -160,12 +172,12 @@ impl Clocked {
 /// in this very run (the traced CPU time of the calls made again less theirs made again, per
 /// call; the calibrated cost when fewer than 100 were). `None` without untraced runs that did
 /// the traced run's work, or without the calls made again.
-fn program_own(trace: &Trace, cost: &StopCost) -> Option<f64> {
+fn program_own(trace: &Trace, cost: &StopCost, replayed: &[bool]) -> Option<f64> {
     let repeatable = crate::rerun::repeatable(trace);
     let untraced = median(&trace.untraced_cpu_ns).filter(|_| untraced_did_the_same_work(trace))?;
     let reran = trace.reran_cpu_ns?;
     let during = |c: &crate::model::Call| c.during.unwrap_or_default().cpu_ns;
-    let replayed = || trace.calls.iter().enumerate().filter(|(_, c)| !c.outside);
+    let replayed = || trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]);
     let (traced, n) = replayed()
         .filter(|(i, _)| repeatable[*i])
         .fold((0u64, 0u64), |(t, n), (_, c)| (t + during(c), n + 1));
@@ -184,10 +196,15 @@ fn program_own(trace: &Trace, cost: &StopCost) -> Option<f64> {
 /// Per call, its gap: `program_own` spread over the replayed calls as each one's share of what
 /// the clocks said (without it, each thread's clocks less the stops' cost, a stop that cost less
 /// than the mean offsetting one that cost more), plus the time idled before it.
-fn spread(trace: &Trace, clocked: &Clocked, program_own: Option<f64>) -> Vec<u64> {
+fn spread(
+    trace: &Trace,
+    clocked: &Clocked,
+    program_own: Option<f64>,
+    replayed: &[bool],
+) -> Vec<u64> {
     let mut gap_ns = vec![0u64; trace.calls.len()];
     let own = &clocked.own;
-    let replayed = || trace.calls.iter().enumerate().filter(|(_, c)| !c.outside);
+    let replayed = || trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]);
     // Per thread (or, with `program_own`, over all): the own time to spread, and the weight.
     let mut total: HashMap<Option<u32>, (f64, f64)> = HashMap::new();
     let key = |thread: u32| program_own.is_none().then_some(thread);

@@ -1,12 +1,19 @@
 //! How a trace is replayed: which calls, by which replay thread, each after which others, and
-//! when (pure). One replay thread per recorded thread that made a call under the root; calls
-//! outside the root are not replayed, but their time stays in the gaps a paced replay keeps.
+//! when (pure). One replay thread per recorded thread that made a replayed call: every call
+//! under the root and, outside it, those the caller says ([`crate::outside::replayable`]: the
+//! read-only calls on files still as recorded); a call not replayed keeps its time in the gaps
+//! a paced replay keeps.
 //!
 //! Orders (`order=`):
 //! - `resource` (ROOT's rule, the default): a call waits for the last earlier call on the same
-//!   path or open file (a call on an open file is one on the path it was opened by), for the last earlier call that made, removed or renamed one of its
-//!   path's directories, and (when it removes or renames a directory) for the last earlier
-//!   call below it; everything else runs concurrently.
+//!   open file; for the last earlier call that changed its path (a call on an open file is one
+//!   on the path it was opened by), and, when it changes the path itself, for every earlier
+//!   call that only looked at it since (two calls that only look at a path, such as two
+//!   threads' `lstat`, need no order); for the last earlier call that made, removed or renamed
+//!   one of its path's directories; and (when it removes or renames a directory) for the last
+//!   earlier call below it. Everything else runs concurrently. Outside the root, where only
+//!   reads of files nothing in the trace changes are replayed, a call waits only for the open
+//!   that made its file.
 //! - `thread`: each thread keeps its own order, and threads do not wait for each other.
 //! - `strict`: every call waits for the one recorded before it.
 
@@ -48,31 +55,54 @@ impl Plan {
     }
 }
 
-/// The plan for `trace` in `order`; `overhead_ns` is what tracing added to each traced call,
-/// for a trace without the threads' own clocks (see [`gaps`]).
+/// The plan for `trace` in `order` replaying the calls under its root only; `overhead_ns` is
+/// what tracing added to each traced call, for a trace without the threads' own clocks (see
+/// [`crate::pace::gaps`]).
 pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
+    plan_replaying(trace, order, overhead_ns, &inside(trace))
+}
+
+/// Per call, whether it is under the root.
+pub fn inside(trace: &Trace) -> Vec<bool> {
+    trace.calls.iter().map(|c| !c.outside).collect()
+}
+
+/// The plan for `trace` in `order` making the calls `replayed` says (one flag per call; every
+/// call under the root must be one).
+pub fn plan_replaying(trace: &Trace, order: Order, overhead_ns: u64, replayed: &[bool]) -> Plan {
     let n = trace.calls.len();
     let mut by_thread: HashMap<u32, usize> = HashMap::new();
     let mut threads: Vec<Vec<u32>> = Vec::new();
-    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+    for (i, c) in trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]) {
         let t = *by_thread.entry(c.thread).or_insert_with(|| {
             threads.push(Vec::new());
             threads.len() - 1
         });
         threads[t].push(i as u32);
     }
-    let (gap_ns, waits) = crate::pace::gaps(trace, overhead_ns);
+    let (gap_ns, waits) = crate::pace::gaps(trace, overhead_ns, replayed);
     let mut deps = match order {
         Order::Thread => vec![Vec::new(); n],
-        Order::Strict => strict(trace),
-        Order::Resource => resource(trace),
+        Order::Strict => strict(trace, replayed),
+        Order::Resource => resource(trace, replayed),
     };
     let mut after_waits = vec![false; n];
     if order == Order::Resource {
-        let ends = ends_by_thread(trace);
+        let ends = ends_by_thread(trace, replayed);
+        let first: std::collections::HashSet<u32> = threads.iter().map(|t| t[0]).collect();
         for (i, after) in waits {
+            let me = trace.calls[i as usize].thread;
+            // A thread's start waits for the thread that made it: of a thread (not a process),
+            // its process's first thread, which makes a program's threads; not for the other
+            // threads' progress, which tracing distorts (a worker made last began 70 ms after
+            // the first under the tracer, when its siblings had made most of their calls).
+            let maker = first.contains(&i).then(|| leader_of(trace, me)).flatten();
             let d = &mut deps[i as usize];
-            d.extend(ended_by(&ends, trace.calls[i as usize].thread, after));
+            d.extend(
+                ended_by(&ends, me, after)
+                    .into_iter()
+                    .filter(|&c| maker.is_none_or(|m| trace.calls[c as usize].thread == m)),
+            );
             d.sort_unstable();
             d.dedup();
             after_waits[i as usize] = true;
@@ -86,10 +116,24 @@ pub fn plan(trace: &Trace, order: Order, overhead_ns: u64) -> Plan {
     }
 }
 
+/// The first thread of `thread`'s process when `thread` is another of its threads (a thread,
+/// not a process), as the trace's thread index.
+fn leader_of(trace: &Trace, thread: u32) -> Option<u32> {
+    let me = trace.threads.get(thread as usize)?;
+    if me.tid == me.pid {
+        return None;
+    }
+    trace
+        .threads
+        .iter()
+        .position(|t| t.tid == me.pid)
+        .map(|i| i as u32)
+}
+
 /// Each thread's replayed calls as (end, index), by end: for [`ended_by`].
-fn ends_by_thread(trace: &Trace) -> HashMap<u32, Vec<(u64, u32)>> {
+fn ends_by_thread(trace: &Trace, replayed: &[bool]) -> HashMap<u32, Vec<(u64, u32)>> {
     let mut ends: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
-    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+    for (i, c) in trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]) {
         ends.entry(c.thread)
             .or_default()
             .push((c.start_ns + c.dur_ns, i as u32));
@@ -111,10 +155,10 @@ fn ended_by(ends: &HashMap<u32, Vec<(u64, u32)>>, me: u32, at: u64) -> Vec<u32> 
         .collect()
 }
 
-fn strict(trace: &Trace) -> Vec<Vec<u32>> {
+fn strict(trace: &Trace, replayed: &[bool]) -> Vec<Vec<u32>> {
     let mut deps = vec![Vec::new(); trace.calls.len()];
     let mut prev: Option<usize> = None;
-    for (i, c) in trace.calls.iter().enumerate().filter(|(_, c)| !c.outside) {
+    for (i, c) in trace.calls.iter().enumerate().filter(|(i, _)| replayed[*i]) {
         if let Some(p) = prev {
             if trace.calls[p].thread != c.thread {
                 deps[i].push(p as u32);
@@ -138,26 +182,30 @@ fn changes_names(op: &Op) -> bool {
     ) || matches!(op, Op::Open { flags, .. } if *flags as i32 & libc::O_CREAT != 0)
 }
 
-/// The directories of `p`, nearest last.
+/// The directories of `p`: under the root, from the top down, then the root itself (`""`);
+/// outside it (an absolute path), from `/usr` on, never the replay's root.
 fn ancestors(p: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let absolute = p.first() == Some(&b'/');
     p.iter()
         .enumerate()
-        .filter(|&(_, &b)| b == b'/')
+        .filter(move |&(i, &b)| b == b'/' && !(absolute && i == 0))
         .map(move |(i, _)| &p[..i])
-        .chain(std::iter::once(&p[..0]).filter(move |_| !p.is_empty()))
+        .chain(std::iter::once(&p[..0]).filter(move |_| !p.is_empty() && !absolute))
 }
 
-fn resource(trace: &Trace) -> Vec<Vec<u32>> {
+fn resource(trace: &Trace, replayed: &[bool]) -> Vec<Vec<u32>> {
     let n = trace.calls.len();
     let mut deps: Vec<Vec<u32>> = vec![Vec::new(); n];
-    // The last call on each path, on each open file, that changed names at each path, and
-    // below each directory.
-    let mut on_path: HashMap<u32, u32> = HashMap::new();
+    // The last call on each path that changed it, and each thread's last call on it since
+    // (those that only look: two of them need no order); the last call on each open file, that
+    // changed names at each path, and below each directory.
+    let mut changed_path: HashMap<u32, u32> = HashMap::new();
+    let mut looked: HashMap<u32, HashMap<u32, u32>> = HashMap::new();
     let mut on_file: HashMap<u32, u32> = HashMap::new();
     let mut changed: HashMap<&[u8], u32> = HashMap::new();
     let mut below: HashMap<&[u8], u32> = HashMap::new();
     for (i, c) in trace.calls.iter().enumerate() {
-        if c.outside {
+        if !replayed[i] {
             continue;
         }
         let i = i as u32;
@@ -168,6 +216,16 @@ fn resource(trace: &Trace) -> Vec<Vec<u32>> {
             want.push(f);
             on_file.insert(f, i);
         }
+        if c.outside {
+            // A read of a file outside the root that nothing in the trace changes (the only
+            // kind replayed there): in no order with other threads' calls on it, but after the
+            // open that made its file.
+            deps[i as usize] = want
+                .into_iter()
+                .filter(|&d| trace.calls[d as usize].thread != c.thread)
+                .collect();
+            continue;
+        }
         let removes_dir = matches!(c.op, Op::Rmdir { .. } | Op::Rename { .. });
         // A call on an open file is a call on the file it names: a read through one open
         // follows a write through another.
@@ -175,16 +233,23 @@ fn resource(trace: &Trace) -> Vec<Vec<u32>> {
         if let Some(Op::Open { path, .. }) = c.op.file().map(|f| &trace.calls[f as usize].op) {
             paths.push(*path);
         }
+        let changes = c.op.changes_files(0) || matches!(c.op, Op::Sync { .. });
         for p in paths {
             let path = trace.paths[p as usize].as_slice();
-            want.extend(on_path.get(&p));
+            want.extend(changed_path.get(&p));
+            if changes {
+                // After every thread's look at it since the last change.
+                want.extend(looked.remove(&p).into_iter().flat_map(|m| m.into_values()));
+                changed_path.insert(p, i);
+            } else {
+                looked.entry(p).or_default().insert(c.thread, i);
+            }
             for a in ancestors(path) {
                 want.extend(changed.get(a));
             }
             if removes_dir {
                 want.extend(below.get(path));
             }
-            on_path.insert(p, i);
             if changes_names(&c.op) {
                 changed.insert(path, i);
             }
@@ -298,8 +363,38 @@ mod tests {
         assert_eq!(p.deps[1], vec![0]);
         assert_eq!(p.deps[3], Vec::<u32>::new());
         assert_eq!(p.deps[4], vec![1, 2]);
-        // After its own thread's read of the file, which waited for the other's calls on it.
-        assert_eq!(p.deps[5], Vec::<u32>::new());
+        // The unlink after the file's last change (already waited for by its own thread's read).
+        assert_eq!(p.deps[5], vec![2]);
+    }
+
+    #[test]
+    fn calls_that_only_look_at_a_path_need_no_order_but_a_change_waits_for_them() {
+        let mut t = two_threads();
+        let stat = |thread, at| {
+            call(
+                thread,
+                at,
+                Op::Stat {
+                    target: Target::Path(2),
+                    nofollow: false,
+                },
+            )
+        };
+        t.calls = vec![
+            stat(0, 0),
+            stat(1, 10),
+            stat(0, 20),
+            call(1, 30, Op::Unlink { path: 2 }),
+            stat(0, 40),
+        ];
+        let p = plan(&t, Order::Resource, 0);
+        assert_eq!(p.deps[1], Vec::<u32>::new(), "two lstats of one path");
+        assert_eq!(
+            p.deps[3],
+            vec![2],
+            "the unlink after the other thread's last look"
+        );
+        assert_eq!(p.deps[4], vec![3], "and the next look after the unlink");
     }
 
     #[test]
@@ -333,6 +428,26 @@ mod tests {
         // Thread 1's write: 100 ns after its open ended (110), one call started within.
         assert_eq!(p.gap_ns[2], 200 - 110 - 20);
         assert_eq!(p.calls(), 6);
+        // Replayed too (a read-only call outside the root still as recorded): its time is
+        // made, not kept, so the read's gap counts from its end (360).
+        let mut replayed = inside(&t);
+        replayed[4] = true;
+        let p = plan_replaying(&t, Order::Thread, 20, &replayed);
+        assert_eq!(p.calls(), 7);
+        assert_eq!(p.gap_ns[4], 350 - 310 - 20);
+        assert_eq!(p.gap_ns[5], 400 - 360 - 20);
+    }
+
+    #[test]
+    fn an_absolute_path_outside_the_root_is_not_below_the_root() {
+        assert_eq!(
+            ancestors(b"/usr/lib/x").collect::<Vec<_>>(),
+            [b"/usr".as_slice(), b"/usr/lib"]
+        );
+        assert_eq!(
+            ancestors(b"d/f").collect::<Vec<_>>(),
+            [b"d".as_slice(), b""]
+        );
     }
 
     fn clocked(c: Call, cpu_ns: u64, off_ns: u64) -> Call {

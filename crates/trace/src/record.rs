@@ -9,7 +9,7 @@ use crate::outside;
 use fsbench_sys::fscalls::{self, FsCall};
 use fsbench_sys::tracer::{self, CallTimes, Observer, Tracee};
 use std::collections::{HashMap, HashSet};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -281,6 +281,55 @@ impl Recorder {
 
     /// Reads what is at outside path `id`, named by a call for the first time, before that
     /// call runs (the kernel's own files are never replayed: not read).
+    /// The binary `t` runs after an execve (`/proc/TID/exe`), kept as three calls of its thread
+    /// at that instant: a read-only open, a mapping of the whole file and a close. The kernel
+    /// loaded it (no call of the program's did), and a cold run of the program paid for it; a
+    /// replay makes them as it makes the loader's (only while the file is the one recorded; a
+    /// mapping is replayed as one byte touched per read-around window), so that a cold replay
+    /// loads the binary too. Nothing when the binary cannot be read (deleted since).
+    fn loaded(&mut self, t: &Tracee) {
+        let Ok(exe) = std::fs::read_link(format!("/proc/{}/exe", t.tid)) else {
+            return;
+        };
+        let Ok(meta) = std::fs::metadata(&exe) else {
+            return;
+        };
+        let (path, outside) = self.path_arg(self.classify(exe.into_os_string().into_vec()));
+        let thread = self.thread_index(t);
+        let start_ns = Instant::now().saturating_duration_since(self.t0).as_nanos() as u64;
+        let open = self.trace.calls.len() as u32;
+        let ops = [
+            Op::Open {
+                path,
+                flags: (libc::O_RDONLY | libc::O_CLOEXEC) as u32,
+                mode: 0,
+            },
+            Op::Mmap {
+                file: open,
+                offset: 0,
+                len: meta.len(),
+            },
+            Op::Close {
+                file: open,
+                last: true,
+            },
+        ];
+        for op in ops {
+            self.trace.calls.push(Call {
+                thread,
+                start_ns,
+                dur_ns: 0,
+                op,
+                result: 0,
+                outside,
+                // No stop of the tracer's: nothing ran before or during them.
+                before: Some(Spent::default()),
+                during: Some(Spent::default()),
+                hidden: 0,
+            });
+        }
+    }
+
     fn find_outside(&mut self, id: u32) {
         let abs = &self.trace.paths[id as usize];
         if outside::kernels(abs) {
@@ -507,6 +556,7 @@ impl Observer for Recorder {
         }
         // The tracer's clocks start again at an execve.
         self.carry.remove(&t.tid);
+        self.loaded(t);
         let open: HashSet<i32> = t.open_fds().into_iter().collect();
         let gone: Vec<i32> = self
             .tables

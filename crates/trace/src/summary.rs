@@ -32,7 +32,7 @@ pub struct Summary {
     pub call_time_ns: u64,
     /// Calls that failed under the root (their errors are replayed too).
     pub failed: u64,
-    /// Calls outside the root: recorded, not replayed.
+    /// Calls outside the root (a replay makes the read-only ones on files still as recorded).
     pub outside_root: u64,
     /// Of those, by kind.
     pub outside_root_calls: BTreeMap<String, u64>,

@@ -5,11 +5,14 @@
 //! sample makes the calls under the recorded root, one thread per recorded
 //! thread, in the order `order=` asks and at the pace `pace=` asks. A call whose result differs
 //! from the recorded one (ENOENT where it succeeded, a short read) is counted per kind; above 1%
-//! of the calls the cell says so, naming the first few. Nothing is executed but the calls, and
-//! nothing is written outside the scratch.
+//! of the calls the cell says so, naming the first few. The program's calls outside its root
+//! that only read files still as recorded on this machine (its libraries, its configuration:
+//! its start-up) are made too, read-only, so that a cold replay pays for them as the program
+//! did. Nothing is executed but the calls, and nothing is written outside the scratch.
 
 mod calls;
 mod exec;
+mod jobs;
 mod state;
 
 use crate::info::WorkloadInfo;
@@ -19,6 +22,7 @@ use crate::{Caps, Context, Headline, Recorder, Workload, WorkloadError};
 use fsbench_io::file::DataPattern;
 use fsbench_model::metric as k;
 use fsbench_trace::Trace;
+use fsbench_trace::concurrency::Concurrency;
 use fsbench_trace::plan::{Order, Plan};
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
@@ -67,6 +71,14 @@ const PACE: Knob<bool> = Knob::new(
     |p, k, d| Ok(p.choice(k, &["afap", AS_RECORDED], d)? == AS_RECORDED),
 );
 
+/// `outside`: whether the program's read-only calls outside its root are made.
+const OUTSIDE: Knob<bool> = Knob::new(
+    "outside",
+    "read",
+    "read (the program's calls outside its root that only read files still as recorded here — its libraries, its configuration: its start-up — are made too, read-only, so a cold replay loads them as the program did) or skip (only the calls under the root)",
+    |p, k, d| Ok(p.choice(k, &["read", "skip"], d)? == "read"),
+);
+
 /// `pace=`'s value for the recorded gaps.
 const AS_RECORDED: &str = "trace";
 
@@ -82,6 +94,7 @@ const PARAMS: &[ParamDoc] = &[
     ORDER.doc(),
     PACE.doc(),
     SPEED.doc(),
+    OUTSIDE.doc(),
     crate::knobs::io::DATA.doc(),
     crate::knobs::io::SEED.doc(),
 ];
@@ -109,9 +122,13 @@ struct Replay {
     rebuilt: state::Rebuilt,
     /// The start state is in place and no replayed call changes it: not rebuilt again.
     standing: bool,
-    /// What the program read outside its root, and how much of it is still as recorded here
-    /// (set in `prepare`; `None` without such calls).
+    /// What the program read outside its root, what of it the replay makes again, and what is
+    /// no longer as recorded here (`None` without such calls).
     outside: Option<String>,
+    /// How concurrent the program's replayed calls were when recorded.
+    recorded_together: Concurrency,
+    /// The last sample's mappings, unmapped after it (untimed).
+    maps: calls::Mappings,
     log: DivergenceLog,
 }
 
@@ -122,6 +139,8 @@ struct DivergenceLog {
     by_kind: BTreeMap<&'static str, u64>,
     named: Vec<String>,
     worst_pct: f64,
+    /// Per sample, how concurrent the replay's calls were.
+    together: Vec<Concurrency>,
 }
 
 fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
@@ -149,7 +168,15 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
     let overhead = summary
         .measured_overhead_ns
         .unwrap_or(trace.call_overhead_ns);
-    let plan = fsbench_trace::plan::plan(&trace, order, overhead);
+    // The calls made: every one under the root, and outside it those that only read files
+    // still as recorded on this machine (the program's start-up, which a cold run pays for).
+    let replayed = match OUTSIDE.read(p)? {
+        true => fsbench_trace::outside::replayable(&trace),
+        false => fsbench_trace::plan::inside(&trace),
+    };
+    let plan = fsbench_trace::plan::plan_replaying(&trace, order, overhead, &replayed);
+    let outside = outside_note(&trace, &replayed);
+    let recorded_together = fsbench_trace::concurrency::recorded(&trace, &replayed);
     Ok(Box::new(Replay {
         trace: Arc::new(trace),
         plan: Arc::new(plan),
@@ -160,7 +187,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         links: Arc::new(BTreeMap::new()),
         rebuilt: state::Rebuilt::default(),
         standing: false,
-        outside: None,
+        outside,
+        recorded_together,
+        maps: calls::Mappings::default(),
         log: DivergenceLog::default(),
     }))
 }
@@ -185,7 +214,6 @@ impl Workload for Replay {
         }
         self.links = Arc::new(links);
         self.root = Some(root);
-        self.outside = outside_note(&self.trace);
         Ok(())
     }
 
@@ -228,18 +256,20 @@ impl Workload for Replay {
             seed: self.seed,
         };
         let threads = self.plan.threads.len();
-        let mut jobs = super::tree_create::job_recorders(threads, rec);
         let start = Instant::now();
         let outcomes: Vec<Result<exec::Outcome, WorkloadError>> = if threads <= 1 {
-            vec![exec::run_thread(&shared, 0, start, &ctx.cancel, rec)]
+            (0..threads)
+                .map(|t| exec::run_thread(&shared, t, start, &ctx.cancel, rec))
+                .collect()
         } else {
             std::thread::scope(|s| {
                 let shared = &shared;
-                let handles: Vec<_> = jobs
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(t, r)| {
-                        s.spawn(move || exec::run_thread(shared, t, start, &ctx.cancel, r))
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        s.spawn(move || {
+                            let mut clock = jobs::ThreadClock::since(start);
+                            exec::run_thread(shared, t, start, &ctx.cancel, &mut clock)
+                        })
                     })
                     .collect();
                 handles
@@ -252,12 +282,19 @@ impl Workload for Replay {
                     .collect()
             })
         };
+        let end_ns = start.elapsed().as_nanos() as u64;
         shared.close_all();
-        super::tree_create::merge_jobs(jobs, rec);
         let mut total = exec::Outcome::default();
         for o in outcomes {
             total.add(o?);
         }
+        self.maps.take(&mut total.maps);
+        if threads > 1 {
+            jobs::record(&mut total.spans, end_ns, rec);
+        }
+        let together = fsbench_trace::concurrency::of_spans(total.spans.iter().map(|s| (s.0, s.1)));
+        rec.metric(k::REPLAY_CONCURRENCY, together.mean);
+        self.log.together.push(together);
         let calls = self.plan.calls() as f64;
         let pct = if calls > 0.0 {
             total.diverged as f64 * 100.0 / calls
@@ -281,6 +318,11 @@ impl Workload for Replay {
             }
         }
         Ok(())
+    }
+
+    fn after_sample(&mut self, _ctx: &Context) -> Result<Vec<(String, f64)>, WorkloadError> {
+        self.maps = calls::Mappings::default();
+        Ok(Vec::new())
     }
 
     fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
@@ -324,6 +366,7 @@ impl Workload for Replay {
             notes.push(format!("{mmaps} mappings of files are replayed as reads of the mapped ranges (an approximation: the program may have touched less, or later)"));
         }
         notes.extend(self.outside.clone());
+        notes.extend(self.together_note());
         if self.log.over > 0 {
             let kinds: Vec<String> = self
                 .log
@@ -342,40 +385,68 @@ impl Workload for Replay {
     }
 }
 
+impl Replay {
+    /// How concurrent the replay's calls were against the program's, when the program ran more
+    /// than one thread: threads in a call at once, on average and at most.
+    fn together_note(&self) -> Option<String> {
+        let was = self.recorded_together;
+        let samples = &self.log.together;
+        if self.plan.threads.len() < 2 || samples.is_empty() {
+            return None;
+        }
+        let mean = samples.iter().map(|c| c.mean).sum::<f64>() / samples.len() as f64;
+        let max = samples.iter().map(|c| c.max).max().unwrap_or(0);
+        Some(format!(
+            "threads in a call at once: the program {:.2} on average (at most {}) as recorded, the replay {:.2} (at most {})",
+            was.mean, was.max, mean, max
+        ))
+    }
+}
+
 /// The cell's note on the program's calls outside its root that only read (its start-up: the
-/// binary's libraries, its configuration): how many, on how many files, and which of those
-/// are no longer as recorded on this machine (the first few named). Those calls are not made
-/// by the replay: a cold replay does not pay for them as the program does.
-fn outside_note(trace: &Trace) -> Option<String> {
+/// binary's libraries, its configuration): how many, on how many files, how many of them the
+/// replay makes again (`replayed`: read-only, on the files still as recorded), and which files
+/// are no longer as recorded on this machine (the first few named): their calls are not made,
+/// so a cold replay does not pay for loading them as the program did.
+fn outside_note(trace: &Trace, replayed: &[bool]) -> Option<String> {
     use fsbench_trace::outside;
     let n = outside::count(trace);
     if n.read_only == 0 {
         return None;
     }
+    let made: Vec<&fsbench_trace::model::Call> = trace
+        .calls
+        .iter()
+        .zip(replayed)
+        .filter(|(c, r)| c.outside && **r)
+        .map(|(c, _)| c)
+        .collect();
+    let read_mib = made.iter().map(|c| c.op.bytes(c.result).0).sum::<u64>() as f64 / 1048576.0;
     let read = outside::read_only_paths(trace);
     let mut changed = Vec::new();
-    let mut bytes = 0;
     for f in trace
         .outside_files
         .iter()
         .filter(|f| read.contains(&f.path))
     {
         let abs = &trace.paths[f.path as usize];
-        bytes += f.found.map_or(0, |i| i.leads_to.unwrap_or(i.name).size);
         if let Some(why) = outside::divergence(f.found.as_ref(), outside::as_path(abs)) {
             changed.push(format!("{} ({why})", String::from_utf8_lossy(abs)));
         }
     }
     let mut note = format!(
-        "outside its root the program made {} calls that only read, on {} paths ({} there when recorded, {} MiB): its start-up; the replay does not make them, so a cold replay does not pay for them",
-        n.read_only,
-        n.files,
-        n.found,
-        (bytes as f64 / 1048576.0 * 10.0).round() / 10.0
+        "outside its root the program made {} calls that only read, on {} paths ({} there when recorded): its start-up; ",
+        n.read_only, n.files, n.found,
     );
+    note += &match made.len() {
+        0 => "the replay makes none of them, so a cold replay does not pay for loading them as the program did".to_string(),
+        m => format!(
+            "the replay makes {m} of them again, read-only ({read_mib:.1} MiB read or mapped), so a cold replay loads them as the program did"
+        ),
+    };
     if !changed.is_empty() {
         note += &format!(
-            "; {} of them differ on this machine from the recording: {}",
+            "; {} of those paths differ on this machine from the recording and are not read: {}",
             changed.len(),
             changed
                 .iter()
@@ -383,6 +454,12 @@ fn outside_note(trace: &Trace) -> Option<String> {
                 .cloned()
                 .collect::<Vec<_>>()
                 .join("; ")
+        );
+    }
+    if n.kernels + n.changing > 0 {
+        note += &format!(
+            "; not replayed: {} calls on /proc, /sys or /dev and {} that change something outside the root",
+            n.kernels, n.changing
         );
     }
     Some(note)

@@ -37,11 +37,39 @@ fn fd_of(shared: &Shared, f: u32) -> i32 {
     shared.fds[f as usize].load(Ordering::Acquire)
 }
 
-/// Per-thread buffers: reads land in one, writes come from the other (`data=` content).
+/// Per-thread buffers: reads land in one, writes come from the other (`data=` content); and the
+/// mappings the thread made.
 #[derive(Default)]
 pub(super) struct Buffers {
     read: Vec<u8>,
     write: Vec<u8>,
+    /// Mappings made outside the root, kept until the sample is over.
+    pub maps: Mappings,
+}
+
+/// Mappings a replay made (address, length), unmapped when dropped: kept until the sample is
+/// over, as the program kept its own until it exited. An unmap in a process of many threads
+/// makes every CPU that runs one of them flush its TLB, a cost the program, one thread per
+/// process, never paid.
+#[derive(Debug, Default)]
+pub(crate) struct Mappings(Vec<(usize, usize)>);
+
+impl Mappings {
+    /// Takes `other`'s mappings into these.
+    pub fn take(&mut self, other: &mut Mappings) {
+        self.0.append(&mut other.0);
+    }
+}
+
+impl Drop for Mappings {
+    fn drop(&mut self) {
+        for (at, len) in self.0.drain(..) {
+            // SAFETY: a mapping this replay made with mmap, of `len` bytes, read by no one
+            // any more (its thread is done).
+            #[allow(unsafe_code)]
+            let _ = unsafe { rustix::mm::munmap(at as *mut std::ffi::c_void, len) };
+        }
+    }
 }
 
 /// Largest single read or write replayed; larger ones are made in pieces of this size.
@@ -66,7 +94,8 @@ impl Buffers {
     }
 }
 
-/// A path of the trace, relative to the replay root (`.` for the root itself).
+/// A path of the trace, relative to the replay root (`.` for the root itself); a path outside
+/// the root is absolute (the `*at` calls then ignore the root's descriptor).
 fn rel(shared: &Shared, p: u32) -> &OsStr {
     let p = &shared.trace.paths[p as usize];
     if p.is_empty() {
@@ -102,9 +131,18 @@ fn done<T>(r: rustix::io::Result<T>, value: impl FnOnce(&T) -> i64) -> (i64, u64
 
 /// Makes `call` (index `ci`): its result as the recorded one is kept (a size, 0, or −errno)
 /// and the bytes it moved.
+///
+/// Outside the root only a call that reads is ever made (the plan holds no other; checked
+/// again here): an open there is read-only, non-blocking and, as root, leaves access times.
 pub(super) fn make(shared: &Shared, ci: u32, call: &Call, bufs: &mut Buffers) -> (i64, u64) {
+    if call.outside && !fsbench_trace::outside::only_reads(&shared.trace, call) {
+        return (-i64::from(libc::EPERM), 0);
+    }
     match &call.op {
-        Op::Open { .. } | Op::Close { .. } => open_close(shared, ci, &call.op),
+        Op::Open { .. } | Op::Close { .. } => open_close(shared, ci, &call.op, call.outside),
+        Op::Mmap { file, offset, len } if call.outside => {
+            map(fd_of(shared, *file), *offset, *len, &mut bufs.maps)
+        }
         Op::Read { .. } | Op::Mmap { .. } | Op::Write { .. } => data(shared, &call.op, bufs),
         Op::Seek { .. }
         | Op::Sync { .. }
@@ -121,15 +159,41 @@ pub(super) fn make(shared: &Shared, ci: u32, call: &Call, bufs: &mut Buffers) ->
     }
 }
 
-/// An open (its descriptor kept by its call index) or a close of the last descriptor.
-fn open_close(shared: &Shared, ci: u32, op: &Op) -> (i64, u64) {
+/// Flags an open outside the root is made with: the recorded ones with every bit that could
+/// write, create, truncate or wait on a FIFO taken out (the plan only holds read-only opens
+/// there; this makes sure), non-blocking, and (as root, who may) without touching access times.
+fn read_only(flags: u32) -> OFlags {
+    let writes = OFlags::ACCMODE
+        | OFlags::CREATE
+        | OFlags::TRUNC
+        | OFlags::APPEND
+        | OFlags::TMPFILE
+        | OFlags::EXCL;
+    let mut f = (OFlags::from_bits_retain(flags) - writes)
+        | OFlags::RDONLY
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY;
+    if rustix::process::geteuid().is_root() {
+        f |= OFlags::NOATIME;
+    }
+    f
+}
+
+/// An open (its descriptor kept by its call index) or a close of the last descriptor;
+/// `outside` the root, an open is made [`read_only`].
+fn open_close(shared: &Shared, ci: u32, op: &Op, outside: bool) -> (i64, u64) {
     let root = shared.root_fd.as_fd();
     match op {
         Op::Open { path, flags, mode } => {
+            let flags = if outside {
+                read_only(*flags)
+            } else {
+                OFlags::from_bits_retain(*flags)
+            };
             let r = rustix::fs::openat(
                 root,
                 rel(shared, *path),
-                OFlags::from_bits_retain(*flags) | OFlags::CLOEXEC,
+                flags | OFlags::CLOEXEC,
                 Mode::from_bits_retain(*mode),
             );
             match r {
@@ -211,6 +275,63 @@ fn data(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
         }
         _ => EBADF,
     }
+}
+
+/// Bytes a cold page fault in a file mapping reads around the faulting page (the kernel's
+/// default read-around window, 128 KiB): one touch per window of a mapping.
+const READ_AROUND: u64 = 128 << 10;
+
+/// A mapping outside the root (a library the loader maps, its data): mapped read-only and
+/// private, one byte touched per [`READ_AROUND`] window up to the end of the file, and kept in
+/// `maps` (unmapped after the sample).
+/// Cold, each touch reads its window from storage as the program's faults do; warm, each maps
+/// cached pages, as the program's do. The program touches only the pages it runs, and keeps
+/// the mapping until it exits: an approximation that reads at most the whole range cold (a
+/// read of the whole range would copy every library's every byte, warm, 80 times for a build
+/// of 80 processes).
+fn map(fd: i32, offset: u64, len: u64, maps: &mut Mappings) -> (i64, u64) {
+    if fd < 0 {
+        return EBADF;
+    }
+    let fd = borrowed(fd);
+    let size = match rustix::fs::fstat(fd) {
+        Ok(st) => st.st_size.max(0) as u64,
+        Err(e) => return (errno(e), 0),
+    };
+    // Past the file's end a mapping's pages fault with SIGBUS: touched only up to it.
+    let end = size.min(offset.saturating_add(len));
+    if len == 0 || end <= offset {
+        return (0, 0);
+    }
+    // SAFETY: a new private read-only mapping of `len` bytes at a place the kernel chooses; it
+    // aliases no Rust object, and is only read (below the file's end) and then unmapped.
+    #[allow(unsafe_code)]
+    let at = unsafe {
+        rustix::mm::mmap(
+            std::ptr::null_mut(),
+            len as usize,
+            rustix::mm::ProtFlags::READ,
+            rustix::mm::MapFlags::PRIVATE,
+            fd,
+            offset,
+        )
+    };
+    let at = match at {
+        Ok(a) => a.cast::<u8>(),
+        Err(e) => return (errno(e), 0),
+    };
+    let mut sum = 0u8;
+    let mut off = 0u64;
+    while offset + off < end {
+        // SAFETY: `off` is inside the mapping and below the file's end.
+        #[allow(unsafe_code)]
+        let byte = unsafe { std::ptr::read_volatile(at.add(off as usize)) };
+        sum = sum.wrapping_add(byte);
+        off += READ_AROUND;
+    }
+    std::hint::black_box(sum);
+    maps.0.push((at as usize, len as usize));
+    (0, end - offset)
 }
 
 /// The other calls on an open file.

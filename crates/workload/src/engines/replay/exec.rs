@@ -11,7 +11,7 @@ use rustix::fs::{Mode, OFlags};
 use std::collections::BTreeMap;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What one thread's calls came to.
@@ -23,11 +23,17 @@ pub struct Outcome {
     pub by_kind: BTreeMap<&'static str, u64>,
     /// The first few, in words.
     pub named: Vec<String>,
+    /// Each call's start, end (ns since the replay started) and bytes: how concurrent the
+    /// replay was, and (with several threads) what the sample records.
+    pub spans: Vec<super::jobs::Span>,
+    /// The mappings its calls made, unmapped when the sample is over.
+    pub maps: super::calls::Mappings,
 }
 
 impl Outcome {
     /// Adds `o`'s counts (and its first divergences, up to three).
-    pub fn add(&mut self, o: Outcome) {
+    pub fn add(&mut self, mut o: Outcome) {
+        self.maps.take(&mut o.maps);
         self.diverged += o.diverged;
         for (k, n) in o.by_kind {
             *self.by_kind.entry(k).or_default() += n;
@@ -37,6 +43,7 @@ impl Outcome {
                 self.named.push(n);
             }
         }
+        self.spans.extend(o.spans);
     }
 }
 
@@ -79,9 +86,22 @@ pub fn run_thread(
     rec: &mut dyn Recorder,
 ) -> Result<Outcome, WorkloadError> {
     let plan = &shared.plan;
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        spans: Vec::with_capacity(plan.threads[t].len()),
+        ..Outcome::default()
+    };
     let mut bufs = super::calls::Buffers::default();
+    // Paced, a sleep ends within µs of its time (not up to the default 50 µs slack later, on
+    // every gap), so the spin before each call stays short.
+    let _slack = shared
+        .speed
+        .is_some()
+        .then(fsbench_io::pace::SlackGuard::lower);
     let mut prev_end = start;
+    // The recorder's clock when the replay started: every thread's spans on one time line.
+    let origin = rec
+        .now_ns()
+        .saturating_sub(start.elapsed().as_nanos() as u64);
     for (n, &ci) in plan.threads[t].iter().enumerate() {
         if n % 64 == 0 {
             cancel.check()?;
@@ -103,7 +123,9 @@ pub fn run_thread(
         let call = &shared.trace.calls[ci as usize];
         let t0 = rec.now_ns();
         let (result, bytes) = super::calls::make(shared, ci, call, &mut bufs);
-        rec.op_done(t0, bytes);
+        let t1 = rec.op_done(t0, bytes);
+        out.spans
+            .push((t0.saturating_sub(origin), t1.saturating_sub(origin), bytes));
         if shared.speed.is_some() {
             prev_end = Instant::now();
         }
@@ -123,16 +145,23 @@ pub fn run_thread(
                 ));
             }
         }
-        shared.done[ci as usize].store(true, Ordering::Release);
+        mark_done(&shared.done[ci as usize]);
     }
+    out.maps.take(&mut bufs.maps);
     Ok(out)
 }
 
-/// Waits until `flag` is set: spins briefly, then yields, looking at `cancel` every slice.
-fn wait_for(
-    flag: &std::sync::atomic::AtomicBool,
-    cancel: &CancelToken,
-) -> Result<(), WorkloadError> {
+/// Marks a call made.
+fn mark_done(flag: &AtomicBool) {
+    flag.store(true, Ordering::Release);
+}
+
+/// Waits until a call is made: spins briefly, then yields, looking at `cancel` every slice.
+/// (A thread that sleeps instead, on a futex, takes 30 µs or more to wake on a virtual
+/// machine's idle CPU: measured here, a build's replay, one handoff between its processes after
+/// another, ran 4-5× longer as fast as possible and 7% longer paced, and a `git status` replay
+/// no faster, with threads that slept where the program had blocked.)
+fn wait_for(flag: &AtomicBool, cancel: &CancelToken) -> Result<(), WorkloadError> {
     let mut spins = 0u32;
     let mut slice = Instant::now();
     while !flag.load(Ordering::Acquire) {
