@@ -90,8 +90,26 @@ pub fn plan_replaying(trace: &Trace, order: Order, overhead_ns: u64, replayed: &
     if order == Order::Resource {
         let ends = ends_by_thread(trace, replayed);
         let first: std::collections::HashSet<u32> = threads.iter().map(|t| t[0]).collect();
+        // Per replayed call, when its thread's previous replayed call ended.
+        let mut from_of: HashMap<u32, u64> = HashMap::new();
+        for t in &threads {
+            for w in t.windows(2) {
+                let p = &trace.calls[w[0] as usize];
+                from_of.insert(w[1], p.start_ns + p.dur_ns);
+            }
+        }
         for (i, after) in waits {
             let me = trace.calls[i as usize].thread;
+            let from = from_of.get(&i).copied().unwrap_or(0);
+            // A wait ended by other threads' exits (a join, a parent's wait for its child) is
+            // for them: for their last calls, not for the progress that threads still running
+            // had made by then (a build's concurrent compiler, unrelated, would hold it back).
+            let exited = exits_within(&ends, me, from, after);
+            let candidates = if exited.is_empty() {
+                ended_by(&ends, me, after)
+            } else {
+                exited
+            };
             // A thread's start waits for the thread that made it: of a thread (not a process),
             // its process's first thread, which makes a program's threads; not for the other
             // threads' progress, which tracing distorts (a worker made last began 70 ms after
@@ -99,7 +117,7 @@ pub fn plan_replaying(trace: &Trace, order: Order, overhead_ns: u64, replayed: &
             let maker = first.contains(&i).then(|| leader_of(trace, me)).flatten();
             let d = &mut deps[i as usize];
             d.extend(
-                ended_by(&ends, me, after)
+                candidates
                     .into_iter()
                     .filter(|&c| maker.is_none_or(|m| trace.calls[c as usize].thread == m)),
             );
@@ -142,6 +160,17 @@ fn ends_by_thread(trace: &Trace, replayed: &[bool]) -> HashMap<u32, Vec<(u64, u3
         v.sort_unstable();
     }
     ends
+}
+
+/// The last replayed calls of the threads other than `me` whose last call ended in (`from`,
+/// `to`]: the threads that were done in that stretch.
+fn exits_within(ends: &HashMap<u32, Vec<(u64, u32)>>, me: u32, from: u64, to: u64) -> Vec<u32> {
+    ends.iter()
+        .filter(|(t, _)| **t != me)
+        .filter_map(|(_, v)| v.last())
+        .filter(|&&(end, _)| end > from && end <= to)
+        .map(|&(_, c)| c)
+        .collect()
 }
 
 /// Per other thread than `me`, its last replayed call that had ended by `at` (recorded ns).
@@ -562,8 +591,9 @@ mod tests {
     #[test]
     fn the_program_own_time_is_its_untraced_cpu_less_its_calls_spread_by_the_clocks() {
         let mut t = joined(0, 400);
-        // Untraced: 3,000 ns of CPU; the calls that only read cost 1,000 made again.
-        t.untraced_cpu_ns = vec![3_000, 2_000, 9_000];
+        // Untraced: 3,000 ns of CPU (the least run); the calls that only read cost 1,000 made
+        // again.
+        t.untraced_cpu_ns = vec![3_000, 4_000, 9_000];
         t.reran_cpu_ns = Some(1_000);
         let p = plan(&t, Order::Resource, 0);
         // 2,000 ns of the program's own, spread as the clocks said less the stops' 100:

@@ -208,10 +208,10 @@ impl Summary {
 impl Summary {
     /// "a paced replay keeps 4.1 ms of the program's own time between its calls (…)".
     pub fn pace_line(&self) -> String {
-        let how = match (crate::pace::median(&self.untraced_cpu_ns), self.reran_cpu_ns) {
+        let how = match (crate::pace::least(&self.untraced_cpu_ns), self.reran_cpu_ns) {
             (Some(_), _) if !self.untraced_same_work => "each thread's CPU time between its calls less the calibrated cost of a stop: the untraced runs did other work, the program having changed its tree (--prepare CMD restores it before each run)".to_string(),
             (Some(u), Some(r)) => format!(
-                "its untraced CPU time, {}, less its calls': {} for those that only read, made again untraced; the rest as traced less what a stop added to those made again",
+                "its untraced CPU time, {} (the least run's), less its calls': {} for those that only read, made again untraced; the rest as traced less what a stop added to those made again",
                 seconds(u),
                 seconds(r)
             ),
