@@ -74,10 +74,13 @@ const PACE: Knob<bool> = Knob::new(
 /// `outside`: whether the program's read-only calls outside its root are made.
 const OUTSIDE: Knob<bool> = Knob::new(
     "outside",
-    "read",
-    "read (the program's calls outside its root that only read files still as recorded here — its libraries, its configuration: its start-up — are made too, read-only, so a cold replay loads them as the program did) or skip (only the calls under the root)",
-    |p, k, d| Ok(p.choice(k, &["read", "skip"], d)? == "read"),
+    OUTSIDE_READ,
+    "replay (the program's calls outside its root that only read files still as recorded here — its libraries, its configuration: its start-up — are made too, read-only, so a cold replay loads them as the program did) or skip (only the calls under the root)",
+    |p, k, d| Ok(p.choice(k, &[OUTSIDE_READ, "skip"], d)? == OUTSIDE_READ),
 );
+
+/// `outside=`'s value that replays the reads outside the root.
+const OUTSIDE_READ: &str = "replay";
 
 /// `pace=`'s value for the recorded gaps.
 const AS_RECORDED: &str = "trace";
