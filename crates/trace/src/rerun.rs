@@ -17,14 +17,25 @@ use std::path::Path;
 
 /// Per call, whether [`rerun`] makes it again: a call under the root that only reads: a stat,
 /// access or readlink of any path, a read-only open of what the start state holds as a file
-/// or directory, and the calls on a file such an open opened.
+/// or directory, and the calls on a file such an open opened; and outside the root the same
+/// calls among those a replay makes there ([`crate::outside::replayable`]: on files still as
+/// recorded, regular files or directories; a mapping is not made again), so that what they
+/// cost is not counted twice in a paced replay, once made and once as the program's own time.
 pub fn repeatable(trace: &Trace) -> Vec<bool> {
     let kinds: HashMap<u32, FileKind> = trace.start.iter().map(|e| (e.path, e.kind)).collect();
-    let readable = |p: &u32| matches!(kinds.get(p), Some(FileKind::File | FileKind::Dir));
+    let outside_ok = crate::outside::replayable(trace);
+    let readable = |i: usize, p: &u32| {
+        let c = &trace.calls[i];
+        match c.outside {
+            // Replayable outside and opened: a regular file or directory as recorded.
+            true => outside_ok[i],
+            false => matches!(kinds.get(p), Some(FileKind::File | FileKind::Dir)),
+        }
+    };
     let mut opened = vec![false; trace.calls.len()];
     let mut out = vec![false; trace.calls.len()];
     for (i, c) in trace.calls.iter().enumerate() {
-        if c.outside {
+        if c.outside && !outside_ok[i] {
             continue;
         }
         let on = |f: &u32| opened[*f as usize];
@@ -33,7 +44,7 @@ pub fn repeatable(trace: &Trace) -> Vec<bool> {
                 let f = *flags as i32;
                 let read_only = f & libc::O_ACCMODE == libc::O_RDONLY
                     && f & (libc::O_CREAT | libc::O_TRUNC | libc::O_TMPFILE) == 0;
-                opened[i] = read_only && readable(path) && c.result >= 0;
+                opened[i] = read_only && readable(i, path) && c.result >= 0;
                 opened[i]
             }
             Op::Close { file, .. }
@@ -345,6 +356,68 @@ mod tests {
             repeatable(&t),
             vec![true, true, false, false, false, true, false, true]
         );
+    }
+
+    #[test]
+    fn reads_outside_the_root_are_made_again_only_where_a_replay_makes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let conf = dir.path().join("conf");
+        std::fs::write(&conf, b"0123").unwrap();
+        let abs = conf.clone().into_os_string().into_encoded_bytes();
+        let mut t = Trace {
+            threads: vec![Thread {
+                tid: 1,
+                pid: 1,
+                begun_ns: 0,
+            }],
+            paths: vec![abs],
+            outside_files: vec![crate::outside::OutsideFile {
+                path: 0,
+                found: crate::outside::identity_of(&conf),
+            }],
+            ..Trace::default()
+        };
+        let outside = |op, result| Call {
+            outside: true,
+            ..call(op, result)
+        };
+        t.calls = vec![
+            outside(
+                Op::Open {
+                    path: 0,
+                    flags: 0,
+                    mode: 0,
+                },
+                0,
+            ),
+            outside(
+                Op::Read {
+                    file: 0,
+                    offset: None,
+                    size: 4,
+                },
+                4,
+            ),
+            outside(
+                Op::Mmap {
+                    file: 0,
+                    offset: 0,
+                    len: 4,
+                },
+                0,
+            ),
+            outside(
+                Op::Close {
+                    file: 0,
+                    last: true,
+                },
+                0,
+            ),
+        ];
+        assert_eq!(repeatable(&t), vec![true, true, false, true]);
+        // Changed since: a replay does not read it, nor does the rerun.
+        std::fs::write(&conf, b"01").unwrap();
+        assert_eq!(repeatable(&t), vec![false; 4]);
     }
 
     #[test]
