@@ -46,6 +46,10 @@ pub fn print_and_gate(
     }
     let opts: TerminalOptions = crate::cmd::show::terminal_options(plot, None);
     fsbench_report::terminal::comparisons(&merged, opts, &mut text);
+    // Two runs of one trace: which of the program's calls make each difference.
+    for t in fsbench_report::tables::calls::attribution_tables(&merged) {
+        text.push_str(&fsbench_report::table::terminal::render(&t, opts.style()));
+    }
     if let Some(args) = export {
         let mut ex = fsbench_output::exports::Exports::check(&args.paths(), &[], &[])?;
         ex.write(&merged, true, None, &mut crate::out::stdout_text);

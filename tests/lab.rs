@@ -113,8 +113,14 @@ pub(crate) fn lab_run(kinds: &str, args: &[&str]) -> Value {
 pub(crate) fn lab_run_at(lab: &LabDir, kinds: &str, args: &[&str]) -> Value {
     let json = temp_dir();
     let json = json.path().join("out.json");
+    // One sample a cell unless the test asks for more.
+    let runs: &[&str] = match args.contains(&"--runs") {
+        true => &[],
+        false => &["--runs", "1"],
+    };
     let out = fsbench()
-        .args(["run", "--lab", kinds, "--runs", "1", "-q"])
+        .args(["run", "--lab", kinds, "-q"])
+        .args(runs)
         .args(args)
         .arg("--lab-dir")
         .arg(lab.path())

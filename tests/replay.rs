@@ -22,7 +22,7 @@ fn call(thread: u32, start_ns: u64, op: Op, result: i64) -> Call {
 
 /// Runs `replay:trace=TRACE,EXTRA` on a fresh directory, warm, `runs` samples; the JSON's one
 /// result.
-fn replay(trace: &Path, extra: &str, runs: &str) -> Value {
+pub(crate) fn replay(trace: &Path, extra: &str, runs: &str) -> Value {
     let d = temp_dir();
     let json = d.path().join("r.json");
     let w = format!("replay:trace={}{extra}", trace.display());

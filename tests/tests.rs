@@ -31,6 +31,7 @@ mod profile;
 mod races;
 mod record;
 mod replay;
+mod replay_calls;
 mod report;
 mod run;
 mod runner_config;

@@ -55,6 +55,11 @@ pub trait Recorder {
     fn interval_ns(&self) -> Option<u64> {
         None
     }
+
+    /// The sample's timed work is over: its wall time and CPU end here, and what the workload
+    /// records after it (a replay's calls, timed by its threads and recorded once they are done)
+    /// is not timed.
+    fn stop_clock(&mut self) {}
 }
 
 /// Percentiles and moments of a sample's per-operation latencies, in nanoseconds.
@@ -163,6 +168,8 @@ pub struct SampleRecorder<C: Clock = MonotonicClock> {
     merged: Option<RawSeries>,
     /// Where each closed interval is published for a progress display.
     live: Option<crate::LiveRate>,
+    /// Where [`Recorder::stop_clock`] stopped the sample: the clock and the CPU counters.
+    stopped: Option<(u64, CpuTimes, CpuTimes)>,
 }
 
 impl SampleRecorder<MonotonicClock> {
@@ -200,6 +207,7 @@ impl<C: Clock> SampleRecorder<C> {
             mark: (0, 0),
             merged: None,
             live: None,
+            stopped: None,
         }
     }
 
@@ -228,6 +236,7 @@ impl<C: Clock> SampleRecorder<C> {
         self.mark = (0, 0);
         self.merged = None;
         self.program_cpu = None;
+        self.stopped = None;
         self.start_cpu = (CpuTimes::process(), CpuTimes::children());
         self.start_ns = self.clock.now_ns();
         self.due_ns = self.start_ns.saturating_add(self.interval_ns);
@@ -275,10 +284,17 @@ impl<C: Clock> SampleRecorder<C> {
 
     /// Ends the sample and returns its data.
     pub fn finish(&mut self) -> SampleData {
-        let now = self.clock.now_ns();
+        let (now, process, children) = match self.stopped.take() {
+            Some(at) => at,
+            None => (
+                self.clock.now_ns(),
+                CpuTimes::process(),
+                CpuTimes::children(),
+            ),
+        };
         let wall_ns = now.saturating_sub(self.start_ns);
-        let own = CpuTimes::process().since(self.start_cpu.0);
-        let children = CpuTimes::children().since(self.start_cpu.1);
+        let own = process.since(self.start_cpu.0);
+        let children = children.since(self.start_cpu.1);
         let cpu = match self.program_cpu.take() {
             Some(program) => {
                 self.metrics.push((
@@ -436,6 +452,16 @@ impl<C: Clock> Recorder for SampleRecorder<C> {
         self.program_cpu = Some(cpu);
     }
 
+    fn stop_clock(&mut self) {
+        if self.stopped.is_none() {
+            self.stopped = Some((
+                self.clock.now_ns(),
+                CpuTimes::process(),
+                CpuTimes::children(),
+            ));
+        }
+    }
+
     fn merge_ops(
         &mut self,
         hist: &Histogram<u64>,
@@ -523,6 +549,30 @@ mod tests {
         assert_eq!(lat.p50_ns, 100);
         assert_eq!(lat.max_ns, 100);
         assert_eq!(d.wall_ns, 1200);
+    }
+
+    #[test]
+    fn the_wall_time_ends_where_the_clock_was_stopped_and_later_work_still_counts() {
+        let mut r = SampleRecorder::with_clock(FakeClock::new(100));
+        r.start(); // reads 0
+        let t = r.now_ns(); // 100
+        r.op_done(t, 1); // 200
+        r.stop_clock(); // 300
+        r.stop_clock(); // the first stop holds
+        for _ in 0..10 {
+            r.now_ns();
+        }
+        r.add_ops(2, 2);
+        let d = r.finish();
+        assert_eq!(d.wall_ns, 300);
+        assert_eq!((d.ops, d.bytes), (3, 3));
+        // The next sample is timed to its own end again.
+        r.start();
+        let mut t = r.now_ns();
+        for _ in 0..3 {
+            t = r.op_done(t, 1);
+        }
+        assert_eq!(r.finish().wall_ns, 500);
     }
 
     #[test]

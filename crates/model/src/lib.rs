@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 mod aging;
+pub mod calls;
 pub mod card;
 pub mod catalogue;
 mod entry_head;
@@ -26,6 +27,7 @@ pub mod units;
 mod vocabulary;
 
 pub use aging::{AgingInfo, FileExtents, Fragmentation, FreeBucket, FreeSpace};
+pub use calls::CallTimes;
 pub use catalogue::{label_of, unit_of};
 pub use failure::{EngineResult, Failure, FailureKind};
 pub use kinds::{AgingSpec, BlockKind, EncryptionKind, LabEntry, LabKind};

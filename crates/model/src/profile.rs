@@ -77,6 +77,34 @@ pub struct Profile {
     /// Parts that could not be measured (a missing tracepoint), in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// A replay's: the off-CPU time and lock waits of its threads within its calls, by the
+    /// kind of call they were in (`lstat`, `getdents`, `outside the root`), so that its time by
+    /// call kind has the kernel's reason (issue 58); empty for every other workload and in
+    /// older records.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_call: BTreeMap<String, CallEvidence>,
+}
+
+/// The kernel's evidence of the time a replay's threads spent in one kind of call.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CallEvidence {
+    /// Off-CPU time by reason ([`REASONS`]), ns.
+    pub off_cpu: BTreeMap<String, u64>,
+    /// Lock waits by lock kind and caller (`rwsem-write: down_write <- do_unlinkat`), ns.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub locks: BTreeMap<String, u64>,
+}
+
+impl CallEvidence {
+    /// Adds `o`'s times.
+    pub fn add(&mut self, o: &CallEvidence) {
+        for (k, v) in &o.off_cpu {
+            *self.off_cpu.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.locks {
+            *self.locks.entry(k.clone()).or_default() += v;
+        }
+    }
 }
 
 /// Time spent waiting for one kind of lock at one call site.

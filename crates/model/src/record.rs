@@ -849,6 +849,10 @@ pub struct Sample {
     /// merged samples, a kernel that refused to reset the high-water mark).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
+    /// A replay's time by call kind and its slowest calls; `None` for every other workload, a
+    /// replay with `calls=off`, and records written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<crate::CallTimes>,
 }
 
 impl Sample {
@@ -878,6 +882,7 @@ impl Sample {
             servers: Vec::new(),
             off_cpu: BTreeMap::new(),
             peak_rss_kib: None,
+            calls: None,
         }
     }
 

@@ -105,11 +105,14 @@ impl SampleProfiler {
     }
 
     /// Stops recording and reduces what was recorded to the sample's profile.
-    pub fn stop(self) -> fsbench_model::Profile {
+    pub fn stop(
+        self,
+        windows: Option<&fsbench_model::calls::CallWindows>,
+    ) -> fsbench_model::Profile {
         let p = prepared().expect("invariant: started from the prepared profiler");
         let mut processes = vec![self.scope.own_pid];
         processes.extend(&self.scope.daemon_pids);
         let rec = self.running.stop(p, &processes);
-        reduce::reduce(&rec, &self.scope)
+        reduce::reduce(&rec, &self.scope, windows)
     }
 }

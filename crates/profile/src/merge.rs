@@ -18,6 +18,9 @@ pub fn add(cell: &mut Profile, s: &Profile) {
     sum_into(&mut cell.off_cpu, &s.off_cpu);
     sum_into(&mut cell.daemon_off_cpu, &s.daemon_off_cpu);
     sum_into(&mut cell.helper_off_cpu, &s.helper_off_cpu);
+    for (kind, e) in &s.by_call {
+        cell.by_call.entry(kind.clone()).or_default().add(e);
+    }
     add_locks(cell, s);
     add_device(cell, s);
     let mut who: BTreeMap<String, (u64, Role, Option<String>)> = BTreeMap::new();

@@ -77,7 +77,7 @@ fn repeated_begins_are_one_wait_from_the_first_and_a_nested_spinlock_is_its_own(
         (500, 1, Kind::In { next: 1 }),
         (600, 1, end(M)),
     ]);
-    let prof = reduce(&rec, &scope());
+    let prof = reduce(&rec, &scope(), None);
     let mutex = prof.locks.iter().find(|l| l.kind == "mutex").unwrap();
     // 100..600 less the 20 ns on the spinlock: one wait, not two.
     assert_eq!((mutex.wait_ns, mutex.count, mutex.threads), (480, 1, 1));
@@ -99,7 +99,7 @@ fn a_lost_record_drops_the_open_wait_instead_of_stretching_it() {
         (750, 1, end(M)),
         (800, 1, end(M)), // a second end: its begin was lost
     ]);
-    let prof = reduce(&rec, &scope());
+    let prof = reduce(&rec, &scope(), None);
     assert_eq!(prof.locks.len(), 1);
     assert_eq!((prof.locks[0].wait_ns, prof.locks[0].count), (50, 1));
     assert_eq!(prof.lock_drops.lost, 1);
@@ -121,7 +121,7 @@ fn a_wait_that_migrates_between_cpus_pairs_once_the_buffers_are_ordered() {
         (300, 2, begin(MUTEX_SLEEP, M)),
     ]);
     Recording::order(&mut rec.events, rec.start_ns, rec.end_ns);
-    let prof = reduce(&rec, &scope());
+    let prof = reduce(&rec, &scope(), None);
     let w = &prof.locks[0];
     assert_eq!((w.wait_ns, w.count, w.threads), (300 + 600, 2, 2));
     assert!(prof.lock_drops.is_empty(), "{:?}", prof.lock_drops);
@@ -135,7 +135,7 @@ fn a_thread_that_exits_while_waiting_and_a_wait_open_at_the_end_are_dropped() {
         (300, 1, end(M)), // a new thread given the same id: not the old wait's end
         (400, 2, begin(MUTEX_SLEEP, M)),
     ]);
-    let prof = reduce(&rec, &scope());
+    let prof = reduce(&rec, &scope(), None);
     assert!(prof.locks.is_empty(), "{:?}", prof.locks);
     let d = prof.lock_drops;
     assert_eq!((d.exited, d.open_at_end, d.unmatched_ends), (1, 1, 1));
@@ -156,7 +156,7 @@ fn a_wait_spun_and_preempted_is_on_cpu_and_a_sleep_outside_a_traced_wait_is_name
         (400, 2, asleep()),
         (900, 2, Kind::In { next: 2 }),
     ]);
-    let prof = reduce(&rec, &scope());
+    let prof = reduce(&rec, &scope(), None);
     assert_eq!((prof.locks[0].wait_ns, prof.locks[0].asleep_ns), (200, 0));
     assert_eq!(prof.off_cpu.get(p::REASON_PREEMPTED), Some(&100));
     let broken: Vec<&String> = prof
@@ -170,7 +170,7 @@ fn a_wait_spun_and_preempted_is_on_cpu_and_a_sleep_outside_a_traced_wait_is_name
     for e in &mut long.events {
         e.t *= 10_000;
     }
-    let prof = reduce(&long, &scope());
+    let prof = reduce(&long, &scope(), None);
     assert!(
         prof.notes
             .iter()
@@ -178,4 +178,33 @@ fn a_wait_spun_and_preempted_is_on_cpu_and_a_sleep_outside_a_traced_wait_is_name
         "{:?}",
         prof.notes
     );
+}
+
+/// A replay's calls get the off-CPU time and lock waits of their thread while they ran: a
+/// `getdents` call 150..650 sleeps on the mutex 200..500; an `lstat` 700..900 is off the CPU
+/// from 800 to the sample's end (1,000); nothing between calls is a call's.
+#[test]
+fn a_replays_calls_get_their_threads_waits_while_they_ran() {
+    let rec = recording(vec![
+        (180, 1, begin(MUTEX_SLEEP, M)),
+        (200, 1, asleep()),
+        (500, 1, Kind::In { next: 1 }),
+        (600, 1, end(M)),
+        (800, 1, asleep()),
+    ]);
+    let mut windows = fsbench_model::calls::CallWindows {
+        kinds: vec!["getdents".into(), "lstat".into()],
+        ..Default::default()
+    };
+    windows.by_tid.insert(1, vec![(150, 650, 0), (700, 900, 1)]);
+    let prof = reduce(&rec, &scope(), Some(&windows));
+    let getdents = &prof.by_call["getdents"];
+    assert_eq!(getdents.off_cpu.get(p::REASON_LOCK), Some(&300));
+    let lock = getdents.locks.iter().next().expect("the mutex wait");
+    assert!(lock.0.starts_with("mutex: "), "{lock:?}");
+    assert_eq!(*lock.1, 420);
+    // Off the CPU 800..1,000: only 800..900 was in the lstat.
+    let lstat = &prof.by_call["lstat"];
+    assert_eq!(lstat.off_cpu.values().sum::<u64>(), 100);
+    assert!(reduce(&rec, &scope(), None).by_call.is_empty());
 }

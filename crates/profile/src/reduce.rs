@@ -10,6 +10,7 @@ use crate::roles::{HELPER_WHO, Roles, Tie};
 use crate::who::{self, Scope, Side, Sides};
 use crate::{fold, reason};
 use fsbench_model::Profile;
+use fsbench_model::calls::CallWindows;
 use fsbench_model::profile::{self as p, Role, WhoShare};
 use std::collections::{BTreeMap, HashMap};
 
@@ -32,14 +33,22 @@ struct Pass<'a> {
     sides: Sides,
     roles: Roles,
     out: Profile,
-    switched_out: HashMap<u32, (u64, &'static str, Owner)>,
+    /// Per switched-out thread: since when, why, whose time, and why before a FUSE target's page
+    /// waits were called its round trips (a replay's calls outside its root read the host's
+    /// disk, not the target).
+    switched_out: HashMap<u32, (u64, &'static str, Owner, &'static str)>,
+    /// A replay's calls, on which the off-CPU time and lock waits of its threads are put.
+    windows: Option<&'a CallWindows>,
+    /// Per lock wait of a replay's thread begun (thread, lock): when, and the lock.
+    lock_calls: HashMap<(u32, u64), (u64, String)>,
     locks: Pairing,
     requests: Requests,
     who: WhoTally,
 }
 
-/// Reduces one sample's `rec` for `scope`.
-pub fn reduce(rec: &Recording, scope: &Scope) -> Profile {
+/// Reduces one sample's `rec` for `scope`; with a replay's `windows`, its threads' off-CPU time
+/// and lock waits are also put on the kinds of call they happened in.
+pub fn reduce(rec: &Recording, scope: &Scope, windows: Option<&CallWindows>) -> Profile {
     let mut pass = Pass {
         rec,
         scope,
@@ -55,6 +64,8 @@ pub fn reduce(rec: &Recording, scope: &Scope) -> Profile {
             ..Default::default()
         },
         switched_out: HashMap::new(),
+        windows,
+        lock_calls: HashMap::new(),
         locks: Pairing::default(),
         requests: Requests::default(),
         who: BTreeMap::new(),
@@ -89,18 +100,27 @@ impl Pass<'_> {
             Kind::Out { runnable, stack } => self.out(t, pid, tid, *runnable, stack),
             Kind::In { next } => {
                 self.locks.switched_in(*next, t);
-                if let Some((t0, why, owner)) = self.switched_out.remove(next) {
+                if let Some((t0, why, owner, raw)) = self.switched_out.remove(next) {
                     self.off_cpu(owner, why, t.saturating_sub(t0));
+                    self.off_cpu_in_calls(*next, (why, raw), (t0, t));
                 }
             }
             Kind::LockBegin { flags, addr, stack } => {
                 if self.side(pid, tid).is_some() {
                     let caller = locks::caller(self.names(stack));
-                    self.locks.begin(tid, t, *addr, locks::kind(*flags), caller);
+                    let kind = locks::kind(*flags);
+                    if self.windows.is_some_and(|w| w.by_tid.contains_key(&tid)) {
+                        self.lock_calls
+                            .insert((tid, *addr), (t, format!("{kind}: {caller}")));
+                    }
+                    self.locks.begin(tid, t, *addr, kind, caller);
                 }
             }
             Kind::LockEnd { addr } => {
                 if self.side(pid, tid).is_some() {
+                    if let Some((t0, lock)) = self.lock_calls.remove(&(tid, *addr)) {
+                        self.lock_in_calls(tid, lock, (t0, t));
+                    }
                     self.locks.end(tid, t, *addr);
                 }
             }
@@ -126,6 +146,7 @@ impl Pass<'_> {
             return;
         };
         let mut why = reason::reason(self.names(stack), runnable);
+        let raw = why;
         // On a FUSE target fsbench's page waits are the daemon's round trips: the read path's
         // FUSE frames are tail calls, absent from the chain.
         let fuse = !self.scope.daemon_pids.is_empty();
@@ -141,7 +162,7 @@ impl Pass<'_> {
                 Owner::Cell(side)
             }
         };
-        self.switched_out.insert(tid, (t, why, owner));
+        self.switched_out.insert(tid, (t, why, owner, raw));
     }
 
     fn on_cpu(&mut self, pid: u32, tid: u32, kernel: &[u32], user: &[u32]) {
@@ -211,6 +232,38 @@ impl Pass<'_> {
         *map.entry(why.to_string()).or_default() += ns;
     }
 
+    /// Puts thread `tid`'s off-CPU interval `(t0, t1)` on the replay's calls it overlaps, by
+    /// reason (time between its calls is no call's).
+    fn off_cpu_in_calls(
+        &mut self,
+        tid: u32,
+        (why, raw): (&'static str, &'static str),
+        (t0, t1): (u64, u64),
+    ) {
+        let Some(w) = self.windows else {
+            return;
+        };
+        for (kind, ns) in w.overlaps(tid, t0, t1) {
+            let why = match kind == fsbench_model::calls::OUTSIDE_KIND {
+                true => raw,
+                false => why,
+            };
+            let e = self.out.by_call.entry(kind.to_string()).or_default();
+            *e.off_cpu.entry(why.to_string()).or_default() += ns;
+        }
+    }
+
+    /// Puts thread `tid`'s wait for `lock` over `(t0, t1)` on the replay's calls it overlaps.
+    fn lock_in_calls(&mut self, tid: u32, lock: String, (t0, t1): (u64, u64)) {
+        let Some(w) = self.windows else {
+            return;
+        };
+        for (kind, ns) in w.overlaps(tid, t0, t1) {
+            let e = self.out.by_call.entry(kind.to_string()).or_default();
+            *e.locks.entry(lock.clone()).or_default() += ns;
+        }
+    }
+
     fn device(&mut self, dev: u32, sector: u64, t: u64, issued: bool) {
         if self.scope.device.as_ref().is_some_and(|(d, _)| *d == dev) {
             match issued {
@@ -223,8 +276,9 @@ impl Pass<'_> {
     fn finish(mut self) -> Profile {
         // Threads still off the CPU when the sample ended waited until its end.
         let end = self.rec.end_ns;
-        for (t0, why, owner) in std::mem::take(&mut self.switched_out).into_values() {
+        for (tid, (t0, why, owner, raw)) in std::mem::take(&mut self.switched_out) {
             self.off_cpu(owner, why, end.saturating_sub(t0));
+            self.off_cpu_in_calls(tid, (why, raw), (t0, end));
         }
         fold::cap(&mut self.out.on_cpu, fold::KEEP_STACKS);
         let paired = std::mem::take(&mut self.locks).finish(end);

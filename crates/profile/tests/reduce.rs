@@ -48,7 +48,7 @@ fn fixture() -> (Recording, Scope) {
 #[test]
 fn fsbench_waits_on_fuse_round_trips_and_the_daemon_reads_the_device() {
     let (rec, scope) = fixture();
-    let prof = reduce::reduce(&rec, &scope);
+    let prof = reduce::reduce(&rec, &scope, None);
     let largest = prof.off_cpu.iter().max_by_key(|(_, ns)| **ns).unwrap();
     assert_eq!(largest.0, p::REASON_FUSE, "{:?}", prof.off_cpu);
     assert!(*largest.1 > rec.wall_ns() / 2, "{:?}", prof.off_cpu);
@@ -73,7 +73,7 @@ fn fsbench_waits_on_fuse_round_trips_and_the_daemon_reads_the_device() {
 #[test]
 fn every_folded_stack_starts_with_who_ran_it_and_counts_every_busy_sample() {
     let (rec, scope) = fixture();
-    let prof = reduce::reduce(&rec, &scope);
+    let prof = reduce::reduce(&rec, &scope, None);
     let whos: Vec<&str> = prof.who.iter().map(|w| w.who.as_str()).collect();
     for stack in prof.on_cpu.keys() {
         let who = stack.split(';').next().unwrap();
@@ -97,7 +97,7 @@ fn every_folded_stack_starts_with_who_ran_it_and_counts_every_busy_sample() {
 #[test]
 fn a_measuring_thread_that_reads_itself_keeps_its_waits_and_every_share_has_a_role() {
     let (rec, scope) = fixture();
-    let prof = reduce::reduce(&rec, &scope);
+    let prof = reduce::reduce(&rec, &scope, None);
     // QD1 on the measuring thread, no workers: its idle waits are the cell's, not a helper's.
     assert!(
         prof.off_cpu.contains_key(p::REASON_OTHER),

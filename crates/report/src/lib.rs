@@ -2,6 +2,7 @@
 //! file access here; every function writes into a caller's buffer.
 #![warn(missing_docs)]
 
+pub mod calls;
 pub mod environment;
 pub mod export;
 pub mod format;

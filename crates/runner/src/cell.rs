@@ -150,6 +150,8 @@ pub struct Measured {
     pub profile: Option<fsbench_model::Profile>,
     /// The largest resident set during the sample, KiB ([`fsbench_measure::memory`]).
     pub peak_rss_kib: Option<u64>,
+    /// A replay's time by call kind ([`fsbench_workload::Workload::call_times`]).
+    pub calls: Option<fsbench_model::CallTimes>,
 }
 
 /// Takes one sample of `p` alone: makes it cold when asked, measures residency, runs.
@@ -162,6 +164,7 @@ pub fn take_sample(
     let mut sample = metrics::to_sample(m.data, m.resident, &m.cpu);
     sample.latency_hdr = m.latency_hdr;
     sample.peak_rss_kib = m.peak_rss_kib;
+    sample.calls = m.calls;
     metrics::add_devices(&mut sample, m.devices, p.caps.flow);
     metrics::add_wire(&mut sample, m.wire);
     metrics::add_servers(&mut sample, m.servers);
@@ -311,7 +314,9 @@ fn timed_run<C: Clock>(
     let mut data = rec.finish();
     let peak_rss_kib = memory.finish();
     let after = Counters::read(p);
-    let profile = profiler.map(fsbench_profile::SampleProfiler::stop);
+    // A replay's calls, on which the profile puts its threads' waits (built after the sample).
+    let windows = profiler.as_ref().and_then(|_| p.workload.call_windows());
+    let profile = profiler.map(|s| s.stop(windows.as_ref()));
     let ticked = ticker.flatten().map(fsbench_measure::Ticker::finish);
     let loaded = background.map(|running| {
         let bg = p.background.as_mut().expect("invariant: it was started");
@@ -319,6 +324,7 @@ fn timed_run<C: Clock>(
     });
     ran?;
     data.metrics.extend(p.workload.after_sample(&p.ctx)?);
+    let calls = p.workload.call_times();
     if let Some(done) = loaded {
         let done = done.map_err(|e| match e {
             WorkloadError::Interrupted => e,
@@ -352,6 +358,7 @@ fn timed_run<C: Clock>(
         servers,
         profile,
         peak_rss_kib,
+        calls,
     })
 }
 

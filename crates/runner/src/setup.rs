@@ -370,12 +370,14 @@ pub fn finish_entry(entry: &mut ResultEntry, cell: &Cell, p: &Prepared) {
     crate::verify::check(entry, &p.caps, cell.cache, !p.devices.list.is_empty());
     entry.summary = crate::metrics::summarize(&entry.samples);
     steady_window(entry, cell);
-    crate::cliff_scope::check(
-        entry,
-        p.caps.cliff_phase,
-        p.caps.flow,
-        fsbench_sys::vm::DirtyLimits::read(),
-    );
+    if !p.caps.mixed_rate {
+        crate::cliff_scope::check(
+            entry,
+            p.caps.cliff_phase,
+            p.caps.flow,
+            fsbench_sys::vm::DirtyLimits::read(),
+        );
+    }
     rate_short(entry);
     flag_outliers(entry);
     let res: Vec<f64> = entry

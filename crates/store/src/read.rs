@@ -303,16 +303,30 @@ impl Store {
         let version = self.version()?;
         let mut stmt = self
             .conn
-            .prepare_cached(if version >= 4 {
-                "SELECT sample, latency_hdr, series, wall_ns, user_ns, sys_ns, ops, bytes
-                 FROM samples WHERE cell_id = ?1 ORDER BY seq"
-            } else {
-                // Opened read-only before its migration to version 4: no series column.
-                "SELECT sample, latency_hdr, NULL, wall_ns, user_ns, sys_ns, ops, bytes
-                 FROM samples WHERE cell_id = ?1 ORDER BY seq"
+            .prepare_cached(match version {
+                9.. => {
+                    "SELECT sample, latency_hdr, series, wall_ns, user_ns, sys_ns, ops, bytes, calls
+                     FROM samples WHERE cell_id = ?1 ORDER BY seq"
+                }
+                // Opened read-only before its migration to version 9: no calls column.
+                4..=8 => {
+                    "SELECT sample, latency_hdr, series, wall_ns, user_ns, sys_ns, ops, bytes, NULL
+                     FROM samples WHERE cell_id = ?1 ORDER BY seq"
+                }
+                // Before version 4: no series column either.
+                _ => {
+                    "SELECT sample, latency_hdr, NULL, wall_ns, user_ns, sys_ns, ops, bytes, NULL
+                     FROM samples WHERE cell_id = ?1 ORDER BY seq"
+                }
             })
             .map_err(|e| self.sql(e))?;
-        type Row = (Value, Option<String>, Option<Vec<u8>>, Columns);
+        type Row = (
+            Value,
+            Option<String>,
+            Option<Vec<u8>>,
+            Columns,
+            Option<Vec<u8>>,
+        );
         let rows: Vec<Row> = stmt
             .query_map([cell_id], |r| {
                 let columns = Columns {
@@ -322,7 +336,7 @@ impl Store {
                     ops: r.get::<_, i64>(6)? as u64,
                     bytes: r.get::<_, i64>(7)? as u64,
                 };
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, columns))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, columns, r.get(8)?))
             })
             .map_err(|e| self.sql(e))?
             .collect::<Result<_, _>>()
@@ -333,9 +347,17 @@ impl Store {
             false => None,
         };
         rows.into_iter()
-            .map(|(body, hdr, series, columns)| {
+            .map(|(body, hdr, series, columns, calls)| {
                 let mut s: Sample = self.sample_body(body, names.as_deref(), columns)?;
                 s.latency_hdr = hdr;
+                if let Some(blob) = calls {
+                    s.calls = Some(crate::profile_blob::decode_calls(&blob).ok_or_else(|| {
+                        StoreError::Corrupt {
+                            path: self.path.clone(),
+                            what: "a sample's calls: not a breakdown this build reads".into(),
+                        }
+                    })?);
+                }
                 if let Some(blob) = series {
                     let (points, interval) =
                         crate::series_blob::decode(&blob).ok_or_else(|| StoreError::Corrupt {

@@ -121,6 +121,7 @@ pub fn encode(s: &Sample, names: &[String], series: bool) -> Option<Vec<u8>> {
         servers,
         off_cpu,
         peak_rss_kib,
+        calls: _,
     } = s;
     if !hosts.is_empty() || !servers.is_empty() || !off_cpu.is_empty() {
         return None;
@@ -198,6 +199,7 @@ pub fn decode(row: &[u8], names: Option<&[String]>, c: Columns) -> Option<Sample
         servers: Vec::new(),
         off_cpu: BTreeMap::new(),
         peak_rss_kib,
+        calls: None,
     })
 }
 

@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 8;
+pub const VERSION: i64 = 9;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7, V8];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -129,4 +129,11 @@ CREATE INDEX cells_identity ON cells(run_id, position, target, workload, cache_s
 /// text, and a build of version 7 refuses the database instead of misreading a compact row.
 pub const V8: &str = "
 ALTER TABLE cells ADD COLUMN metric_names TEXT;
+";
+
+/// Schema version 9: a replay sample's time by call kind and its slowest calls (issue 58),
+/// compact (`profile_blob::encode_calls`: deflated JSON), beside its row; NULL for every other
+/// sample and for those stored before.
+pub const V9: &str = "
+ALTER TABLE samples ADD COLUMN calls BLOB;
 ";

@@ -95,6 +95,25 @@ fn a_run_round_trips_sample_by_sample() {
     short.series = r.results[0].samples[1].series[..3].to_vec();
     short.series_interval_ns = Some(10_000_000);
     short.latency_hdr = Some("HISTFAAAA".into());
+    // A replay's time by call kind, in its own column (schema 9), kept through the rewrite.
+    short.calls = Some(CallTimes {
+        kinds: vec![fsbench_model::calls::KindTime {
+            kind: "getdents".into(),
+            count: 620,
+            total_ns: 23_560_000,
+            p50_ns: 30_000,
+            p99_ns: 120_000,
+            errors: 0,
+            wall_ns: 20_000_000,
+        }],
+        slowest: vec![fsbench_model::calls::SlowCall {
+            kind: "getdents".into(),
+            path: "src".into(),
+            thread: 1,
+            call: 12,
+            ns: 400_000,
+        }],
+    });
     r.results.push(entry("xfs", vec![short]));
     s.sync(&mut cur, &r.results).unwrap();
     r.run.status = fsbench_model::RunStatus::Ok;

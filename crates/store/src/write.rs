@@ -273,6 +273,7 @@ fn stored(s: &Sample, names: &[String]) -> (rusqlite::types::Value, Option<Vec<u
     }
     let mut body = s.clone();
     body.latency_hdr = None;
+    body.calls = None;
     if !short {
         body.series = Vec::new();
         body.series_interval_ns = None;
@@ -306,8 +307,8 @@ fn insert_sample(
     let (body, series) = stored(s, names);
     let mut stmt = tx.prepare_cached(
         "INSERT INTO samples (cell_id, seq, wall_ns, user_ns, sys_ns, ops, bytes, headline,
-            latency_hdr, sample, series)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            latency_hdr, sample, series, calls)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     stmt.execute(params![
         cell.id,
@@ -321,6 +322,7 @@ fn insert_sample(
         s.latency_hdr,
         body,
         series,
+        crate::profile_blob::encode_calls(s.calls.as_ref()),
     ])?;
     Ok(())
 }

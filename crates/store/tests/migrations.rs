@@ -142,3 +142,48 @@ fn the_migration_to_version_7_indexes_what_a_trend_reads_and_changes_no_answer()
         .unwrap();
     assert!(plan.contains("COVERING INDEX samples_headline"), "{plan}");
 }
+
+/// Version 9 keeps a replay sample's time by call kind in its own column: a version 8 database
+/// migrates with none, and the fixture of version 9 (a `git status` replay beside `null`) reads
+/// each replay sample's kinds back, and none for the other workload.
+#[test]
+fn the_migration_to_version_9_adds_call_times_and_a_stored_breakdown_reads_back() {
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("v8.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v8.db");
+    std::fs::copy(fixture, &copy).unwrap();
+    let store = Store::open(&copy).unwrap();
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    let rec = store.load(&runs[0].id).unwrap();
+    assert!(
+        rec.results
+            .iter()
+            .flat_map(|e| &e.samples)
+            .all(|s| s.calls.is_none())
+    );
+    drop(store);
+    assert_eq!(rusqlite_version(&copy), schema::VERSION);
+    let v9 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v9.db");
+    let copy9 = d.path().join("v9.db");
+    std::fs::copy(v9, &copy9).unwrap();
+    let store = Store::open_existing(&copy9)
+        .unwrap()
+        .expect("fixture exists");
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    let rec = store.load(&runs[0].id).unwrap();
+    let replay = rec
+        .results
+        .iter()
+        .find(|e| e.workload == "replay")
+        .expect("a replay cell");
+    for s in &replay.samples {
+        let calls = s.calls.as_ref().expect("a breakdown");
+        assert!(
+            calls.kind("lstat").is_some_and(|k| k.count > 1000),
+            "{calls:?}"
+        );
+        assert_eq!(calls.slowest.len(), fsbench_model::calls::SLOWEST);
+    }
+    let null = rec.results.iter().find(|e| e.workload == "null").unwrap();
+    assert!(null.samples.iter().all(|s| s.calls.is_none()));
+}

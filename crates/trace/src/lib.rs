@@ -7,6 +7,7 @@
 pub mod concurrency;
 pub mod confine;
 pub mod format;
+pub mod kinds;
 pub mod listing;
 pub mod model;
 pub mod outside;

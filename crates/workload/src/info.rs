@@ -80,6 +80,9 @@ pub struct Caps {
     /// same series: cliffs are judged within it (`tree-create`'s `create`, before its stat and
     /// delete); `None` judges the whole series.
     pub cliff_phase: Option<&'static str>,
+    /// Its rate changes by design (a replayed program's mix of calls: a start-up that reads
+    /// megabytes, then thousands of lstats that move none): no fall of it is judged a cliff.
+    pub mixed_rate: bool,
 }
 
 impl Caps {
@@ -100,6 +103,7 @@ impl Caps {
             reads_tree: false,
             counts_progress: false,
             cliff_phase: None,
+            mixed_rate: false,
         }
     }
 }

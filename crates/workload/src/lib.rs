@@ -77,6 +77,19 @@ pub trait Workload: Send {
         Ok(())
     }
 
+    /// What the last sample's calls took, by kind, with its slowest calls (a replay's, taken
+    /// once after each sample, untimed); `None` for a workload that does not time calls one by
+    /// one.
+    fn call_times(&mut self) -> Option<fsbench_model::CallTimes> {
+        None
+    }
+
+    /// When the last sample's calls ran, on which threads (a replay's, read before
+    /// [`Workload::call_times`], untimed): a profile puts each thread's waits on them.
+    fn call_windows(&self) -> Option<fsbench_model::calls::CallWindows> {
+        None
+    }
+
     /// Files whose page cache a cold sample drops and whose residency is then measured.
     fn cache_files(&self, ctx: &Context) -> Vec<PathBuf>;
 

@@ -1,5 +1,6 @@
 //! CSV: one row per sample, tidy (each sample an observation, each metric a column), with the
-//! cell's keys first so a spreadsheet or pandas can group by them.
+//! cell's keys first so a spreadsheet or pandas can group by them; a replay's samples add their
+//! time by call kind (`call_KIND_count`, `call_KIND_ns`, `call_KIND_errors`).
 
 use crate::Renderer;
 use fsbench_model::RunRecord;
@@ -49,12 +50,27 @@ impl Renderer for Csv {
             .collect();
         let mut buf = Vec::new();
         let mut w = ::csv::Writer::from_writer(&mut buf);
+        // A replay's time by call kind: three columns a kind, for every kind any sample made.
+        let kinds: BTreeSet<&str> = record
+            .results
+            .iter()
+            .flat_map(|r| r.samples.iter().filter_map(|s| s.calls.as_ref()))
+            .flat_map(|c| c.kinds.iter().map(|k| k.kind.as_str()))
+            .collect();
         // The cell's bound, last, when the run was explained (records before it have none).
         let bounds = record.results.iter().any(|r| r.bound.is_some());
         let header = KEYS
             .iter()
             .map(|k| k.to_string())
             .chain(metrics.iter().map(|m| m.to_string()))
+            .chain(kinds.iter().flat_map(|k| {
+                let k = k.replace(' ', "_");
+                [
+                    format!("call_{k}_count"),
+                    format!("call_{k}_ns"),
+                    format!("call_{k}_errors"),
+                ]
+            }))
             .chain(
                 ["bound", "bound_evidence"]
                     .into_iter()
@@ -85,6 +101,15 @@ impl Renderer for Csv {
                         .iter()
                         .map(|m| s.metrics.get(*m).map(|v| v.to_string()).unwrap_or_default()),
                 );
+                for k in &kinds {
+                    let kind = s.calls.as_ref().and_then(|c| c.kind(k));
+                    let field = |f: fn(&fsbench_model::calls::KindTime) -> u64| {
+                        kind.map(|x| f(x).to_string()).unwrap_or_default()
+                    };
+                    row.push(field(|x| x.count));
+                    row.push(field(|x| x.total_ns));
+                    row.push(field(|x| x.errors));
+                }
                 if bounds {
                     row.push(
                         r.bound

@@ -8,6 +8,7 @@
 
 mod ab;
 pub(crate) mod axis;
+mod calls;
 mod card;
 mod charts;
 mod cross;
@@ -205,6 +206,7 @@ fn run_section(
     series::section(r, esc, palette, out);
     charts::scaling(r, palette, out);
     flame_section::section(r, &names, out);
+    calls::section(r, &names, out);
     tables(r, &names, seed, out);
     environment(r, out);
     warnings(r, &names, out);

@@ -4,6 +4,7 @@
 //! HTML all draw these, so every format shows the same tables.
 
 pub mod bound;
+pub mod calls;
 pub mod comparisons;
 pub mod load;
 pub mod profile;
@@ -27,6 +28,7 @@ pub fn standard(record: &RunRecord, names: &CellNames) -> Vec<Table> {
         out.push(times::table(record, names));
         out.extend(bound::table(record, names));
         out.extend(profile::tables(record, names));
+        out.extend(calls::tables(record, names));
         out.extend(load::open_loop(record, names));
         out.extend(load::curve(record, names));
         out.extend(crate::tables::ranks::table(record, names));

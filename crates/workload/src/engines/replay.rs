@@ -10,6 +10,7 @@
 //! its start-up) are made too, read-only, so that a cold replay pays for them as the program
 //! did. Nothing is executed but the calls, and nothing is written outside the scratch.
 
+mod breakdown;
 mod calls;
 mod exec;
 mod jobs;
@@ -79,6 +80,17 @@ const OUTSIDE: Knob<bool> = Knob::new(
     |p, k, d| Ok(p.choice(k, &[OUTSIDE_READ, "skip"], d)? == OUTSIDE_READ),
 );
 
+/// `calls`: whether each call is timed.
+const CALLS: Knob<bool> = Knob::new(
+    "calls",
+    CALLS_TIMED,
+    "time (each call timed: the sample's latencies, its time by call kind and its slowest calls) or off (only the sample's wall time: what timing each call costs)",
+    |p, k, d| Ok(p.choice(k, &[CALLS_TIMED, "off"], d)? == CALLS_TIMED),
+);
+
+/// `calls=`'s value that times each call.
+const CALLS_TIMED: &str = "time";
+
 /// `outside=`'s value that replays the reads outside the root.
 const OUTSIDE_READ: &str = "replay";
 
@@ -98,6 +110,7 @@ const PARAMS: &[ParamDoc] = &[
     PACE.doc(),
     SPEED.doc(),
     OUTSIDE.doc(),
+    CALLS.doc(),
     crate::knobs::io::DATA.doc(),
     crate::knobs::io::SEED.doc(),
 ];
@@ -132,6 +145,12 @@ struct Replay {
     recorded_together: Concurrency,
     /// The last sample's mappings, unmapped after it (untimed).
     maps: calls::Mappings,
+    /// Each call is timed (`calls=time`).
+    timed: bool,
+    /// The last sample's spans, made into its time by call kind after it (untimed).
+    spans: Vec<jobs::Span>,
+    /// CLOCK_MONOTONIC when the last sample's replay started, ns (its spans count from it).
+    mono_start_ns: u64,
     log: DivergenceLog,
 }
 
@@ -193,6 +212,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         outside,
         recorded_together,
         maps: calls::Mappings::default(),
+        timed: CALLS.read(p)?,
+        spans: Vec::new(),
+        mono_start_ns: 0,
         log: DivergenceLog::default(),
     }))
 }
@@ -255,11 +277,13 @@ impl Workload for Replay {
             root_fd: exec::open_root(&root)?,
             root,
             speed: self.speed,
+            timed: self.timed,
             data: self.data,
             seed: self.seed,
         };
         let threads = self.plan.threads.len();
         let start = Instant::now();
+        self.mono_start_ns = monotonic_ns();
         let outcomes: Vec<Result<exec::Outcome, WorkloadError>> = if threads <= 1 {
             (0..threads)
                 .map(|t| exec::run_thread(&shared, t, start, &ctx.cancel, rec))
@@ -286,7 +310,10 @@ impl Workload for Replay {
             })
         };
         let end_ns = start.elapsed().as_nanos() as u64;
+        // What the program left open its exit closed, in its time; what follows (recording the
+        // threads' spans, how concurrent they were) is the replay's own and not timed.
         shared.close_all();
+        rec.stop_clock();
         let mut total = exec::Outcome::default();
         for o in outcomes {
             total.add(o?);
@@ -295,9 +322,15 @@ impl Workload for Replay {
         if threads > 1 {
             jobs::record(&mut total.spans, end_ns, rec);
         }
-        let together = fsbench_trace::concurrency::of_spans(total.spans.iter().map(|s| (s.0, s.1)));
-        rec.metric(k::REPLAY_CONCURRENCY, together.mean);
-        self.log.together.push(together);
+        if self.timed {
+            let together =
+                fsbench_trace::concurrency::of_spans(total.spans.iter().map(|s| (s.start, s.end)));
+            rec.metric(k::REPLAY_CONCURRENCY, together.mean);
+            self.log.together.push(together);
+        } else {
+            rec.add_ops(total.untimed.0, total.untimed.1);
+        }
+        self.spans = std::mem::take(&mut total.spans);
         let calls = self.plan.calls() as f64;
         let pct = if calls > 0.0 {
             total.diverged as f64 * 100.0 / calls
@@ -328,6 +361,16 @@ impl Workload for Replay {
         Ok(Vec::new())
     }
 
+    fn call_windows(&self) -> Option<fsbench_model::calls::CallWindows> {
+        (self.timed && !self.spans.is_empty())
+            .then(|| breakdown::windows(&self.trace, &self.spans, self.mono_start_ns))
+    }
+
+    fn call_times(&mut self) -> Option<fsbench_model::CallTimes> {
+        let spans = std::mem::take(&mut self.spans);
+        (self.timed && !spans.is_empty()).then(|| breakdown::of(&self.trace, &spans))
+    }
+
     fn cache_files(&self, _ctx: &Context) -> Vec<PathBuf> {
         let Some(root) = &self.root else {
             return Vec::new();
@@ -352,6 +395,7 @@ impl Workload for Replay {
             inodes_needed: files.len() as u64,
             cold_needs_global: true,
             reads_tree: true,
+            mixed_rate: true,
             also_shown: &[k::REPLAY_CALLS, k::REPLAY_DIVERGED_PCT],
             ..Caps::base(Headline::Wall)
         }
@@ -480,6 +524,8 @@ pub(crate) struct Shared {
     root_fd: std::os::fd::OwnedFd,
     root: PathBuf,
     speed: Option<f64>,
+    /// Each call is timed (`calls=time`).
+    timed: bool,
     data: DataPattern,
     seed: u64,
 }
@@ -494,6 +540,12 @@ impl Shared {
             }
         }
     }
+}
+
+/// CLOCK_MONOTONIC now, ns: the clock of a profile's events (`Instant` reads it too).
+fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// How long a replay thread waits in one piece before it looks at the cancel token again.

@@ -28,6 +28,8 @@ pub struct Outcome {
     pub spans: Vec<super::jobs::Span>,
     /// The mappings its calls made, unmapped when the sample is over.
     pub maps: super::calls::Mappings,
+    /// With `calls=off`: the calls made and the bytes they moved (no spans).
+    pub untimed: (u64, u64),
 }
 
 impl Outcome {
@@ -44,6 +46,8 @@ impl Outcome {
             }
         }
         self.spans.extend(o.spans);
+        self.untimed.0 += o.untimed.0;
+        self.untimed.1 += o.untimed.1;
     }
 }
 
@@ -87,7 +91,11 @@ pub fn run_thread(
 ) -> Result<Outcome, WorkloadError> {
     let plan = &shared.plan;
     let mut out = Outcome {
-        spans: Vec::with_capacity(plan.threads[t].len()),
+        spans: Vec::with_capacity(if shared.timed {
+            plan.threads[t].len()
+        } else {
+            0
+        }),
         ..Outcome::default()
     };
     let mut bufs = super::calls::Buffers::default();
@@ -98,6 +106,7 @@ pub fn run_thread(
         .is_some()
         .then(fsbench_io::pace::SlackGuard::lower);
     let mut prev_end = start;
+    let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
     // The recorder's clock when the replay started: every thread's spans on one time line.
     let origin = rec
         .now_ns()
@@ -121,11 +130,25 @@ pub fn run_thread(
             wait_until(from + Duration::from_nanos(gap as u64), cancel)?;
         }
         let call = &shared.trace.calls[ci as usize];
-        let t0 = rec.now_ns();
-        let (result, bytes) = super::calls::make(shared, ci, call, &mut bufs);
-        let t1 = rec.op_done(t0, bytes);
-        out.spans
-            .push((t0.saturating_sub(origin), t1.saturating_sub(origin), bytes));
+        let result = if shared.timed {
+            let t0 = rec.now_ns();
+            let (result, bytes) = super::calls::make(shared, ci, call, &mut bufs);
+            let t1 = rec.op_done(t0, bytes);
+            out.spans.push(super::jobs::Span {
+                call: ci,
+                tid,
+                failed: result < 0,
+                start: t0.saturating_sub(origin),
+                end: t1.saturating_sub(origin),
+                bytes,
+            });
+            result
+        } else {
+            let (result, bytes) = super::calls::make(shared, ci, call, &mut bufs);
+            out.untimed.0 += 1;
+            out.untimed.1 += bytes;
+            result
+        };
         if shared.speed.is_some() {
             prev_end = Instant::now();
         }

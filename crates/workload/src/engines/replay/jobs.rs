@@ -12,8 +12,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// One call's span: start and end, ns since the replay started, and the bytes it moved.
-pub type Span = (u64, u64, u64);
+/// One call's span: which call, when it started and ended (ns since the replay started), the
+/// bytes it moved and whether it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Its index in the trace.
+    pub call: u32,
+    /// The OS thread that made it.
+    pub tid: u32,
+    /// It returned an error.
+    pub failed: bool,
+    /// Start, ns since the replay started.
+    pub start: u64,
+    /// End, ns since the replay started.
+    pub end: u64,
+    /// Bytes it moved.
+    pub bytes: u64,
+}
 
 /// A clock that reads what it was set to.
 #[derive(Clone, Default)]
@@ -80,13 +95,13 @@ pub fn record(spans: &mut [Span], end_ns: u64, rec: &mut dyn Recorder) {
         part.set_interval(iv);
     }
     part.start();
-    spans.sort_unstable_by_key(|s| s.1);
-    for &(start, end, bytes) in spans.iter() {
-        now.0.store(end, Ordering::Relaxed);
-        part.op_done(start, bytes);
+    spans.sort_unstable_by_key(|s| s.end);
+    for s in spans.iter() {
+        now.0.store(s.end, Ordering::Relaxed);
+        part.op_done(s.start, s.bytes);
     }
     now.0.store(
-        end_ns.max(spans.last().map_or(0, |s| s.1)),
+        end_ns.max(spans.last().map_or(0, |s| s.end)),
         Ordering::Relaxed,
     );
     let d = part.finish();
@@ -102,7 +117,19 @@ mod tests {
     fn spans_recorded_afterwards_give_their_count_bytes_and_latencies() {
         let mut rec = SampleRecorder::with_clock(SetClock::default());
         rec.start();
-        let mut spans = vec![(0, 1_000, 10), (500, 2_500, 20), (1_000, 1_500, 30)];
+        let span = |start, end, bytes| Span {
+            call: 0,
+            tid: 1,
+            failed: false,
+            start,
+            end,
+            bytes,
+        };
+        let mut spans = vec![
+            span(0, 1_000, 10),
+            span(500, 2_500, 20),
+            span(1_000, 1_500, 30),
+        ];
         record(&mut spans, 3_000, &mut rec);
         let d = rec.finish();
         assert_eq!((d.ops, d.bytes), (3, 60));

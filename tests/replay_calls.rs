@@ -1,0 +1,278 @@
+//! A replay's time by call kind (issue 58): each sample's kinds and slowest calls in the JSON,
+//! the store and the tables, and between two cells of one trace the kinds that make the
+//! difference.
+
+use crate::util::{fsbench, temp_dir};
+use fsbench_trace::model::{Call, Entry, FileKind, Op, Target, Thread, Trace};
+use serde_json::Value;
+use std::path::Path;
+
+const STATS: u64 = 1_000;
+const READS: u64 = 10;
+const MIB: u64 = 1 << 20;
+
+fn call(start_ns: u64, op: Op, result: i64) -> Call {
+    Call {
+        thread: 0,
+        start_ns,
+        dur_ns: 1000,
+        op,
+        result,
+        outside: false,
+        before: None,
+        during: None,
+        hidden: 0,
+    }
+}
+
+/// A program whose calls are known: 1,000 lstat of `small`, one open of `big` (10 MiB), 10
+/// reads of 1 MiB from it, its close.
+fn known_trace() -> Trace {
+    let entry = |path, kind, size| Entry {
+        path,
+        kind,
+        size,
+        mode: 0o644,
+        target: None,
+    };
+    let mut calls: Vec<Call> = (0..STATS)
+        .map(|i| {
+            let stat = Op::Stat {
+                target: Target::Path(0),
+                nofollow: true,
+            };
+            call(i * 1000, stat, 0)
+        })
+        .collect();
+    let open = calls.len() as u32;
+    let flags = 0;
+    calls.push(call(
+        2_000_000,
+        Op::Open {
+            path: 1,
+            flags,
+            mode: 0,
+        },
+        0,
+    ));
+    for i in 0..READS {
+        let read = Op::Read {
+            file: open,
+            offset: None,
+            size: MIB,
+        };
+        calls.push(call(2_100_000 + i * 100_000, read, MIB as i64));
+    }
+    calls.push(call(
+        4_000_000,
+        Op::Close {
+            file: open,
+            last: true,
+        },
+        0,
+    ));
+    Trace {
+        root: "/r".into(),
+        threads: vec![Thread {
+            tid: 1,
+            pid: 1,
+            begun_ns: 0,
+        }],
+        paths: vec![b"small".to_vec(), b"big".to_vec()],
+        start: vec![
+            entry(0, FileKind::File, 100),
+            entry(1, FileKind::File, READS * MIB),
+        ],
+        calls,
+        ..Trace::default()
+    }
+}
+
+fn write_trace(d: &Path) -> std::path::PathBuf {
+    let p = d.join("known.fsbtrace");
+    std::fs::write(&p, fsbench_trace::encode(&known_trace())).unwrap();
+    p
+}
+
+/// The kinds of one sample's breakdown, by name.
+fn kind<'a>(sample: &'a Value, name: &str) -> &'a Value {
+    sample["calls"]["kinds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no breakdown in {sample}"))
+        .iter()
+        .find(|k| k["kind"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {sample}"))
+}
+
+#[test]
+fn a_known_program_gives_its_counts_and_a_breakdown_that_sums_to_its_call_time() {
+    let d = temp_dir();
+    let trace = write_trace(d.path());
+    let target = d.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let db = d.path().join("r.db");
+    let md = d.path().join("r.md");
+    let csv = d.path().join("r.csv");
+    let out = fsbench()
+        .args(["run", "-q", "--cache", "warm", "--runs", "2", "--db"])
+        .arg(&db)
+        .arg("-w")
+        .arg(format!("replay:trace={}", trace.display()))
+        .arg("-t")
+        .arg(&target)
+        .arg("--json")
+        .arg(d.path().join("r.json"))
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("--export-csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("r.json")).unwrap()).unwrap();
+    let r = &v["results"][0];
+    for s in r["samples"].as_array().unwrap() {
+        assert_eq!(kind(s, "lstat")["count"], STATS);
+        assert_eq!(kind(s, "read")["count"], READS);
+        assert_eq!(kind(s, "open")["count"], 1);
+        assert_eq!(kind(s, "close")["count"], 1);
+        assert_eq!(kind(s, "lstat")["errors"], 0);
+        // The kinds sum to the calls' own time: the latencies' count times their mean.
+        let kinds = s["calls"]["kinds"].as_array().unwrap();
+        let sum: f64 = kinds.iter().map(|k| k["total_ns"].as_f64().unwrap()).sum();
+        let lat = &s["latency"];
+        assert_eq!(lat["count"], STATS + READS + 2);
+        let timed = lat["count"].as_f64().unwrap() * lat["mean_ns"].as_f64().unwrap();
+        assert!(
+            (sum / timed - 1.0).abs() <= 0.02,
+            "kinds sum to {sum} ns, the latencies to {timed} ns"
+        );
+        // The slowest calls: ten, slowest first, each with its path.
+        let slow = s["calls"]["slowest"].as_array().unwrap();
+        assert_eq!(slow.len(), 10, "{s}");
+        let ns: Vec<u64> = slow.iter().map(|c| c["ns"].as_u64().unwrap()).collect();
+        assert!(ns.windows(2).all(|w| w[0] >= w[1]), "{ns:?}");
+        for c in slow {
+            let path = c["path"].as_str().unwrap();
+            assert!(path == "small" || path == "big", "{c}");
+        }
+    }
+    // The store keeps each sample's breakdown: `show` prints the same table from it.
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("Time by call"), "{md}");
+    assert!(md.contains("| lstat | 1000 |"), "{md}");
+    let id = v["run"]["id"].as_str().unwrap();
+    let shown = fsbench()
+        .args(["show", "--db"])
+        .arg(&db)
+        .arg(id)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("Time by call"), "{shown}");
+    let stored_json = d.path().join("stored.json");
+    let exported = fsbench()
+        .args(["show", "--db"])
+        .arg(&db)
+        .arg(id)
+        .arg("--export-json")
+        .arg(&stored_json)
+        .output()
+        .unwrap();
+    assert!(exported.status.success());
+    let stored: Value = serde_json::from_slice(&std::fs::read(&stored_json).unwrap()).unwrap();
+    assert_eq!(stored["results"][0]["samples"], r["samples"]);
+    // The CSV: three columns a kind.
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let head = csv.lines().next().unwrap();
+    for col in ["call_lstat_count", "call_lstat_ns", "call_read_errors"] {
+        assert!(head.split(',').any(|c| c == col), "{head}");
+    }
+}
+
+#[test]
+fn calls_off_times_no_call_and_keeps_the_count() {
+    let d = temp_dir();
+    let trace = write_trace(d.path());
+    let r = crate::replay::replay(&trace, ",calls=off", "1");
+    let s = &r["samples"][0];
+    assert!(s.get("calls").is_none(), "{s}");
+    assert_eq!(s["ops"], STATS + READS + 2);
+    assert_eq!(s["bytes"], READS * MIB);
+}
+
+/// Cold against warm on lab ext4: cold, the 10 MiB of reads come from the device while the
+/// thousand lstats of one file stay cached after the first: the difference is put on `read`,
+/// and the profile says the cold reads waited on the device.
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn cold_against_warm_puts_the_difference_on_the_reads() {
+    let d = temp_dir();
+    let trace = write_trace(d.path());
+    let md = d.path().join("r.md");
+    let v = crate::lab::lab_run(
+        "ext4",
+        &[
+            "--cache",
+            "both",
+            "--runs",
+            "3",
+            "-w",
+            &format!("replay:trace={},outside=skip", trace.display()),
+            "--export-markdown",
+            md.to_str().unwrap(),
+            "--profile",
+        ],
+    );
+    let results = v["results"].as_array().unwrap();
+    let cell = |state: &str| {
+        results
+            .iter()
+            .find(|r| r["cache"]["state"] == state)
+            .unwrap_or_else(|| panic!("no {state} cell in {v}"))
+    };
+    let read_ns = |state: &str| -> f64 {
+        let s = &cell(state)["samples"];
+        s.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| kind(s, "read")["total_ns"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    assert!(
+        read_ns("cold") > 2.0 * read_ns("warm"),
+        "cold reads {} ns, warm {} ns",
+        read_ns("cold"),
+        read_ns("warm")
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    let table = md
+        .split("Why ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no attribution in {md}"));
+    // The first row (the largest part) is the reads', proven faster warm.
+    let first = table
+        .lines()
+        .find(|l| l.starts_with("| ") && !l.starts_with("| call") && !l.starts_with("| -"))
+        .unwrap_or_else(|| panic!("no rows in {table}"));
+    assert!(first.starts_with("| read |"), "{table}");
+    assert!(first.contains("faster (proven)"), "{table}");
+    // The kernel's reason (--profile): the cold reads waited on the device.
+    let cold = md
+        .split("Time by call: ext4 replay cold")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cold table in {md}"));
+    let read = cold
+        .lines()
+        .find(|l| l.starts_with("| read |"))
+        .unwrap_or_else(|| panic!("no read row in {cold}"));
+    assert!(read.contains("device I/O"), "{read}");
+}
