@@ -6,7 +6,9 @@
 # untimed), its start-up alone (`git --version`: binary and libraries, outside the root, which a
 # replay never loads), the trace replayed as recorded (`pace=trace`) and as fast as possible
 # (`pace=afap`), and `status-scan` (git status's filesystem work on its own generated tree of the
-# same size). Prints a Markdown table of medians, ms, and the replay's ranking beside git's.
+# same size). Prints a Markdown table of medians, ms, and the replay's ranking beside git's;
+# then (issue 58) the paced replay alone, profiled, and per target against the first which call
+# kinds make its difference and the kernel's reason for the largest.
 #
 #   bench/seed-chromium-replay.sh [FILES [LABS [RUNS]]]
 #   (default 10000 files; ext4,xfs,btrfs,ext4-fscrypt,gocryptfs,bindfs,sshfs; 5 samples a cell)
@@ -67,4 +69,42 @@ for cache in ("cold", "warm"):
         print(f"{cache}, fastest first, {c:<12}: {' < '.join(order)}")
 for e in errors:
     print("no samples:", e)
+PY
+
+# Why each target differs from the first (issue 58): the paced replay alone, profiled, on the
+# same labs, cold and warm; from its Markdown export, per target and cache, the difference, the
+# call kinds that make it (their share and time per call) and the kernel's reason for the
+# largest, as fsbench prints them in its "Why B differs from A, by call" tables.
+"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 2g --cache both --runs "$RUNS" --profile \
+  --export-markdown "$WORK/why.md" \
+  -w "replay:trace=$WORK/status.fsbtrace,pace=trace" >/dev/null 2>"$WORK/why.err" \
+  || { echo "the profiled replay failed:"; cat "$WORK/why.err"; }
+python3 - "$WORK/why.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read() if sys.argv[1] else ""
+sections = re.split(r"^### ", text, flags=re.M)
+print()
+print("Why each target's replay differs from the first target's (kinds holding >= 5% of the difference):")
+print("| target | cache | difference | by call | kernel's reason, largest kind |")
+print("|---|---|---:|---|---|")
+for s in sections:
+    m = re.match(r"Why (\S+)/replay/(\w+) differs from (\S+)/replay/\w+, by call", s)
+    if not m:
+        continue
+    target, cache = m.group(1), m.group(2)
+    rows = [l for l in s.splitlines() if l.startswith("| ") and not l.startswith("| call")]
+    head = next(l for l in s.splitlines() if l.startswith("| call"))
+    cols = [c.strip() for c in head.strip("|").split("|")]
+    parsed = [dict(zip(cols, [c.strip() for c in r.strip("|").split("|")])) for r in rows]
+    wall = next((r for r in parsed if r.get("call") == "wall time"), {})
+    kinds = [r for r in parsed if r.get("call") not in ("wall time", "no call in flight")]
+    def pct(r):
+        try:
+            return float(r.get("share", "0%").rstrip("%"))
+        except ValueError:
+            return 0.0
+    big = [r for r in kinds if abs(pct(r)) >= 5]
+    parts = ", ".join(f"{r['call']} {r['share']} ({r['A per call']} → {r['B per call']})" for r in big[:4])
+    reason = next((r.get("kernel's reason in B (--profile)", "") for r in big[:1]), "")
+    print(f"| {target} | {cache} | {wall.get('B − A', '?')} ({wall.get('verdict', '')}) | {parts or '–'} | {reason or '–'} |")
 PY

@@ -13,6 +13,9 @@ use std::time::Duration;
 pub struct Progress {
     quiet: bool,
     bar: Option<ProgressBar>,
+    /// The (workload, target) pairs already said prepared: a sweep's or a card's cells are one
+    /// workload prepared once per point (a card's 57 points said "fx prepared" 57 times).
+    announced: std::collections::HashSet<(String, String)>,
 }
 
 /// Whether stderr can show a live bar: a terminal that is not `dumb`.
@@ -55,7 +58,11 @@ impl Progress {
             b.enable_steady_tick(Duration::from_millis(200));
             b
         });
-        Self { quiet, bar }
+        Self {
+            quiet,
+            bar,
+            announced: Default::default(),
+        }
     }
 
     /// Shows one event.
@@ -72,7 +79,12 @@ impl Progress {
                 }
             }
             Event::Prepared { workload, target } => {
-                self.line(&format!("{workload} prepared on {target}"), false)
+                if self
+                    .announced
+                    .insert((workload.to_string(), target.to_string()))
+                {
+                    self.line(&format!("{workload} prepared on {target}"), false)
+                }
             }
             Event::Sample { entry, n, of } => self.sample(entry, *n, *of),
             Event::Results(_) => {}

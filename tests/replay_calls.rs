@@ -206,23 +206,66 @@ fn calls_off_times_no_call_and_keeps_the_count() {
     assert_eq!(s["bytes"], READS * MIB);
 }
 
-/// Cold against warm on lab ext4: cold, the 10 MiB of reads come from the device while the
-/// thousand lstats of one file stay cached after the first: the difference is put on `read`,
-/// and the profile says the cold reads waited on the device.
+/// A program of a thousand lstats and 30 fsync'd 64 KiB writes: on tmpfs an fsync does
+/// nothing, on ext4 it waits for the journal's commit, while an lstat of a cached inode costs
+/// about the same on both.
+fn fsync_trace() -> Trace {
+    let mut t = known_trace();
+    t.calls.truncate(STATS as usize);
+    let open = t.calls.len() as u32;
+    let flags = libc::O_WRONLY as u32;
+    t.calls.push(call(
+        2_000_000,
+        Op::Open {
+            path: 1,
+            flags,
+            mode: 0,
+        },
+        0,
+    ));
+    for i in 0..FSYNCS {
+        let write = Op::Write {
+            file: open,
+            offset: None,
+            size: 64 << 10,
+        };
+        t.calls.push(call(2_100_000 + i * 100_000, write, 64 << 10));
+        let sync = Op::Sync {
+            file: open,
+            data_only: false,
+        };
+        t.calls.push(call(2_150_000 + i * 100_000, sync, 0));
+    }
+    t.calls.push(call(
+        9_000_000,
+        Op::Close {
+            file: open,
+            last: true,
+        },
+        0,
+    ));
+    t
+}
+
+const FSYNCS: u64 = 30;
+
+/// Two targets where one is slower for one kind of call only (tmpfs and lab ext4, warm): the
+/// difference is put on `fsync`, and the profile gives its reason (the journal, the device).
 #[test]
 #[cfg_attr(
     not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
     ignore = "needs root and mkfs.ext4"
 )]
-fn cold_against_warm_puts_the_difference_on_the_reads() {
+fn a_target_slower_for_one_kind_of_call_has_the_difference_put_on_that_kind() {
     let d = temp_dir();
-    let trace = write_trace(d.path());
+    let trace = d.path().join("fsync.fsbtrace");
+    std::fs::write(&trace, fsbench_trace::encode(&fsync_trace())).unwrap();
     let md = d.path().join("r.md");
     let v = crate::lab::lab_run(
-        "ext4",
+        "tmpfs,ext4",
         &[
             "--cache",
-            "both",
+            "warm",
             "--runs",
             "3",
             "-w",
@@ -232,47 +275,95 @@ fn cold_against_warm_puts_the_difference_on_the_reads() {
             "--profile",
         ],
     );
-    let results = v["results"].as_array().unwrap();
-    let cell = |state: &str| {
-        results
-            .iter()
-            .find(|r| r["cache"]["state"] == state)
-            .unwrap_or_else(|| panic!("no {state} cell in {v}"))
-    };
-    let read_ns = |state: &str| -> f64 {
-        let s = &cell(state)["samples"];
-        s.as_array()
+    let per_fsync = |target: &str| -> f64 {
+        let r = v["results"]
+            .as_array()
             .unwrap()
             .iter()
-            .map(|s| kind(s, "read")["total_ns"].as_f64().unwrap())
-            .sum::<f64>()
+            .find(|r| r["target"] == target)
+            .unwrap_or_else(|| panic!("no {target} cell in {v}"));
+        let s = &r["samples"][0];
+        kind(s, "fsync")["total_ns"].as_f64().unwrap() / FSYNCS as f64
     };
     assert!(
-        read_ns("cold") > 2.0 * read_ns("warm"),
-        "cold reads {} ns, warm {} ns",
-        read_ns("cold"),
-        read_ns("warm")
+        per_fsync("ext4") > 10.0 * per_fsync("tmpfs"),
+        "an fsync took {} ns on ext4, {} ns on tmpfs",
+        per_fsync("ext4"),
+        per_fsync("tmpfs")
     );
     let md = std::fs::read_to_string(&md).unwrap();
     let table = md
-        .split("Why ")
+        .split("### Why ext4/replay/warm differs from tmpfs/replay/warm, by call")
         .nth(1)
         .unwrap_or_else(|| panic!("no attribution in {md}"));
-    // The first row (the largest part) is the reads', proven faster warm.
+    // The first row (the largest part) is fsync's, most of the difference.
     let first = table
         .lines()
-        .find(|l| l.starts_with("| ") && !l.starts_with("| call") && !l.starts_with("| -"))
+        .find(|l| l.starts_with("| ") && !l.starts_with("| call"))
         .unwrap_or_else(|| panic!("no rows in {table}"));
-    assert!(first.starts_with("| read |"), "{table}");
-    assert!(first.contains("faster (proven)"), "{table}");
-    // The kernel's reason (--profile): the cold reads waited on the device.
-    let cold = md
-        .split("Time by call: ext4 replay cold")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no cold table in {md}"));
-    let read = cold
-        .lines()
-        .find(|l| l.starts_with("| read |"))
-        .unwrap_or_else(|| panic!("no read row in {cold}"));
-    assert!(read.contains("device I/O"), "{read}");
+    assert!(first.starts_with("| fsync |"), "{table}");
+    let cells: Vec<&str> = first.split('|').map(str::trim).collect();
+    let share: f64 = cells[8].trim_end_matches('%').parse().unwrap();
+    assert!(share > 50.0, "{table}");
+    // The kernel's reason (--profile): ext4's fsyncs waited off the CPU, for the journal's
+    // commit or the device.
+    assert!(
+        first.contains("journal") || first.contains("device I/O"),
+        "{first}"
+    );
+}
+
+/// Two stored runs of one trace: `compare` attributes their difference by call; two runs of
+/// different traces under one file name are said not comparable, with no attribution.
+#[test]
+fn compare_attributes_two_runs_of_one_trace_and_refuses_two_traces_under_one_name() {
+    let d = temp_dir();
+    let trace = write_trace(d.path());
+    let db = d.path().join("r.db");
+    let run = |d: &Path| -> String {
+        let target = d.join("t");
+        std::fs::create_dir_all(&target).unwrap();
+        let json = d.join("r.json");
+        let out = fsbench()
+            .args(["run", "-q", "--cache", "warm", "--runs", "2", "--db"])
+            .arg(&db)
+            .arg("-w")
+            .arg(format!("replay:trace={}", trace.display()))
+            .arg("-t")
+            .arg(format!("t={}", target.display()))
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        v["run"]["id"].as_str().unwrap().to_string()
+    };
+    let compare = |a: &str, b: &str| -> String {
+        let out = fsbench()
+            .args(["compare", "--db"])
+            .arg(&db)
+            .args([a, b])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = run(d.path());
+    let second = run(d.path());
+    let same = compare(&first, &second);
+    assert!(same.contains("by call"), "{same}");
+    assert!(same.contains("| lstat"), "{same}");
+    // The same file name, another program: one more stat.
+    let mut other = known_trace();
+    let stat = other.calls[0].clone();
+    other.calls.push(stat);
+    std::fs::write(&trace, fsbench_trace::encode(&other)).unwrap();
+    let third = run(d.path());
+    let differ = compare(&first, &third);
+    assert!(differ.contains("replays of different traces"), "{differ}");
+    assert!(!differ.contains("by call"), "{differ}");
 }

@@ -416,3 +416,20 @@ fn outliers_are_flagged_not_dropped() {
     assert_eq!(samples.len(), 6);
     assert!(samples.iter().all(|s| s["outlier"].is_boolean()));
 }
+
+/// A sweep's points are one workload prepared once per point: the run says it prepared once
+/// per target, then one line per sample (issue 59: a card said "fx prepared on ext4" 114 times).
+#[test]
+fn a_sweep_says_its_workload_prepared_once_per_target() {
+    let d = temp_dir();
+    let out = fsbench()
+        .args(["run", "--no-store", "--cache", "warm", "--runs", "1"])
+        .args(["-w", "null:ops=1,2,3", "-t"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("null prepared on").count(), 1, "{err}");
+    assert_eq!(err.matches(": sample 1/1").count(), 3, "{err}");
+}

@@ -72,6 +72,9 @@ pub fn run_spec(spec: CliResult<RunSpec>) -> CliResult<i32> {
 struct Inputs {
     spec: RunSpec,
     suite: Option<fsbench_spec::suite::file::Suite>,
+    /// The user named the suite (`--suite`); the default plan (no `--suite`, no `--workload`)
+    /// resolves to `quick` without being named.
+    suite_named: bool,
     plan: Plan,
     confidence: f64,
     exports: Exports,
@@ -95,6 +98,8 @@ fn inputs(spec: CliResult<RunSpec>, team: &runner::Team) -> CliResult<Inputs> {
     if team.parallel() && !team.root() {
         spec.silence();
     }
+    // Before `resolve` gives the default plan its suite's name.
+    let suite_named = spec.suite.is_some();
     let suite = fsbench_spec::suite::resolve(&mut spec)?;
     let lab = crate::lab::request(
         spec.lab.entries()?,
@@ -143,6 +148,7 @@ fn inputs(spec: CliResult<RunSpec>, team: &runner::Team) -> CliResult<Inputs> {
     Ok(Inputs {
         spec,
         suite,
+        suite_named,
         plan,
         confidence,
         exports,
@@ -205,10 +211,7 @@ fn run_with(spec: CliResult<RunSpec>, team: &runner::Team) -> CliResult<i32> {
     inputs.held.lab().annotate(&mut record.environment.targets);
     // The guard against a suite running far longer than it says is for a suite the user named
     // (`--suite`), never for the default plan.
-    let named = inputs
-        .suite
-        .as_ref()
-        .filter(|_| inputs.spec.suite.is_some());
+    let named = inputs.suite.as_ref().filter(|_| inputs.suite_named);
     let session = &inputs.spec.session;
     let estimate = match crate::estimate::before_run(session, team, &inputs.plan, &record, named) {
         Ok(crate::estimate::Next::Stop) => return Ok(0),

@@ -145,7 +145,14 @@ fn residency_band(pct: f64) -> &'static str {
 /// cells' cache states may differ on purpose (cold against warm); everything else must match.
 pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
     let mut why = Vec::new();
-    if a.workload != b.workload || a.params != b.params || a.sweep != b.sweep {
+    let trace = |e: &ResultEntry| e.params.get(fsbench_model::param::TRACE_ID).cloned();
+    if trace(a) != trace(b) {
+        why.push(format!(
+            "replays of different traces ({} vs {}): their calls are not the same work",
+            trace(a).unwrap_or_else(|| "none".into()),
+            trace(b).unwrap_or_else(|| "none".into())
+        ));
+    } else if a.workload != b.workload || a.params != b.params || a.sweep != b.sweep {
         why.push("different workloads or parameters".to_string());
     }
     let (da, db) = (

@@ -118,7 +118,10 @@ pub fn compare_records_as(
     let tagged = merged(a, b, Vec::new()).results;
     let names = fsbench_model::names::CellNames::new(&tagged);
     for (ia, ea) in a.results.iter().enumerate() {
-        let Some(ib) = b.results.iter().position(|eb| key(eb) == key(ea)) else {
+        // A replay of another trace under the same name is its cell, not comparable.
+        let Some(ib) = (b.results.iter().position(|eb| key(eb) == key(ea)))
+            .or_else(|| b.results.iter().position(|eb| same_but_trace(ea, eb)))
+        else {
             continue;
         };
         let eb = &b.results[ib];
@@ -155,6 +158,21 @@ pub fn compare_records_as(
         out.push(c);
     }
     out
+}
+
+/// The same cell but for the trace its replay made again (same name, another content).
+fn same_but_trace(a: &ResultEntry, b: &ResultEntry) -> bool {
+    let without = |e: &ResultEntry| {
+        let mut p = e.params.clone();
+        p.remove(fsbench_model::param::TRACE_ID);
+        p
+    };
+    a.params.get(fsbench_model::param::TRACE_ID) != b.params.get(fsbench_model::param::TRACE_ID)
+        && a.target == b.target
+        && a.workload == b.workload
+        && a.sweep == b.sweep
+        && a.cache.state == b.cache.state
+        && without(a) == without(b)
 }
 
 /// A record holding both runs' cells (targets prefixed `A:`/`B:`) and the comparisons: what the

@@ -2,6 +2,9 @@
 //! from a stored cell (`params`, `sweep`, a sample's `phases`): named once here, so that a
 //! renamed key is a compile error, not a silently empty report.
 
+/// A replay's trace by content (recorded by the replay, not given): the FNV-1a hash of the
+/// trace file, 16 hex digits; two replays of different traces never compare.
+pub const TRACE_ID: &str = "trace_id";
 /// `tree=`: the tree a walk reads (`generated` or a path).
 pub const TREE: &str = "tree";
 /// `layout=`: how MPI ranks share a target (`per-rank`, `shared`).

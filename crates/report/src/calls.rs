@@ -237,8 +237,13 @@ impl Attribution {
 }
 
 /// Which kinds of call make `other`'s wall time differ from `base`'s, at `confidence` percent;
-/// `None` unless both cells have breakdowns.
+/// `None` unless both cells have breakdowns of one trace.
 pub fn attribute(base: &ResultEntry, other: &ResultEntry, confidence: f64) -> Option<Attribution> {
+    let trace = |e: &ResultEntry| e.params.get(fsbench_model::param::TRACE_ID).cloned();
+    if trace(base) != trace(other) {
+        // Replays of different traces: not one program's calls on two targets.
+        return None;
+    }
     let (a, b) = (of_cell(base)?, of_cell(other)?);
     let difference_ns = b.wall_ns - a.wall_ns;
     let mut names = kinds_of(base);

@@ -173,6 +173,9 @@ fn build(p: &mut Params) -> Result<Box<dyn Workload>, ParamError> {
         .map_err(|e| TRACE.error(format!("cannot read {}: {e}", path.display())))?;
     let trace = fsbench_trace::decode(&bytes)
         .map_err(|e| TRACE.error(format!("{} {e}", path.display())))?;
+    // The trace by content, beside its path: two runs that replayed different traces under one
+    // name never compare.
+    p.record(fsbench_model::param::TRACE_ID, trace_id(&bytes));
     let order = ORDER.read(p)?;
     let paced = PACE.read(p)?;
     let speed_text = SPEED.read(p)?;
@@ -540,6 +543,17 @@ impl Shared {
             }
         }
     }
+}
+
+/// A trace file's identity: its FNV-1a 64-bit hash, 16 hex digits (not a security hash: two
+/// recordings that differ in any byte differ in it but for a 1 in 2^64 chance).
+fn trace_id(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// CLOCK_MONOTONIC now, ns: the clock of a profile's events (`Instant` reads it too).
