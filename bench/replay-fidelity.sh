@@ -16,6 +16,7 @@
 # mount makes every file creation after a deletion slow and erratic here).
 #
 #   bench/replay-fidelity.sh [RUNS [LABS [DIR]]]   (default 5 samples a cell)
+#   PROGRAMS="git status,tar xf" bench/replay-fidelity.sh ...   (some of the four; default all)
 source "$(dirname "$0")/common.sh"
 need git git
 need tar tar
@@ -32,6 +33,9 @@ if [ "$(id -u)" != 0 ]; then
   exit 0
 fi
 CACHE=both
+PROGRAMS="${PROGRAMS:-git status,tar xf,make -j2,grep -r}"
+# want NAME: whether PROGRAMS asks for the program NAME.
+want() { [[ ",$PROGRAMS," == *",$1,"* ]]; }
 
 # A repository of 5,000 files in 500 directories, committed (as bench/vs-hyperfine.sh's).
 REPO="$WORK/repo"
@@ -165,6 +169,7 @@ PY
 # every sample (a replay syncs its rebuilt start state likewise). Each program's start-up alone
 # (`--version`: its binary and libraries, outside the root, which a replay never loads) is
 # measured beside it: cold, it is much of what the replay cannot see.
+if want "git status"; then
 echo "git status: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
 "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/status.json" \
   -w "command:run='git -C repo status',shell=none,prepare='[ -d repo ] || { cp -a $REPO repo && git -C repo status >/dev/null; }'" \
@@ -172,7 +177,9 @@ echo "git status: real against its replays, $RUNS samples a cell, cache $CACHE, 
   -w "replay:trace=$WORK/status.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/status.fsbtrace" >/dev/null
 compare "git status" "$WORK/status.json"
+fi
 
+if want "tar xf"; then
 echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
 "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/tar.json" \
   -w "command:run='tar xf a.tar -C out',shell=none,prepare='[ -f a.tar ] || cp $TARDIR/a.tar .; rm -rf out && mkdir out && sync'" \
@@ -180,7 +187,9 @@ echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE, on $
   -w "replay:trace=$WORK/tar.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/tar.fsbtrace" >/dev/null
 compare "tar xf" "$WORK/tar.json"
+fi
 
+if want "make -j2"; then
 echo "make -j2: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
 "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/make.json" \
   -w "command:run='make -s -j2',shell=none,prepare='[ -d src ] || cp -a $MAKEDIR/. .; make -s clean && sync'" \
@@ -188,7 +197,9 @@ echo "make -j2: real against its replays, $RUNS samples a cell, cache $CACHE, on
   -w "replay:trace=$WORK/make.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/make.fsbtrace" >/dev/null
 compare "make -j2" "$WORK/make.json"
+fi
 
+if want "grep -r"; then
 echo "grep -r: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
 "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/grep.json" \
   -w "command:run='grep -r -l needle-57 text',shell=none,prepare='[ -d text ] || cp -a $GREPDIR text'" \
@@ -196,6 +207,7 @@ echo "grep -r: real against its replays, $RUNS samples a cell, cache $CACHE, on 
   -w "replay:trace=$WORK/grep.fsbtrace,pace=trace" \
   -w "replay:trace=$WORK/grep.fsbtrace" >/dev/null
 compare "grep -r" "$WORK/grep.json"
+fi
 
 # Over every cell: the paced replay's mean and worst distance from the program, and per column
 # whether it ranks the filesystems as the program does.

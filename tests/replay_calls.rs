@@ -27,7 +27,7 @@ fn call(start_ns: u64, op: Op, result: i64) -> Call {
 
 /// A program whose calls are known: 1,000 lstat of `small`, one open of `big` (10 MiB), 10
 /// reads of 1 MiB from it, its close.
-fn known_trace() -> Trace {
+pub(crate) fn known_trace() -> Trace {
     let entry = |path, kind, size| Entry {
         path,
         kind,

@@ -1,5 +1,6 @@
-//! The four reports of issue 23 in a real browser: a two-target cold/warm run, a workers sweep,
-//! two runs of one plan, and a disk-speed-like run in the overhead layout, each rendered by
+//! The reports of issues 23 and 58 in a real browser: a two-target cold/warm run, a workers sweep,
+//! two runs of one plan, a disk-speed-like run in the overhead layout, and a replay on two targets
+//! (its time by call, the attribution of their difference), each rendered by
 //! headless Chromium (Debian's package) at 1280 px. A blank page (nearly one colour), a page
 //! whose charts are missing from the DOM, or a console error fails. `bench/screenshots.sh`
 //! makes the same screenshots for a person to look at.
@@ -159,6 +160,28 @@ fn make_report(dir: &Path, which: &str) -> (PathBuf, Vec<&'static str>) {
                 vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
             )
         }
+        "replay" => {
+            // A replay on two targets: its time by call as a stacked bar per target, and the
+            // attribution of their difference by call beneath (issue 58).
+            let trace = dir.join("known.fsbtrace");
+            std::fs::write(
+                &trace,
+                fsbench_trace::encode(&crate::replay_calls::known_trace()),
+            )
+            .unwrap();
+            let w = format!("replay:trace={}", trace.display());
+            run(&db, &with(s(&["--cache", "warm", "-w", &w])));
+            let f = dir.join("replay.html");
+            report(&db, &["last"], &f);
+            (
+                f,
+                vec![
+                    "Time by call",
+                    "class=\"call-kind\"",
+                    "Why b/replay/warm differs from a/replay/warm, by call",
+                ],
+            )
+        }
         other => panic!("no report '{other}'"),
     }
 }
@@ -269,4 +292,10 @@ fn the_two_runs_study_report_renders_in_chromium_with_its_charts() {
 #[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
 fn the_overhead_study_report_renders_in_chromium_with_its_charts() {
     renders_in_chromium_with_its_charts("overhead");
+}
+
+#[test]
+#[cfg_attr(not(fsbench_tool_chromium), ignore = "needs chromium")]
+fn the_replay_report_renders_its_time_by_call_in_chromium() {
+    renders_in_chromium_with_its_charts("replay");
 }
