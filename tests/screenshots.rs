@@ -160,30 +160,36 @@ fn make_report(dir: &Path, which: &str) -> (PathBuf, Vec<&'static str>) {
                 vec!["Overhead against a", "Geometric mean", "seq-write bs=4k"],
             )
         }
-        "replay" => {
-            // A replay on two targets: its time by call as a stacked bar per target, and the
-            // attribution of their difference by call beneath (issue 58).
-            let trace = dir.join("known.fsbtrace");
-            std::fs::write(
-                &trace,
-                fsbench_trace::encode(&crate::replay_calls::known_trace()),
-            )
-            .unwrap();
-            let w = format!("replay:trace={}", trace.display());
-            run(&db, &with(s(&["--cache", "warm", "-w", &w])));
-            let f = dir.join("replay.html");
-            report(&db, &["last"], &f);
-            (
-                f,
-                vec![
-                    "Time by call",
-                    "class=\"call-kind\"",
-                    "Why b/replay/warm differs from a/replay/warm, by call",
-                ],
-            )
-        }
+        "replay" => replay_report(dir, &db, &with),
         other => panic!("no report '{other}'"),
     }
+}
+
+/// A replay on two targets: its time by call as a stacked bar per target, and the attribution of
+/// their difference by call beneath (issue 58).
+fn replay_report(
+    dir: &Path,
+    db: &Path,
+    with: &dyn Fn(Vec<String>) -> Vec<String>,
+) -> (PathBuf, Vec<&'static str>) {
+    let trace = dir.join("known.fsbtrace");
+    std::fs::write(
+        &trace,
+        fsbench_trace::encode(&crate::replay_calls::known_trace()),
+    )
+    .unwrap();
+    let w = format!("replay:trace={}", trace.display());
+    run(db, &with(s(&["--cache", "warm", "-w", &w])));
+    let f = dir.join("replay.html");
+    report(db, &["last"], &f);
+    (
+        f,
+        vec![
+            "Time by call",
+            "class=\"call-kind\"",
+            "Why b/replay/warm differs from a/replay/warm, by call",
+        ],
+    )
 }
 
 /// The share of the most common colour and of pixels that are not near white.
