@@ -287,9 +287,15 @@ impl Workload for Replay {
         let threads = self.plan.threads.len();
         let start = Instant::now();
         self.mono_start_ns = monotonic_ns();
+        // Every thread times its calls on its own clock, even alone: the sample's latencies are
+        // recorded from the spans after the sample (a live recorder's histogram and series cost
+        // a single-threaded grep -r 3-4% of its replay).
         let outcomes: Vec<Result<exec::Outcome, WorkloadError>> = if threads <= 1 {
             (0..threads)
-                .map(|t| exec::run_thread(&shared, t, start, &ctx.cancel, rec))
+                .map(|t| {
+                    let mut clock = jobs::ThreadClock::since(start);
+                    exec::run_thread(&shared, t, start, &ctx.cancel, &mut clock)
+                })
                 .collect()
         } else {
             std::thread::scope(|s| {
@@ -322,9 +328,7 @@ impl Workload for Replay {
             total.add(o?);
         }
         self.maps.take(&mut total.maps);
-        if threads > 1 {
-            jobs::record(&mut total.spans, end_ns, rec);
-        }
+        jobs::record(&mut total.spans, end_ns, rec);
         if self.timed {
             let together =
                 fsbench_trace::concurrency::of_spans(total.spans.iter().map(|s| (s.start, s.end)));

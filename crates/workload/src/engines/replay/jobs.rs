@@ -1,4 +1,4 @@
-//! How a replay of several threads times its calls: each thread reads its own clock around each
+//! How a replay times its calls (one thread or many): each thread reads its own clock around each
 //! call and keeps the span (no recorder, no lock, nothing shared); when the threads are done,
 //! the spans, in the order they ended, are recorded into one recorder on a clock set to each
 //! span's end, which builds the sample's latencies and series as if they had been recorded live,
