@@ -282,7 +282,11 @@ fn sample_cells(
         // Sequential decisions need both sides of a comparison sampled round by round.
         let sequential = plan.sequential.filter(|_| plan.interleave);
         let pairs = match sequential {
-            Some(_) => decide::pairs(prepared, cells, &idx),
+            Some(_) => {
+                let targets: Vec<usize> =
+                    cells.iter().map(|c| prepared[c.prepared].target).collect();
+                decide::pairs(&targets, cells, &idx)
+            }
             None => Vec::new(),
         };
         loop {
@@ -310,7 +314,11 @@ fn sample_cells(
             }
             if let Some(seq) = &sequential {
                 let entries = &out.results[base..base + cells.len()];
-                decide::settle(seq, prepared, cells, &pairs, (entries, &plan.against));
+                let failed: Vec<bool> = cells
+                    .iter()
+                    .map(|c| prepared[c.prepared].error.is_some())
+                    .collect();
+                decide::settle(seq, &failed, cells, &pairs, (entries, &plan.against));
             }
         }
     }
