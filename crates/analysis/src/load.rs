@@ -139,21 +139,34 @@ pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
 
 /// Names the neighbours of a profiled cell in its load warning: the counters' warning gains who
 /// took the CPUs; without one, neighbours that took [`LOADED_PCT`] of the CPUs' samples (idle
-/// included) or more are the warning.
+/// included) or more are the warning. When the profile finds the neighbours took less than
+/// that, the counters' warning says so: the rest of the machine's busy time was the cell's own
+/// (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers), which the
+/// counters cannot tell from other processes' and the profile can.
 pub fn flag_neighbours(e: &mut ResultEntry) {
     let Some(p) = &e.profile else { return };
-    let Some((pct_busy, named)) = p.neighbours(3) else {
-        return;
-    };
+    let (pct_busy, named) = p.neighbours(3).unwrap_or((0.0, String::new()));
     let all = (p.on_cpu_samples + p.idle_samples).max(1) as f64;
     let of_cpus = pct_busy * p.on_cpu_samples as f64 / all;
-    let words = format!("neighbours took {of_cpus:.0}% of the CPUs: {named}");
+    let who = match named.is_empty() {
+        true => String::new(),
+        false => format!(": {named}"),
+    };
+    let loaded = of_cpus >= LOADED_PCT;
     match e.warnings.iter_mut().find(|w| w.kind == WarningKind::Load) {
-        Some(w) => w.message = format!("{} ({words})", w.message),
-        None if of_cpus >= LOADED_PCT => e.warnings.push(Warning::new(
+        Some(w) if loaded => {
+            w.message = format!("{} (neighbours took {of_cpus:.0}% of the CPUs{who})", w.message)
+        }
+        Some(w) => {
+            w.message = format!(
+                "{} — but the kernel profile finds other processes took only {of_cpus:.0}% of the CPUs{who}: the rest of that busy time was the cell's own (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers), not a neighbour's",
+                w.message
+            )
+        }
+        None if loaded => e.warnings.push(Warning::new(
             WarningKind::Load,
             format!(
-                "{words} (kernel profile) — compare only with runs under the same load, or rerun on a quiet machine"
+                "neighbours took {of_cpus:.0}% of the CPUs{who} (kernel profile) — compare only with runs under the same load, or rerun on a quiet machine"
             ),
         )),
         None => {}
@@ -244,7 +257,7 @@ mod tests {
             "{}",
             e.warnings[0].message
         );
-        // Below the threshold, nothing; the counters' warning gains the names.
+        // Below the threshold, nothing of its own.
         if let Some(p) = &mut e.profile {
             p.idle_samples = 300;
         }
@@ -256,12 +269,45 @@ mod tests {
             "2 of 3 samples ran while …".to_string(),
         ));
         flag_neighbours(&mut e);
+        // The counters put more on other processes than the profile finds: the warning says so.
         assert!(
-            e.warnings[0]
-                .message
-                .ends_with("(neighbours took 13% of the CPUs: cc1 31%, kworker flush-7:4 22%)"),
+            e.warnings[0].message.contains(
+                " — but the kernel profile finds other processes took only 13% of the CPUs: cc1 31%, kworker flush-7:4 22%: the rest"
+            ),
             "{}",
             e.warnings[0].message
         );
+    }
+
+    /// The counters flag a load, the profile finds no neighbour: the warning says whose busy
+    /// time it was instead of "(neighbours took 0% of the CPUs: )" (issue 59).
+    #[test]
+    fn a_load_the_profile_finds_no_neighbour_for_is_said_to_be_the_cells_own() {
+        let mut e: ResultEntry = serde_json::from_value(serde_json::json!({
+            "target": "t", "workload": "w", "params": {}, "cache": {"state": "warm", "method": "none"},
+            "headline": "iops", "samples": [], "summary": {}
+        }))
+        .unwrap();
+        e.samples = vec![sample(60.0, 20.0, 50.0)];
+        flag_loaded_samples(&mut e, 2);
+        let mut p = fsbench_model::Profile {
+            on_cpu_samples: 1000,
+            ..Default::default()
+        };
+        p.who.push(fsbench_model::profile::WhoShare {
+            who: "cc1".into(),
+            role: fsbench_model::profile::Role::Neighbour,
+            samples: 2,
+            pct: 0.2,
+            serves: None,
+        });
+        e.profile = Some(p);
+        flag_neighbours(&mut e);
+        let w = &e.warnings[0].message;
+        assert!(
+            w.contains("but the kernel profile finds other processes took only 0%"),
+            "{w}"
+        );
+        assert!(!w.contains(": )") && !w.contains("CPUs: —"), "{w}");
     }
 }
