@@ -347,3 +347,101 @@ fn chromium_draws_two_cards_side_by_side_and_their_differential() {
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+/// A card in CI's gate: a card of one labelled target stored as the baseline, then the card of
+/// the same label where writes wait for a device (`fsync` on a journaled ext4 instead of
+/// tmpfs): `--baseline last --fail-if-slower 5` fails naming the operation's cells, `compare`
+/// says the same of the two stored cards, and `trend` follows each job count's cell across the
+/// three cards. A card against itself passes the gate.
+#[test]
+#[cfg_attr(
+    not(all(fsbench_root, fsbench_tool_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4"
+)]
+fn a_card_gates_ci_against_its_baseline_and_trends_across_runs() {
+    let _alone = crate::util::alone();
+    let dir = temp_dir();
+    let db = dir.path().join("c.db");
+    let fast = crate::trend::Tmpfs::new();
+    let slow = crate::util::LoopExt4::new(256 << 20);
+    let card_on = |target: &Path, extra: &[&str]| {
+        fsbench()
+            .args([
+                "card",
+                "--ops",
+                "DWSL",
+                "--jobs",
+                "1,2",
+                "--duration",
+                "200ms",
+            ])
+            .args(["--runs", "3", "--no-profile", "-q", "-t"])
+            .arg(format!("t={}", target.display()))
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .output()
+            .expect("run fsbench card")
+    };
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let first = card_on(&fast.path(), &[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    // Cells another process's load made not comparable are reported, not failed: the gate's
+    // verdict on a proven slowdown is what is tested.
+    let gate = |pct| {
+        [
+            "--baseline",
+            "last",
+            "--fail-if-slower",
+            pct,
+            "--allow-incomparable",
+        ]
+    };
+    let again = card_on(&fast.path(), &gate("1000"));
+    assert!(
+        again.status.success(),
+        "a card against itself: {}{}",
+        text(&again.stdout),
+        text(&again.stderr)
+    );
+    let slower = card_on(&slow.path(), &gate("5"));
+    let (out, err) = (text(&slower.stdout), text(&slower.stderr));
+    assert_eq!(slower.status.code(), Some(1), "{out}{err}");
+    assert!(err.contains("the gate failed"), "{err}");
+    assert!(
+        out.contains("op=DWSL"),
+        "the operation's cells named: {out}"
+    );
+    assert!(out.contains("SLOWER"), "{out}");
+    // The stored cards compared the same way.
+    let compare = fsbench()
+        .args([
+            "compare",
+            "last~1",
+            "last",
+            "--fail-if-slower",
+            "5",
+            "--allow-incomparable",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(compare.status.code(), Some(1), "{}", text(&compare.stdout));
+    // The trend of the label's cells: a step at the slower card, its filesystem beside it.
+    let trend = fsbench()
+        .args(["trend", "--db"])
+        .arg(&db)
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    let (out, err) = (text(&trend.stdout), text(&trend.stderr));
+    assert!(trend.status.success(), "{out}{err}");
+    for jobs in ["jobs=1", "jobs=2"] {
+        let row = out
+            .lines()
+            .find(|l| l.contains(&format!("t/fx {jobs}/warm")))
+            .unwrap_or_else(|| panic!("the card's {jobs} cell in the trend: {out}"));
+        assert!(row.contains("|    3 |"), "three stored cards: {row}");
+    }
+}

@@ -159,7 +159,61 @@ fn the_default_plan_runs_beside_cpu_hogs_and_its_estimate_says_the_probe_was_loa
         .unwrap_or_else(|| panic!("{err}"));
     assert!(line.contains("probed while other processes took"), "{line}");
     assert!(!err.contains("--yes"), "{err}");
+    assert!(
+        !err.contains("what suite"),
+        "the default plan is never held to a suite's time: {err}"
+    );
     assert!(err.contains(": sample 1/"), "never measured: {err}");
     assert_eq!(code, Some(130), "stopped by Ctrl-C: {err}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+/// Runs `fsbench run ARGS` in a new directory until it measures its first sample (then stops
+/// it with Ctrl-C) or ends; its standard error.
+fn until_the_first_sample(args: &[&str]) -> String {
+    use std::io::BufRead;
+    let dir = temp_dir();
+    let mut child = crate::util::command()
+        .arg("run")
+        .args(args)
+        .args(["--no-store", "--target"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err: Vec<String> = Vec::new();
+    let mut stopped = false;
+    for line in std::io::BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+    {
+        if !stopped && line.contains(": sample 1/") {
+            let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+            rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+            stopped = true;
+        }
+        err.push(line);
+    }
+    child.wait().unwrap();
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    err.join("\n")
+}
+
+/// The default plan (`quick`, no `--suite`) is never held to the time its suite states, even
+/// when asked for many more samples than the suite takes; the same plan named (`--suite
+/// quick`) is (refused, or run with a line saying why not when its probe ran on a busy
+/// machine): so the estimate was far enough over for the guard to speak.
+#[test]
+fn the_default_plan_is_never_held_to_its_suites_time_and_the_named_suite_is() {
+    let named = until_the_first_sample(&["--suite", "quick", "--runs", "40"]);
+    assert!(named.contains("what suite 'quick' says"), "{named}");
+    let default = until_the_first_sample(&["--runs", "40"]);
+    assert!(
+        default.lines().any(|l| l.starts_with("estimated time:")),
+        "{default}"
+    );
+    assert!(!default.contains("what suite"), "{default}");
+    assert!(!default.contains("--yes"), "{default}");
+    assert!(default.contains(": sample 1/"), "never measured: {default}");
 }

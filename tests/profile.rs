@@ -211,7 +211,11 @@ fn the_html_of_a_two_target_run_has_a_flame_graph_per_cell_and_a_differential_on
     let v = lab_run("tmpfs,ext4", &[&args[..], &["--html", html_arg]].concat());
     assert!(profile(&v, "tmpfs", "rand-read")["on_cpu"].is_object());
     let page = std::fs::read_to_string(&html).expect("the report");
-    let graphs = page.matches("<figure class=\"chart flame\">").count();
+    // A cell's graph stands alone, or leads its roles' own graphs (`data-role="all"`).
+    let graphs = page.matches("<figure class=\"chart flame\">").count()
+        + page
+            .matches("<figure class=\"chart flame\" data-role=\"all\">")
+            .count();
     assert_eq!(graphs, 3, "two cells and their differential graph");
     assert!(page.contains("differential: A tmpfs rand-read warm → B ext4 rand-read warm"));
     assert!(

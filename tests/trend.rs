@@ -103,10 +103,11 @@ fn assert_one_step_at(db: &Path, at: &str, dir: &Path) {
 }
 
 /// A tmpfs mounted on a temp directory (root), unmounted when dropped.
-struct Tmpfs(tempfile::TempDir);
+pub(crate) struct Tmpfs(tempfile::TempDir);
 
 impl Tmpfs {
-    fn new() -> Self {
+    /// A fresh tmpfs of 64 MiB.
+    pub(crate) fn new() -> Self {
         let dir = temp_dir();
         let ok = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
@@ -115,6 +116,11 @@ impl Tmpfs {
             .is_ok_and(|s| s.success());
         assert!(ok, "mount tmpfs");
         Self(dir)
+    }
+
+    /// Its root.
+    pub(crate) fn path(&self) -> PathBuf {
+        self.0.path().to_path_buf()
     }
 }
 

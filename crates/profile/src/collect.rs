@@ -49,6 +49,11 @@ enum Source {
     LockEnd,
     Issue,
     Complete,
+    Queue,
+    WorkStart,
+    WorkEnd,
+    /// One of the writeback tracepoints, by its index in [`crate::profiler::WorkPoints`].
+    Writeback(usize),
 }
 
 /// A recording in progress.
@@ -87,8 +92,9 @@ impl Profiler {
     /// the drainer.
     pub fn start(&self, watch: &[u32]) -> std::io::Result<Running> {
         let mut samplers = Vec::new();
+        let on = |cpu: usize| move |(src, s)| (src, cpu as u32, s);
         for &cpu in &self.cpus {
-            samplers.extend(self.open_cpu(cpu)?);
+            samplers.extend(self.open_cpu(cpu)?.into_iter().map(on(cpu)));
         }
         let me = rustix::thread::gettid().as_raw_nonzero().get() as u32;
         for &tid in std::iter::once(&me).chain(watch) {
@@ -101,7 +107,7 @@ impl Profiler {
             for &cpu in &self.cpus {
                 // A daemon thread that ended since it was listed is simply not watched.
                 match self.open_thread(tid, cpu, scale) {
-                    Ok(s) => samplers.extend(s),
+                    Ok(s) => samplers.extend(s.into_iter().map(on(cpu))),
                     Err(e) if tid == me => return Err(e),
                     Err(_) => {}
                 }
@@ -112,7 +118,7 @@ impl Profiler {
         let flag = stop.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         let start_ns = now_ns();
-        for (_, s) in &mut samplers {
+        for (_, _, s) in &mut samplers {
             s.enable()?;
         }
         let drainer = std::thread::Builder::new()
@@ -130,8 +136,9 @@ impl Profiler {
         })
     }
 
-    /// The system-wide events of one CPU: on-CPU samples and the block requests (completions
-    /// run in interrupts, on no thread of interest).
+    /// The system-wide events of one CPU: on-CPU samples, the block requests (completions
+    /// run in interrupts, on no thread of interest) and the kernel's work items with what ties
+    /// them to a device.
     fn open_cpu(&self, cpu: usize) -> std::io::Result<Vec<(Source, Sampler)>> {
         let mut out = Vec::new();
         let mut b = Builder::new(Software::CPU_CLOCK);
@@ -142,6 +149,20 @@ impl Profiler {
         out.push((Source::Cpu, open(&mut b, 1 << 20)?));
         if let Some((issue, complete)) = &self.block {
             for (src, p) in [(Source::Issue, issue), (Source::Complete, complete)] {
+                let mut b = point(p, false);
+                b.one_cpu(cpu).any_pid();
+                out.push((src, open(&mut b, 1 << 18)?));
+            }
+        }
+        if let Some(w) = &self.works {
+            let points = [
+                (Source::Queue, &w.queue),
+                (Source::WorkStart, &w.start),
+                (Source::WorkEnd, &w.end),
+            ];
+            let writeback = w.writeback.iter().enumerate();
+            let writeback = writeback.map(|(i, p)| (Source::Writeback(i), p));
+            for (src, p) in points.into_iter().chain(writeback) {
                 let mut b = point(p, false);
                 b.one_cpu(cpu).any_pid();
                 out.push((src, open(&mut b, 1 << 18)?));
@@ -204,16 +225,18 @@ fn open(b: &mut Builder, bytes: usize) -> std::io::Result<Sampler> {
 /// One ring buffer and whether it lost records not yet marked in the events.
 struct Buffer {
     src: Source,
+    cpu: u32,
     sampler: Sampler,
     lost_unmarked: bool,
 }
 
-fn drain_until(stop: &AtomicBool, samplers: Vec<(Source, Sampler)>, p: &Profiler) -> Drained {
+fn drain_until(stop: &AtomicBool, samplers: Vec<(Source, u32, Sampler)>, p: &Profiler) -> Drained {
     let mut d = Drained::default();
     let mut buffers: Vec<Buffer> = samplers
         .into_iter()
-        .map(|(src, sampler)| Buffer {
+        .map(|(src, cpu, sampler)| Buffer {
             src,
+            cpu,
             sampler,
             lost_unmarked: false,
         })
@@ -260,7 +283,7 @@ impl Drained {
                     if std::mem::take(&mut b.lost_unmarked) {
                         self.mark_lost(sample.time().unwrap_or(u64::MAX));
                     }
-                    self.sample(b.src, &sample, p);
+                    self.sample((b.src, b.cpu), &sample, p);
                 }
                 Ok(Rec::Lost(l)) => {
                     self.lost += l.lost;
@@ -296,7 +319,12 @@ impl Drained {
         });
     }
 
-    fn sample(&mut self, src: Source, s: &perf_event::data::Sample<'_>, p: &Profiler) {
+    fn sample(
+        &mut self,
+        (src, cpu): (Source, u32),
+        s: &perf_event::data::Sample<'_>,
+        p: &Profiler,
+    ) {
         let (Some(t), Some(pid), Some(tid)) = (s.time(), s.pid(), s.tid()) else {
             return;
         };
@@ -334,8 +362,14 @@ impl Drained {
                 let dev = field(point, raw, "dev") as u32;
                 let sector = field(point, raw, "sector");
                 match src {
-                    Source::Issue => Kind::Issue { dev, sector },
-                    _ => Kind::Complete { dev, sector },
+                    Source::Issue => Kind::Issue { dev, sector, cpu },
+                    _ => Kind::Complete { dev, sector, cpu },
+                }
+            }
+            Source::Queue | Source::WorkStart | Source::WorkEnd | Source::Writeback(_) => {
+                match work_kind((src, cpu), raw, p) {
+                    Some(kind) => kind,
+                    None => return,
                 }
             }
         };
@@ -438,18 +472,52 @@ fn is_kthread(stat: &str) -> bool {
 }
 
 /// The names of the devices whose numbers kernel workers' names carry (`flush-7:4` → `loop4`,
-/// from the `/sys/dev/block/7:4` link).
-fn device_names(comms: &BTreeMap<u32, String>) -> BTreeMap<u32, String> {
-    let devs = comms.values().filter_map(|c| match crate::roles::tie(c)? {
+/// from the `/sys/dev/block/7:4` link), and of those the recorded requests and writeback
+/// records name (a work item tied to a device is named after it).
+fn device_names(comms: &BTreeMap<u32, String>, events: &[Event]) -> BTreeMap<u32, String> {
+    let by_name = comms.values().filter_map(|c| match crate::roles::tie(c)? {
         crate::roles::Tie::Dev(d) => Some(d),
         crate::roles::Tie::Name(_) => None,
     });
+    let by_record = events.iter().filter_map(|e| match e.kind {
+        Kind::Issue { dev, .. } | Kind::Complete { dev, .. } | Kind::Writeback { dev } => Some(dev),
+        _ => None,
+    });
+    let devs: std::collections::BTreeSet<u32> = by_name.chain(by_record).collect();
     let name = |d: u32| {
         let (major, minor) = crate::device::major_minor(d);
         let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
         Some((d, link.file_name()?.to_str()?.to_string()))
     };
-    devs.filter_map(name).collect()
+    devs.into_iter().filter_map(name).collect()
+}
+
+/// A work item's event from its raw record; `None` for a writeback record of a device not
+/// named `MAJ:MIN` (a FUSE or btrfs `bdi`, which serves no block device).
+fn work_kind((src, cpu): (Source, u32), raw: &[u8], p: &Profiler) -> Option<Kind> {
+    let w = p.works.as_ref()?;
+    Some(match src {
+        Source::Queue => Kind::Queue {
+            work: w.queue.format.read(raw, "work").unwrap_or(0),
+            cpu,
+            workqueue: w
+                .queue
+                .format
+                .read_str(raw, "workqueue")
+                .unwrap_or_default(),
+        },
+        Source::WorkStart => Kind::WorkStart {
+            work: w.start.format.read(raw, "work").unwrap_or(0),
+        },
+        Source::WorkEnd => Kind::WorkEnd,
+        Source::Writeback(i) => {
+            let bdi = w.writeback.get(i)?.format.read_str(raw, "name")?;
+            Kind::Writeback {
+                dev: crate::roles::dev_of(&bdi)?,
+            }
+        }
+        _ => return None,
+    })
 }
 
 fn field(p: Option<&Point>, raw: &[u8], name: &str) -> u64 {
@@ -473,7 +541,7 @@ impl Running {
         let kernel = crate::kallsyms::Kallsyms::get();
         let mut names = Symbolizer::new(kernel, processes);
         let frames = d.addrs.iter().map(|&(sp, a)| names.name(sp, a)).collect();
-        let dev_names = device_names(&d.comms);
+        let dev_names = device_names(&d.comms, &d.events);
         let mut notes = p.notes.clone();
         if kernel.is_empty() {
             notes.push("kernel frames unnamed: /proc/kallsyms shows no addresses".into());

@@ -22,6 +22,7 @@ pub mod roles;
 pub mod symbolize;
 pub mod tracefs;
 pub mod who;
+pub mod works;
 
 pub use error::ProfileError;
 pub use profiler::Profiler;

@@ -20,6 +20,22 @@ pub struct Point {
     pub format: Format,
 }
 
+/// The tracepoints that tie kernel workers' work items to devices: a work item is queued
+/// (`workqueue:workqueue_queue_work`, in the context that queued it: a block request's issue or
+/// completion names the device), run (`workqueue_execute_start`/`_end`, in the worker), and a
+/// writeback work names its device itself (`writeback:writeback_start`/`_written`).
+#[derive(Debug, Clone)]
+pub struct WorkPoints {
+    /// `workqueue:workqueue_queue_work`.
+    pub queue: Point,
+    /// `workqueue:workqueue_execute_start`.
+    pub start: Point,
+    /// `workqueue:workqueue_execute_end`.
+    pub end: Point,
+    /// `writeback:writeback_start` and `writeback:writeback_written`, those the kernel has.
+    pub writeback: Vec<Point>,
+}
+
 /// What the profiler found on this machine.
 #[derive(Debug, Clone)]
 pub struct Profiler {
@@ -33,6 +49,8 @@ pub struct Profiler {
     pub locks: Option<(Point, Point)>,
     /// `block:block_rq_issue` and `block:block_rq_complete`.
     pub block: Option<(Point, Point)>,
+    /// The tracepoints that tie a kernel worker's work items to the devices they serve.
+    pub works: Option<WorkPoints>,
     /// What is missing, for every profile's notes.
     pub notes: Vec<String>,
     /// Said once to the user: what fsbench did to tracefs.
@@ -62,6 +80,23 @@ impl Profiler {
         if block.is_none() {
             notes.push("no device latency: the kernel lacks block:block_rq_issue/complete".into());
         }
+        let works = point("workqueue/workqueue_queue_work")
+            .zip(point("workqueue/workqueue_execute_start"))
+            .zip(point("workqueue/workqueue_execute_end"))
+            .map(|((queue, start), end)| WorkPoints {
+                queue,
+                start,
+                end,
+                writeback: ["writeback/writeback_start", "writeback/writeback_written"]
+                    .into_iter()
+                    .filter_map(point)
+                    .collect(),
+            });
+        if works.is_none() {
+            notes.push(
+                "kernel workers tied to devices by their names only: the kernel lacks workqueue:workqueue_queue_work/execute_start/execute_end".into(),
+            );
+        }
         let mut said = Vec::new();
         if fs.mounted_here() {
             said.push(format!(
@@ -76,6 +111,7 @@ impl Profiler {
             switch,
             locks,
             block,
+            works,
             notes,
             said,
         })

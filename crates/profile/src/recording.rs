@@ -95,6 +95,9 @@ pub enum Kind {
         dev: u32,
         /// First sector.
         sector: u64,
+        /// The CPU it was recorded on (in an interrupt, the thread is whichever ran there).
+        #[serde(default)]
+        cpu: u32,
     },
     /// A block request completed.
     Complete {
@@ -102,6 +105,32 @@ pub enum Kind {
         dev: u32,
         /// First sector.
         sector: u64,
+        /// The CPU it was recorded on (in an interrupt, the thread is whichever ran there).
+        #[serde(default)]
+        cpu: u32,
+    },
+    /// A kernel work item was queued (`workqueue:workqueue_queue_work`), by the thread (or in
+    /// the interrupt) that recorded it on `cpu`.
+    Queue {
+        /// The work item's address.
+        work: u64,
+        /// The CPU it was queued on.
+        cpu: u32,
+        /// The workqueue's name (`writeback`, `fscrypt_read_queue`, `loop4`).
+        workqueue: String,
+    },
+    /// A kernel worker began a work item (`workqueue:workqueue_execute_start`).
+    WorkStart {
+        /// The work item's address.
+        work: u64,
+    },
+    /// A kernel worker finished its work item (`workqueue:workqueue_execute_end`).
+    WorkEnd,
+    /// A writeback worker began or finished writing back for a device
+    /// (`writeback:writeback_start`/`writeback_written`, whose `bdi` is named `MAJ:MIN`).
+    Writeback {
+        /// The device, as a kernel dev_t.
+        dev: u32,
     },
     /// Thread `tid` of process `pid` was started by thread `parent_tid` of process `parent`
     /// (a new process when they differ).

@@ -96,7 +96,7 @@ impl Pass<'_> {
 
     fn event(&mut self, t: u64, pid: u32, tid: u32, kind: &Kind) {
         match kind {
-            Kind::Cpu { kernel, user } => self.on_cpu(pid, tid, kernel, user),
+            Kind::Cpu { kernel, user } => self.on_cpu(t, pid, tid, kernel, user),
             Kind::Out { runnable, stack } => self.out(t, pid, tid, *runnable, stack),
             Kind::In { next } => {
                 self.locks.switched_in(*next, t);
@@ -126,8 +126,13 @@ impl Pass<'_> {
             }
             Kind::Lost => self.locks.lost(t),
             Kind::Exit => self.locks.exited(tid),
-            Kind::Issue { dev, sector } => self.device(*dev, *sector, t, true),
-            Kind::Complete { dev, sector } => self.device(*dev, *sector, t, false),
+            Kind::Issue { dev, sector, .. } => self.device(*dev, *sector, t, true),
+            Kind::Complete { dev, sector, .. } => self.device(*dev, *sector, t, false),
+            // Read beforehand (`crate::works`), through the roles.
+            Kind::Queue { .. }
+            | Kind::WorkStart { .. }
+            | Kind::WorkEnd
+            | Kind::Writeback { .. } => {}
             Kind::Fork { parent, parent_tid } => {
                 self.sides.fork(pid, *parent);
                 let comm = self.rec.comms.get(&tid).map_or("", String::as_str);
@@ -165,20 +170,20 @@ impl Pass<'_> {
         self.switched_out.insert(tid, (t, why, owner, raw));
     }
 
-    fn on_cpu(&mut self, pid: u32, tid: u32, kernel: &[u32], user: &[u32]) {
+    fn on_cpu(&mut self, t: u64, pid: u32, tid: u32, kernel: &[u32], user: &[u32]) {
         if pid == 0 {
             self.out.idle_samples += 1;
             return;
         }
         self.out.on_cpu_samples += 1;
-        let (who, role, serves) = self.who(pid, tid);
+        let (who, role, serves) = self.who(t, pid, tid);
         let line = fold::line(&who, &self.names(kernel), &self.names(user));
         *self.out.on_cpu.entry(line).or_default() += 1;
         self.who.entry(who).or_insert((0, role, serves)).0 += 1;
     }
 
-    /// Who ran a sample of thread `tid`, in which role, serving which device.
-    fn who(&self, pid: u32, tid: u32) -> (String, Role, Option<String>) {
+    /// Who ran a sample at `t` of thread `tid`, in which role, serving which device.
+    fn who(&self, t: u64, pid: u32, tid: u32) -> (String, Role, Option<String>) {
         let side = self.sides.of(pid);
         let comm = self.comm(tid);
         if self.roles.is_helper(side, pid, tid, comm) || self.scope.ignored_tids.contains(&tid) {
@@ -187,14 +192,26 @@ impl Pass<'_> {
         if side.is_some() {
             return (who::name(side, tid, &self.rec.comms), Role::Cell, None);
         }
-        let (role, tie) = self.roles.outsider(tid, comm);
+        let (role, tie, item) = self.roles.outsider(tid, comm, t);
         let serves = tie.as_ref().map(|t| self.device_name(t));
+        let device = serves.as_deref().unwrap_or_default();
         let name = match who::name(None, tid, &self.rec.comms) {
-            _ if side.is_none() && !comm.starts_with('[') => who::neighbour(comm),
-            // A worker tied by its requests, not its name: the device tells its two roles apart.
-            n if crate::roles::tie(comm).is_none() && serves.is_some() => {
-                format!("{n} ({})", serves.as_deref().unwrap_or_default())
+            _ if !comm.starts_with('[') => who::neighbour(comm),
+            // A work item tied to a device: its workqueue (the worker's name shows only the
+            // last one it served) and the device tell its roles apart.
+            n if item.is_some_and(|it| it.dev.is_some()) => {
+                let named = item.and_then(|it| it.workqueue.as_deref());
+                let base = named.map_or(n, |wq| format!("kworker {wq}"));
+                // `kworker loop4` serving loop4, `kworker dio/vda` serving vda: said once.
+                let by_name =
+                    named.map_or_else(|| crate::roles::tie(comm), crate::roles::tie_of_workqueue);
+                match by_name.is_some_and(|t| self.device_name(&t) == device) {
+                    true => base,
+                    false => format!("{base} ({device})"),
+                }
             }
+            // A worker tied by its requests, not its name: the device tells its two roles apart.
+            n if crate::roles::tie(comm).is_none() && serves.is_some() => format!("{n} ({device})"),
             n => n,
         };
         (name, role, serves)

@@ -3,11 +3,14 @@
 //! kernel workers serving the target's devices), fsbench's helpers (its named helper threads,
 //! its process's threads the sample did not start, and the measuring thread's idle waits for its
 //! workers), neighbours (anything else, named by command) or unattributed kernel work. A kernel
-//! worker is tied to a device by its name (`flush-7:4`, `loop4`, `jbd2/loop0-8`,
-//! `kcryptd/252:0`) or, failing that, by the block requests it issued during the sample.
+//! worker's sample is tied to a device by the work item it was running (`crate::works`: the
+//! item's writeback records, the request that queued it, its queuer, its requests); outside a
+//! recorded item, by the worker's name (`flush-7:4`, `loop4`, `jbd2/loop0-8`, `kcryptd/252:0`)
+//! or, failing that, by the block requests it issued during the sample.
 
 use crate::recording::{Kind, Recording};
 use crate::who::{Scope, Side};
+use crate::works::{Item, Works};
 use fsbench_model::profile::Role;
 use std::collections::{HashMap, HashSet};
 
@@ -42,6 +45,8 @@ pub struct Roles {
     issued: HashMap<u32, u32>,
     /// The target's devices: number and name.
     chain: Vec<(u32, String)>,
+    /// The kernel workers' work items, tied to devices.
+    works: Works,
 }
 
 impl Roles {
@@ -63,6 +68,7 @@ impl Roles {
             has_workers: false,
             issued,
             chain: scope.chain.clone(),
+            works: Works::new(rec),
         }
     }
 
@@ -92,19 +98,28 @@ impl Roles {
         self.has_workers && tid == self.runner && reason == fsbench_model::profile::REASON_OTHER
     }
 
-    /// The role of a thread that is on no side, from its `/proc` name `comm` (bracketed for a
-    /// kernel thread), and the device it serves when known.
-    pub fn outsider(&self, tid: u32, comm: &str) -> (Role, Option<Tie>) {
+    /// The role of a sample at `t` of a thread that is on no side, from its `/proc` name `comm`
+    /// (bracketed for a kernel thread), the device it served when known, and the work item it
+    /// was running when one was recorded.
+    pub fn outsider(&self, tid: u32, comm: &str, t: u64) -> (Role, Option<Tie>, Option<&Item>) {
         if !comm.starts_with('[') {
-            return (Role::Neighbour, None);
+            return (Role::Neighbour, None, None);
         }
-        let tie = tie(comm).or_else(|| self.issued.get(&tid).map(|&d| Tie::Dev(d)));
+        let item = self.works.at(tid, t);
+        let tie = match item {
+            Some(it) => it.dev.map(Tie::Dev).or_else(|| {
+                // The name tells the last workqueue the worker served: this item's only when
+                // its own workqueue is not known.
+                it.workqueue.is_none().then(|| tie(comm)).flatten()
+            }),
+            None => tie(comm).or_else(|| self.issued.get(&tid).map(|&d| Tie::Dev(d))),
+        };
         let role = match &tie {
             None => Role::Unattributed,
             Some(t) if self.serves_target(t) => Role::Cell,
             Some(_) => Role::Neighbour,
         };
-        (role, tie)
+        (role, tie, item)
     }
 
     fn serves_target(&self, t: &Tie) -> bool {
@@ -142,8 +157,13 @@ pub fn tie(comm: &str) -> Option<Tie> {
     is_loop.then(|| Tie::Name(name.to_string()))
 }
 
+/// The device a workqueue's own name says it serves (`loop4`, `dio/vda`, `kcryptd/252:0`).
+pub fn tie_of_workqueue(wq: &str) -> Option<Tie> {
+    tie(&format!("[kworker/u:0-{wq}]"))
+}
+
 /// `7:4` → its dev_t.
-fn dev_of(s: &str) -> Option<u32> {
+pub fn dev_of(s: &str) -> Option<u32> {
     let (major, minor) = s.split_once(':')?;
     Some(crate::device::dev_t(
         major.parse().ok()?,
@@ -190,14 +210,63 @@ mod tests {
             kind: Kind::Issue {
                 dev: crate::device::dev_t(7, 0),
                 sector: 8,
+                cpu: 0,
             },
         });
         let r = Roles::new(&scope, &rec);
-        assert_eq!(r.outsider(1, "[kworker/u8:2+flush-7:0]").0, Role::Cell);
-        assert_eq!(r.outsider(1, "[kworker/u8:2+flush-7:4]").0, Role::Neighbour);
-        assert_eq!(r.outsider(5, "[kworker/u8:1-kblockd]").0, Role::Cell);
-        assert_eq!(r.outsider(6, "[ksoftirqd/0]").0, Role::Unattributed);
-        assert_eq!(r.outsider(7, "cc1").0, Role::Neighbour);
+        assert_eq!(r.outsider(1, "[kworker/u8:2+flush-7:0]", 1).0, Role::Cell);
+        assert_eq!(
+            r.outsider(1, "[kworker/u8:2+flush-7:4]", 1).0,
+            Role::Neighbour
+        );
+        assert_eq!(r.outsider(5, "[kworker/u8:1-kblockd]", 1).0, Role::Cell);
+        assert_eq!(r.outsider(6, "[ksoftirqd/0]", 1).0, Role::Unattributed);
+        assert_eq!(r.outsider(7, "cc1", 1).0, Role::Neighbour);
+    }
+
+    #[test]
+    fn a_workers_samples_take_the_device_of_the_item_it_ran_not_of_its_name() {
+        let ours = crate::device::dev_t(7, 0);
+        let theirs = crate::device::dev_t(7, 4);
+        let scope = Scope {
+            chain: vec![(ours, "loop0".into())],
+            ..Default::default()
+        };
+        let ev = |t, kind| crate::recording::Event {
+            t,
+            pid: 5,
+            tid: 5,
+            kind,
+        };
+        let rec = Recording {
+            end_ns: 1_000,
+            events: vec![
+                ev(
+                    10,
+                    Kind::Queue {
+                        work: 1,
+                        cpu: 0,
+                        workqueue: "writeback".into(),
+                    },
+                ),
+                ev(20, Kind::WorkStart { work: 1 }),
+                ev(30, Kind::Writeback { dev: theirs }),
+                ev(100, Kind::WorkEnd),
+                ev(200, Kind::WorkStart { work: 2 }),
+                ev(300, Kind::WorkEnd),
+            ],
+            ..Default::default()
+        };
+        let r = Roles::new(&scope, &rec);
+        // Named for our device when its name was read, it wrote theirs back.
+        let comm = "[kworker/u8:2-flush-7:0]";
+        let (role, tie, item) = r.outsider(5, comm, 50);
+        assert_eq!((role, tie), (Role::Neighbour, Some(Tie::Dev(theirs))));
+        assert_eq!(item.unwrap().workqueue.as_deref(), Some("writeback"));
+        // An item queued before the sample, tied by nothing: its name may be its own.
+        assert_eq!(r.outsider(5, comm, 250).0, Role::Cell);
+        // Between items, the name.
+        assert_eq!(r.outsider(5, comm, 150).0, Role::Cell);
     }
 
     #[test]

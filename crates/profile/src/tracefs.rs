@@ -71,13 +71,21 @@ impl Drop for Tracefs {
 #[derive(Debug, Clone, Default)]
 pub struct Format {
     fields: Vec<(String, usize, usize)>,
+    /// Fields declared `__data_loc` (a string stored after the fixed fields).
+    data_loc: Vec<String>,
 }
 
 impl Format {
     /// Reads the `field:TYPE NAME; offset:N; size:N;` lines of a `format` file.
     pub fn parse(text: &str) -> Self {
         let fields = text.lines().filter_map(field_line).collect();
-        Self { fields }
+        let data_loc = text
+            .lines()
+            .filter(|l| l.trim().starts_with("field:__data_loc"))
+            .filter_map(field_line)
+            .map(|(name, _, _)| name)
+            .collect();
+        Self { fields, data_loc }
     }
 
     /// Offset and size of field `name`.
@@ -99,6 +107,25 @@ impl Format {
             8 => u64::from_ne_bytes(b.try_into().ok()?),
             _ => return None,
         })
+    }
+}
+
+impl Format {
+    /// Reads text field `name` from `raw`: a `char NAME[N]` array up to its first NUL, or a
+    /// `__data_loc char[]` (a 32-bit word: the string's offset in the record, low 16 bits, and
+    /// its length, high 16). `None` when the field is missing or out of the record.
+    pub fn read_str(&self, raw: &[u8], name: &str) -> Option<String> {
+        let (off, size) = self.field(name)?;
+        let bytes = match self.data_loc.iter().any(|n| n == name) {
+            true => {
+                let word = u32::from_ne_bytes(raw.get(off..off + 4)?.try_into().ok()?);
+                let (at, len) = ((word & 0xffff) as usize, (word >> 16) as usize);
+                raw.get(at..at + len)?
+            }
+            false => raw.get(off..off + size)?,
+        };
+        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+        Some(String::from_utf8_lossy(text).into_owned())
     }
 }
 
@@ -140,5 +167,24 @@ format:
         assert_eq!(f.read(&raw, "next_pid"), Some(99));
         assert_eq!(f.read(&raw, "missing"), None);
         assert_eq!(f.read(&raw[..30], "prev_state"), None);
+        raw[8..13].copy_from_slice(b"git\0x");
+        assert_eq!(f.read_str(&raw, "prev_comm").as_deref(), Some("git"));
+    }
+
+    #[test]
+    fn reads_a_string_stored_after_the_fixed_fields() {
+        let f = Format::parse(
+            "\tfield:void * work;\toffset:8;\tsize:8;\tsigned:0;
+\tfield:__data_loc char[] workqueue;\toffset:24;\tsize:4;\tsigned:0;
+\tfield:int cpu;\toffset:32;\tsize:4;\tsigned:1;",
+        );
+        let mut raw = vec![0u8; 36];
+        raw.extend_from_slice(b"writeback\0");
+        let word = 36u32 | (10 << 16);
+        raw[24..28].copy_from_slice(&word.to_ne_bytes());
+        assert_eq!(f.read_str(&raw, "workqueue").as_deref(), Some("writeback"));
+        raw[24..28].copy_from_slice(&(40u32 | (99 << 16)).to_ne_bytes());
+        assert_eq!(f.read_str(&raw, "workqueue"), None);
+        assert_eq!(f.read_str(&raw, "nothing"), None);
     }
 }

@@ -320,9 +320,35 @@ fn migrate(c: &mut Connection) -> rusqlite::Result<()> {
         if version < 5 {
             fill_suites(&tx)?;
         }
+        if version < 10 {
+            fill_roles(&tx)?;
+        }
         tx.pragma_update(None, "user_version", VERSION)?;
     }
     tx.commit()
+}
+
+/// Version 10's backfill: each profile stored before roles gets them from the names of its
+/// shares ([`fsbench_model::Profile::fill_legacy_roles`]); a profile that cannot be read is
+/// left as it is (reading it gives no profile, as before).
+fn fill_roles(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, Vec<u8>)> = tx
+        .prepare("SELECT rowid, profile FROM cells WHERE profile IS NOT NULL")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (rowid, blob) in rows {
+        let Some(mut p) = crate::profile_blob::decode(&blob) else {
+            continue;
+        };
+        p.fill_legacy_roles();
+        if let Some(blob) = crate::profile_blob::encode(Some(&p)) {
+            tx.execute(
+                "UPDATE cells SET profile = ?2 WHERE rowid = ?1",
+                rusqlite::params![rowid, blob],
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Version 5's backfill: each older run's suite and scale, from its command line

@@ -40,11 +40,10 @@ pub fn encode(p: Option<&Profile>) -> Option<Vec<u8>> {
     deflated(p?)
 }
 
-/// Decodes what [`encode`] made; `None` when the blob is not one.
+/// Decodes what [`encode`] made; `None` when the blob is not one. Its roles are as stored
+/// (schema 10 gave those stored before roles theirs).
 pub fn decode(blob: &[u8]) -> Option<Profile> {
-    let mut p: Profile = inflated(blob)?;
-    p.fill_legacy_roles();
-    Some(p)
+    inflated(blob)
 }
 
 /// Encodes a sample's time by call kind (`samples.calls`, schema 9); `None` without one.

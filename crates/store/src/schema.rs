@@ -6,7 +6,7 @@
 pub const APPLICATION_ID: i32 = 0x4653_4231;
 
 /// The schema version this build writes.
-pub const VERSION: i64 = 9;
+pub const VERSION: i64 = 10;
 
 /// Schema version 1: runs, their targets, cells (target x workload x cache state), samples
 /// (every metric, the latency histogram), and notes.
@@ -71,7 +71,7 @@ CREATE TABLE notes (
 
 /// Migrations: `MIGRATIONS[k]` takes a database from version `k + 1` to `k + 2`; each new version
 /// adds its step here and a fixture database of the version before it.
-pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7, V8, V9];
+pub const MIGRATIONS: &[&str] = &[V2, V3, V4, V5, V6, V7, V8, V9, V10];
 
 /// Schema version 2: named baselines (`fsbench baseline set NAME RUN`), so a CI gate compares
 /// with a pinned run instead of whatever ran last.
@@ -137,3 +137,8 @@ ALTER TABLE cells ADD COLUMN metric_names TEXT;
 pub const V9: &str = "
 ALTER TABLE samples ADD COLUMN calls BLOB;
 ";
+
+/// Schema version 10: every stored profile carries the role of each share (the cell's, a
+/// helper's, a neighbour's, unattributed). No column changes: the migration gives the profiles
+/// stored before roles theirs, once (`open::fill_roles`), so reading never guesses them.
+pub const V10: &str = "";

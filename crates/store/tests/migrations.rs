@@ -187,3 +187,60 @@ fn the_migration_to_version_9_adds_call_times_and_a_stored_breakdown_reads_back(
     let null = rec.results.iter().find(|e| e.workload == "null").unwrap();
     assert!(null.samples.iter().all(|s| s.calls.is_none()));
 }
+
+/// Version 10 gives the profiles stored before roles theirs, once, in the database: the
+/// fixture of version 6 holds a profile whose shares have no role; migrated, its `fsbench`
+/// share is the cell's as stored (reading no longer fills roles in), and the file says so
+/// to any reader.
+#[test]
+fn the_migration_to_version_10_stores_the_roles_of_profiles_kept_before_roles() {
+    use fsbench_model::profile::Role;
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("v6.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v6.db");
+    std::fs::copy(fixture, &copy).unwrap();
+    let raw_roles = |path: &Path| -> Vec<Option<String>> {
+        let c =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let blob: Vec<u8> = c
+            .query_row(
+                "SELECT profile FROM cells WHERE profile IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::DeflateDecoder::new(&blob[1..]),
+            &mut json,
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        v["who"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["role"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(
+        raw_roles(&copy)
+            .iter()
+            .all(|r| r.is_none() || r.as_deref() == Some("unattributed")),
+        "the fixture holds a profile from before roles"
+    );
+    let store = Store::open(&copy).unwrap();
+    let runs = store.history(&HistoryFilter::default()).unwrap();
+    let rec = store.load(&runs[0].id).unwrap();
+    let p = rec.results[0].profile.as_ref().expect("a profiled cell");
+    let fsbench = p
+        .who
+        .iter()
+        .find(|w| w.who == "fsbench")
+        .expect("fsbench's share");
+    assert_eq!(fsbench.role, Role::Cell);
+    drop(store);
+    assert_eq!(rusqlite_version(&copy), schema::VERSION);
+    assert!(raw_roles(&copy).contains(&Some("cell".to_string())));
+}

@@ -62,6 +62,18 @@ fn curve(c: &CardCell) -> String {
     s
 }
 
+/// Under a cell that names no lock: that none stops it, and why none met the rule.
+fn no_lock(c: &CardCell) -> String {
+    match crate::seed::card::no_lock_text(c).as_str() {
+        "-" => "no lock stops it".into(),
+        why => format!(
+            "no lock stops it ({})",
+            why.trim_start_matches("none: ")
+                .trim_start_matches("none met the rule; ")
+        ),
+    }
+}
+
 /// One card as a grid.
 pub fn grid(card: &Card) -> String {
     let mut out = format!(
@@ -91,9 +103,10 @@ pub fn grid(card: &Card) -> String {
                     curve = curve(c),
                     col = colour(c.class),
                     scaling = esc(&crate::seed::card::scaling_text(c)),
-                    lock = c.lock.as_ref().map_or("no lock stops it".into(), |l| {
-                        esc(&crate::seed::card::lock_text(l))
-                    }),
+                    lock = c.lock.as_ref().map_or_else(
+                        || esc(&no_lock(c)),
+                        |l| { esc(&crate::seed::card::lock_text(l)) }
+                    ),
                 );
             }
             out.push_str("</td>");

@@ -67,6 +67,22 @@ pub fn draw(p: &Profile, title: &str) -> Option<String> {
     (root.samples > 0).then(|| render(&root, &grey, title))
 }
 
+/// The flame graph of the stacks of `role` only (each share whose role it is), widths relative
+/// to them; `None` when that role has no on-CPU samples.
+pub fn draw_role(p: &Profile, role: Role, title: &str) -> Option<String> {
+    let mut only = Profile {
+        who: p.who.clone(),
+        ..Default::default()
+    };
+    only.on_cpu = p
+        .on_cpu
+        .iter()
+        .filter(|(stack, _)| p.role_of(stack.split(';').next().unwrap_or(stack)) == role)
+        .map(|(k, &v)| (k.clone(), v))
+        .collect();
+    draw(&only, title)
+}
+
 /// The differential flame graph: B's stacks, coloured by the change of each frame's share from
 /// A to B; `None` unless both have samples.
 pub fn draw_diff(a: &Profile, b: &Profile, title: &str) -> Option<String> {
@@ -186,6 +202,26 @@ mod tests {
         // The widest box at the bottom row spans three quarters of the width.
         assert!(svg.contains("width=\"719.5\""), "{svg}");
         assert!(draw(&Profile::default(), "x").is_none());
+    }
+
+    #[test]
+    fn a_roles_graph_draws_its_stacks_alone() {
+        let mut p = profile(&[("fsbench;read", 3), ("cc1;[user]", 1)]);
+        let share = |who: &str, role| fsbench_model::profile::WhoShare {
+            who: who.into(),
+            role,
+            ..Default::default()
+        };
+        p.who = vec![share("cc1", Role::Neighbour), share("fsbench", Role::Cell)];
+        let cell = draw_role(&p, Role::Cell, "cell").unwrap();
+        assert!(cell.contains("read — 3 samples, 100.0%"), "{cell}");
+        assert!(!cell.contains("cc1"), "{cell}");
+        let theirs = draw_role(&p, Role::Neighbour, "n").unwrap();
+        assert!(
+            theirs.contains("cc1 — 1 samples, 100.0% (a neighbour's)"),
+            "{theirs}"
+        );
+        assert!(draw_role(&p, Role::Helper, "h").is_none());
     }
 
     #[test]

@@ -58,6 +58,8 @@ fn cell_of(c: &CrossRun, i: usize) -> (usize, usize) {
 }
 
 const CSS: &str = "
+.flame-roles>figure{display:none}.flame-roles>label{margin-right:1em;font-size:.9em}.flame-roles>input{margin-right:.3em}
+.flame-roles>input[value=all]:checked~figure[data-role=all],.flame-roles>input[value=cell]:checked~figure[data-role=cell],.flame-roles>input[value=helper]:checked~figure[data-role=helper],.flame-roles>input[value=neighbour]:checked~figure[data-role=neighbour],.flame-roles>input[value=unattributed]:checked~figure[data-role=unattributed]{display:block}
 .cards{display:flex;flex-wrap:wrap;gap:1em}.card-grid td,.card-grid th{vertical-align:top;padding:4px;border:1px solid #ddd}.card-op{margin-bottom:6px;font-size:12px}.card-op .lock{color:#444;font-size:11px}
 body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 40px;color:#1d1d1f}
 h1{font-size:1.6em;margin:.8em 0 .3em}h2{font-size:1.3em;margin-top:1.8em;border-bottom:1px solid #ddd}h3{font-size:1.05em;margin:1.4em 0 .4em}

@@ -19,6 +19,42 @@ pub fn lock_text(l: &CardLock) -> String {
     )
 }
 
+/// Why no lock is named on a cell: the largest wait at the most jobs (outside the
+/// operation's recycling, which is never named) and its share of the jobs' time at each job
+/// count, so a reader sees how far it was from the rule; `-` without a profile.
+pub fn no_lock_text(c: &CardCell) -> String {
+    if c.points.iter().all(|p| p.lock_wait_ns_per_op.is_none()) {
+        return "-".into();
+    }
+    let Some(largest) = c.points.iter().rev().find_map(|p| p.locks.first()) else {
+        return "none: no lock waited".into();
+    };
+    let same = |l: &&CardLock| l.kind == largest.kind && l.caller == largest.caller;
+    let shares: Vec<String> = c
+        .points
+        .iter()
+        .filter(|p| p.lock_wait_ns_per_op.is_some())
+        .map(|p| {
+            let share = p.locks.iter().find(same).map_or(0.0, |l| l.share);
+            format!("{}:{}", p.jobs, pct(share))
+        })
+        .collect();
+    format!(
+        "none met the rule; largest wait {} {}: {} of the time by jobs",
+        largest.kind,
+        largest.caller,
+        shares.join(" ")
+    )
+}
+
+/// A share (0–1) as a percentage, with one decimal below 1%.
+fn pct(share: f64) -> String {
+    match share * 100.0 {
+        p if p < 1.0 => format!("{p:.1}%"),
+        p => format!("{p:.0}%"),
+    }
+}
+
 /// The scaling of a cell in words: class, then what happens above the CPUs.
 pub fn scaling_text(c: &CardCell) -> String {
     match &c.oversubscribed {
@@ -92,10 +128,13 @@ pub fn card_table(card: &Card) -> Table {
             curve_text(c).into(),
             best_text(c).into(),
             scaling_text(c).into(),
-            c.lock.as_ref().map_or("-".into(), lock_text).into(),
+            c.lock
+                .as_ref()
+                .map_or_else(|| no_lock_text(c), lock_text)
+                .into(),
         ]);
     }
-    t.note = "a lock is named when its wait per operation grows with the jobs and takes at least 5% of their time (docs/card.md)".into();
+    t.note = "a lock is named when its wait per operation grows with the jobs and takes at least 5% of their time (docs/card.md); where none is, the largest wait and its share at each job count".into();
     t
 }
 
@@ -168,4 +207,81 @@ pub fn tables(record: &RunRecord) -> Vec<Table> {
         out.extend(rest.iter().map(|b| differential_table(first, b)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fsbench_model::card::{CardClass, CardPoint, Sharing};
+
+    fn lock(caller: &str, share: f64, jobs: u32) -> CardLock {
+        CardLock {
+            kind: "rwsem-write".into(),
+            caller: caller.into(),
+            wait_ns_per_op: share * 1e4,
+            share,
+            jobs,
+        }
+    }
+
+    fn point(jobs: u32, profiled: bool, locks: Vec<CardLock>) -> CardPoint {
+        CardPoint {
+            jobs,
+            ops_per_s: 1000.0 * f64::from(jobs),
+            ci95_low: 0.0,
+            ci95_high: 0.0,
+            user_pct: None,
+            sys_pct: None,
+            idle_pct: None,
+            iowait_pct: None,
+            lock_wait_ns_per_op: profiled.then_some(10.0),
+            locks,
+            top_frames: Vec::new(),
+        }
+    }
+
+    fn cell(points: Vec<CardPoint>) -> CardCell {
+        CardCell {
+            op: "MWUM".into(),
+            name: "unlink in a shared directory".into(),
+            component: "namespace".into(),
+            sharing: Sharing::Medium,
+            points,
+            best_jobs: None,
+            class: CardClass::Scales,
+            oversubscribed: None,
+            lock: None,
+        }
+    }
+
+    #[test]
+    fn a_cell_naming_no_lock_shows_its_largest_wait_at_every_job_count() {
+        let c = cell(vec![
+            point(1, true, vec![]),
+            point(2, true, vec![lock("down_write <- do_unlinkat", 0.004, 2)]),
+            point(
+                4,
+                true,
+                vec![
+                    lock("down_write <- do_unlinkat", 0.031, 4),
+                    lock("other", 0.01, 4),
+                ],
+            ),
+        ]);
+        assert_eq!(
+            no_lock_text(&c),
+            "none met the rule; largest wait rwsem-write down_write <- do_unlinkat: 1:0.0% 2:0.4% 4:3% of the time by jobs"
+        );
+        let quiet = cell(vec![point(1, true, vec![]), point(2, true, vec![])]);
+        assert_eq!(no_lock_text(&quiet), "none: no lock waited");
+        let unprofiled = cell(vec![point(1, false, vec![]), point(2, false, vec![])]);
+        assert_eq!(no_lock_text(&unprofiled), "-");
+        let t = card_table(&Card {
+            target: "ext4".into(),
+            cpus: 2,
+            cells: vec![c],
+        });
+        let text = crate::table::markdown::render(&t);
+        assert!(text.contains("largest wait rwsem-write"), "{text}");
+    }
 }
