@@ -12,6 +12,9 @@
 # of its 3 samples. A cost is the median of the groups' ratios, with the 95% confidence interval
 # of that median (order statistics of the sorted ratios, as a sign test gives them), and beside
 # it the ratio of the two sides' medians (`paired_cost` in common.sh).
+# With DIRECT=1 the reads bypass the page cache (`direct=true`, 20,000 a run): every one is a
+# block request (and, on a loop device, a kernel work item), so the block and workqueue
+# tracepoints' cost is in the ratio; give a DIR on the filesystem to measure (a loop ext4).
 # Usage: bench/profile.sh [DIR]   (default: a scratch directory under /var/tmp)
 ROUNDS="${ROUNDS:-24}"
 source "$(dirname "$0")/common.sh"
@@ -21,6 +24,11 @@ work=$(mktemp -d "${1:-/var/tmp}/fsbench-profile-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 head -c 64M /dev/urandom >"$work/data"
 W="rand-read:bs=4k,file=$work/data,ops=200000"
+what="cached 4 KiB rand-read"
+if [ "${DIRECT:-0}" = 1 ]; then
+  W="rand-read:bs=4k,file=$work/data,ops=20000,direct=true"
+  what="direct 4 KiB rand-read on $(df --output=fstype "$work" | tail -1) ($(df --output=source "$work" | tail -1))"
+fi
 kinds=(plain profiled)
 if command -v perf >/dev/null 2>&1; then
   kinds+=(perf)
@@ -66,7 +74,7 @@ for side in range(1, len(groups[0])):
     with open(f"{sys.argv[1]}/pairs{side}", "w") as f:
         f.writelines(f"{g[0]} {g[side]}\n" for g in groups)
 PY
-echo "cached 4 KiB rand-read, $ROUNDS groups of runs at $hz Hz per CPU; lost records per run: ${lost[*]}"
+echo "$what, $ROUNDS groups of runs at $hz Hz per CPU; lost records per run: ${lost[*]}"
 echo "ratio profiled/unprofiled: $(paired_cost "$work/pairs1") (goal >= 0.98)"
 if [ -f "$work/pairs2" ]; then
   echo "reference, ratio under perf record -a -g -F 997 / unprofiled: $(paired_cost "$work/pairs2")"

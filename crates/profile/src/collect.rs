@@ -51,7 +51,6 @@ enum Source {
     Complete,
     Queue,
     WorkStart,
-    WorkEnd,
     /// One of the writeback tracepoints, by its index in [`crate::profiler::WorkPoints`].
     Writeback(usize),
 }
@@ -155,11 +154,7 @@ impl Profiler {
             }
         }
         if let Some(w) = &self.works {
-            let points = [
-                (Source::Queue, &w.queue),
-                (Source::WorkStart, &w.start),
-                (Source::WorkEnd, &w.end),
-            ];
+            let points = [(Source::Queue, &w.queue), (Source::WorkStart, &w.start)];
             let writeback = w.writeback.iter().enumerate();
             let writeback = writeback.map(|(i, p)| (Source::Writeback(i), p));
             for (src, p) in points.into_iter().chain(writeback) {
@@ -366,7 +361,7 @@ impl Drained {
                     _ => Kind::Complete { dev, sector, cpu },
                 }
             }
-            Source::Queue | Source::WorkStart | Source::WorkEnd | Source::Writeback(_) => {
+            Source::Queue | Source::WorkStart | Source::Writeback(_) => {
                 match work_kind((src, cpu), raw, p) {
                     Some(kind) => kind,
                     None => return,
@@ -509,7 +504,6 @@ fn work_kind((src, cpu): (Source, u32), raw: &[u8], p: &Profiler) -> Option<Kind
         Source::WorkStart => Kind::WorkStart {
             work: w.start.format.read(raw, "work").unwrap_or(0),
         },
-        Source::WorkEnd => Kind::WorkEnd,
         Source::Writeback(i) => {
             let bdi = w.writeback.get(i)?.format.read_str(raw, "name")?;
             Kind::Writeback {

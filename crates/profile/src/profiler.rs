@@ -22,16 +22,15 @@ pub struct Point {
 
 /// The tracepoints that tie kernel workers' work items to devices: a work item is queued
 /// (`workqueue:workqueue_queue_work`, in the context that queued it: a block request's issue or
-/// completion names the device), run (`workqueue_execute_start`/`_end`, in the worker), and a
-/// writeback work names its device itself (`writeback:writeback_start`/`_written`).
+/// completion names the device), begun (`workqueue_execute_start`, in the worker: it runs until
+/// the worker's next item begins), and a writeback work names its device itself
+/// (`writeback:writeback_start`/`_written`).
 #[derive(Debug, Clone)]
 pub struct WorkPoints {
     /// `workqueue:workqueue_queue_work`.
     pub queue: Point,
     /// `workqueue:workqueue_execute_start`.
     pub start: Point,
-    /// `workqueue:workqueue_execute_end`.
-    pub end: Point,
     /// `writeback:writeback_start` and `writeback:writeback_written`, those the kernel has.
     pub writeback: Vec<Point>,
 }
@@ -82,11 +81,9 @@ impl Profiler {
         }
         let works = point("workqueue/workqueue_queue_work")
             .zip(point("workqueue/workqueue_execute_start"))
-            .zip(point("workqueue/workqueue_execute_end"))
-            .map(|((queue, start), end)| WorkPoints {
+            .map(|(queue, start)| WorkPoints {
                 queue,
                 start,
-                end,
                 writeback: ["writeback/writeback_start", "writeback/writeback_written"]
                     .into_iter()
                     .filter_map(point)
@@ -94,7 +91,7 @@ impl Profiler {
             });
         if works.is_none() {
             notes.push(
-                "kernel workers tied to devices by their names only: the kernel lacks workqueue:workqueue_queue_work/execute_start/execute_end".into(),
+                "kernel workers tied to devices by their names only: the kernel lacks workqueue:workqueue_queue_work/execute_start".into(),
             );
         }
         let mut said = Vec::new();

@@ -124,8 +124,6 @@ pub enum Kind {
         /// The work item's address.
         work: u64,
     },
-    /// A kernel worker finished its work item (`workqueue:workqueue_execute_end`).
-    WorkEnd,
     /// A writeback worker began or finished writing back for a device
     /// (`writeback:writeback_start`/`writeback_written`, whose `bdi` is named `MAJ:MIN`).
     Writeback {

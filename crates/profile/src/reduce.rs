@@ -129,10 +129,7 @@ impl Pass<'_> {
             Kind::Issue { dev, sector, .. } => self.device(*dev, *sector, t, true),
             Kind::Complete { dev, sector, .. } => self.device(*dev, *sector, t, false),
             // Read beforehand (`crate::works`), through the roles.
-            Kind::Queue { .. }
-            | Kind::WorkStart { .. }
-            | Kind::WorkEnd
-            | Kind::Writeback { .. } => {}
+            Kind::Queue { .. } | Kind::WorkStart { .. } | Kind::Writeback { .. } => {}
             Kind::Fork { parent, parent_tid } => {
                 self.sides.fork(pid, *parent);
                 let comm = self.rec.comms.get(&tid).map_or("", String::as_str);

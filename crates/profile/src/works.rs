@@ -26,7 +26,8 @@ pub const CONTEXT_NS: u64 = 50_000;
 pub struct Item {
     /// When it began (the sample's start when it began before).
     pub start: u64,
-    /// When it ended (the sample's end when it ended after).
+    /// When the worker's next item began (the sample's end after its last): an item's end is
+    /// not recorded, and a worker between items sleeps.
     pub end: u64,
     /// The workqueue it was queued on, when its queuing was recorded.
     pub workqueue: Option<String>,
@@ -87,8 +88,8 @@ impl Works {
             pass.event(e.t, e.tid, &e.kind, rec.start_ns);
         }
         for (tid, r) in std::mem::take(&mut pass.running) {
-            // An item seen only by its records (no start or end) may not be one: a thread
-            // outside any workqueue issues requests too.
+            // An item seen only by its records (no start) may not be one: a thread outside any
+            // workqueue issues requests too.
             if pass.workers.contains(&tid) {
                 pass.close(tid, r, rec.end_ns);
             }
@@ -157,20 +158,15 @@ impl Pass {
                 self.queued.insert(*work, q);
             }
             Kind::WorkStart { work } => {
+                // The worker's item before this one ended by now (its end is not recorded: one
+                // tracepoint less per item; a worker between items is asleep, not sampled). A
+                // first item's records before it were those of an item begun before the sample.
+                if let Some(r) = self.running.remove(&tid) {
+                    self.close(tid, r, t);
+                }
                 self.workers.insert(tid);
-                // Records seen before its first item were no item's.
                 self.running
                     .insert(tid, Running::new(t, self.queued.remove(work)));
-            }
-            Kind::WorkEnd => {
-                // Without its start, it began before the sample, with whatever records it left
-                // since.
-                let r = self
-                    .running
-                    .remove(&tid)
-                    .unwrap_or_else(|| Running::new(start_ns, None));
-                self.workers.insert(tid);
-                self.close(tid, r, t);
             }
             Kind::Writeback { dev } => {
                 let r = match self.workers.contains(&tid) {
@@ -276,7 +272,6 @@ mod tests {
                     cpu: 0,
                 },
             ),
-            ev(1_000, 50, Kind::WorkEnd),
             ev(
                 2_000,
                 0,
@@ -288,7 +283,6 @@ mod tests {
             ),
             ev(2_005, 0, queue(0xb, 1, "fscrypt_read_queue")),
             ev(3_000, 50, Kind::WorkStart { work: 0xb }),
-            ev(4_000, 50, Kind::WorkEnd),
         ]);
         let w = Works::new(&r);
         let first = w.at(50, 500).expect("the writeback");
@@ -301,7 +295,12 @@ mod tests {
         let second = w.at(50, 3_500).expect("the decryption");
         assert_eq!(second.dev, Some(OURS));
         assert_eq!(second.workqueue.as_deref(), Some("fscrypt_read_queue"));
-        assert_eq!(w.at(50, 2_000), None, "between items");
+        assert_eq!(
+            w.at(50, 2_000).unwrap().dev,
+            Some(THEIRS),
+            "until the next item"
+        );
+        assert_eq!(w.at(50, 50), None, "before its first item");
         assert_eq!(w.at(51, 500), None);
     }
 
@@ -342,11 +341,8 @@ mod tests {
             ),
             ev(200_010, 9, queue(0xc, 1, "events")),
             ev(300_000, 60, Kind::WorkStart { work: 0xa }),
-            ev(300_100, 60, Kind::WorkEnd),
             ev(300_200, 60, Kind::WorkStart { work: 0xb }),
-            ev(300_300, 60, Kind::WorkEnd),
             ev(300_400, 60, Kind::WorkStart { work: 0xc }),
-            ev(300_500, 60, Kind::WorkEnd),
         ]);
         let w = Works::new(&r);
         for t in [300_050, 300_250, 300_450] {
@@ -380,9 +376,7 @@ mod tests {
                 },
             ),
             ev(400, 40, queue(0xb, 1, "events_unbound")),
-            ev(500, 40, Kind::WorkEnd),
             ev(600, 41, Kind::WorkStart { work: 0xb }),
-            ev(700, 41, Kind::WorkEnd),
             // An item that only issued requests is tied by them.
             ev(800, 42, Kind::WorkStart { work: 0xc }),
             ev(
@@ -394,7 +388,6 @@ mod tests {
                     cpu: 0,
                 },
             ),
-            ev(900, 42, Kind::WorkEnd),
         ]);
         let w = Works::new(&r);
         assert_eq!(w.at(40, 300).unwrap().dev, Some(THEIRS));
@@ -420,12 +413,11 @@ mod tests {
                     cpu: 0,
                 },
             ),
-            ev(200, 50, Kind::WorkEnd),
             ev(300, 50, Kind::WorkStart { work: 0xd }),
         ]);
         let w = Works::new(&r);
         let before = w.at(50, 50).expect("begun before the sample");
-        assert_eq!((before.start, before.end, before.dev), (0, 200, Some(OURS)));
+        assert_eq!((before.start, before.end, before.dev), (0, 300, Some(OURS)));
         let open = w.at(50, 9_000_000).expect("still running at the end");
         assert_eq!((open.start, open.end, open.dev), (300, 10_000_000, None));
         assert_eq!(w.at(70, 150), None, "a thread that ran no item");
