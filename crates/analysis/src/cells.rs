@@ -173,6 +173,15 @@ pub fn not_comparable(a: &ResultEntry, b: &ResultEntry) -> Vec<String> {
             show(db)
         ));
     }
+    if a.profile.is_some() != b.profile.is_some() {
+        let (with, without) = match a.profile.is_some() {
+            true => (&a.target, &b.target),
+            false => (&b.target, &a.target),
+        };
+        why.push(format!(
+            "{with} was profiled (--profile) but {without} was not: profiling costs a cell up to a third of its rate where every operation waits for a device (docs/methodology.md)"
+        ));
+    }
     let both_direct = da == Some(1.0) && db == Some(1.0);
     if a.cache.state == b.cache.state && a.cache.method != b.cache.method {
         why.push(format!(
@@ -226,6 +235,9 @@ pub fn how_to_compare(a: &ResultEntry, b: &ResultEntry, reasons: &[String]) -> O
             "make both cold the same way (the same --cold-cmd, or drop_caches as root)".into(),
         );
     }
+    if has("was profiled (--profile)") {
+        fixes.push("run both with --profile, or both without".into());
+    }
     if has("uncached") && !has("not verified cold") && !has("cached (") {
         fixes.push("run as root so drop_caches empties every target's cache".into());
     }
@@ -235,6 +247,21 @@ pub fn how_to_compare(a: &ResultEntry, b: &ResultEntry, reasons: &[String]) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profiled_cell_is_not_compared_with_an_unprofiled_one() {
+        let a = cell("ext4", &[1.0, 2.0]);
+        let mut b = cell("xfs", &[1.0, 2.0]);
+        assert!(not_comparable(&a, &b).is_empty());
+        b.profile = Some(fsbench_model::Profile::default());
+        let why = not_comparable(&a, &b);
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].starts_with("xfs was profiled (--profile) but ext4 was not"), "{why:?}");
+        assert_eq!(
+            how_to_compare(&a, &b, &why).as_deref(),
+            Some("run both with --profile, or both without")
+        );
+    }
 
     fn cell(target: &str, values: &[f64]) -> ResultEntry {
         let samples: Vec<serde_json::Value> = values
