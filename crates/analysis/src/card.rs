@@ -230,6 +230,7 @@ fn stopping_lock(points: &[CardPoint], aside: &[&str]) -> Option<CardLock> {
     last.locks
         .iter()
         .filter(|l| !aside.iter().any(|f| l.caller.contains(f)))
+        .filter(|l| !fsbench_model::profile::is_scheduler_lock(&l.caller))
         .filter(|l| l.share >= LOCK_SHARE)
         .filter(|l| {
             let before = first

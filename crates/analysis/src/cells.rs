@@ -256,7 +256,10 @@ mod tests {
         b.profile = Some(fsbench_model::Profile::default());
         let why = not_comparable(&a, &b);
         assert_eq!(why.len(), 1, "{why:?}");
-        assert!(why[0].starts_with("xfs was profiled (--profile) but ext4 was not"), "{why:?}");
+        assert!(
+            why[0].starts_with("xfs was profiled (--profile) but ext4 was not"),
+            "{why:?}"
+        );
         assert_eq!(
             how_to_compare(&a, &b, &why).as_deref(),
             Some("run both with --profile, or both without")

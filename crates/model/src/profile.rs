@@ -267,6 +267,21 @@ pub fn is_cipher(frame: &str) -> bool {
     .any(|k| f.contains(k))
 }
 
+/// True when a lock wait's caller chain (`_raw_spin_lock <- raw_spin_rq_lock_nested <- …`) is
+/// the scheduler's own run-queue lock, taken while switching or waking threads: its time is
+/// the preemption's, never a filesystem's lock.
+pub fn is_scheduler_lock(caller: &str) -> bool {
+    [
+        "__schedule",
+        "sched_yield",
+        "try_to_wake_up",
+        "raw_spin_rq_lock",
+        "__task_rq_lock",
+    ]
+    .iter()
+    .any(|f| caller.contains(f))
+}
+
 impl Profile {
     /// The role of the shares whose folded stacks start with `who`.
     pub fn role_of(&self, who: &str) -> Role {

@@ -367,11 +367,7 @@ pub fn kernel_reason(r: &ResultEntry, kind: &str) -> Option<String> {
     ));
     // The scheduler's own run-queue locks (taken while switching or waking) are not the
     // filesystem's: their time is already the preemption's.
-    let scheduler = |lock: &str| {
-        ["__schedule", "sched_yield", "try_to_wake_up"]
-            .iter()
-            .any(|f| lock.contains(f))
-    };
+    let scheduler = fsbench_model::profile::is_scheduler_lock;
     let mut locks: Vec<(&String, &u64)> = evidence
         .locks
         .iter()

@@ -19,15 +19,21 @@ pub fn lock_text(l: &CardLock) -> String {
     )
 }
 
-/// Why no lock is named on a cell: the largest wait at the most jobs (outside the
-/// operation's recycling, which is never named) and its share of the jobs' time at each job
+/// Why no lock is named on a cell: the largest wait at the most jobs (never the scheduler's
+/// run-queue locks: their time is the preemption's) and its share of the jobs' time at each job
 /// count, so a reader sees how far it was from the rule; `-` without a profile.
 pub fn no_lock_text(c: &CardCell) -> String {
     if c.points.iter().all(|p| p.lock_wait_ns_per_op.is_none()) {
         return "-".into();
     }
-    let Some(largest) = c.points.iter().rev().find_map(|p| p.locks.first()) else {
-        return "none: no lock waited".into();
+    let real = |l: &&CardLock| !fsbench_model::profile::is_scheduler_lock(&l.caller);
+    let Some(largest) = c
+        .points
+        .iter()
+        .rev()
+        .find_map(|p| p.locks.iter().find(real))
+    else {
+        return "none: no lock waited outside the scheduler's run queues".into();
     };
     let same = |l: &&CardLock| l.kind == largest.kind && l.caller == largest.caller;
     let shares: Vec<String> = c
@@ -272,8 +278,19 @@ mod tests {
             no_lock_text(&c),
             "none met the rule; largest wait rwsem-write down_write <- do_unlinkat: 1:0.0% 2:0.4% 4:3% of the time by jobs"
         );
-        let quiet = cell(vec![point(1, true, vec![]), point(2, true, vec![])]);
-        assert_eq!(no_lock_text(&quiet), "none: no lock waited");
+        let switching = lock(
+            "_raw_spin_lock <- raw_spin_rq_lock_nested <- __schedule",
+            0.2,
+            2,
+        );
+        let quiet = cell(vec![
+            point(1, true, vec![]),
+            point(2, true, vec![switching]),
+        ]);
+        assert_eq!(
+            no_lock_text(&quiet),
+            "none: no lock waited outside the scheduler's run queues"
+        );
         let unprofiled = cell(vec![point(1, false, vec![]), point(2, false, vec![])]);
         assert_eq!(no_lock_text(&unprofiled), "-");
         let t = card_table(&Card {
