@@ -10,7 +10,7 @@
 //! serializes an operation makes every extra job wait for it, whoever holds the CPUs.
 
 use fsbench_model::card::{
-    CARD_OPS, CARD_WORKLOAD, Card, CardCell, CardClass, CardLock, CardOp, CardPoint, OpKind,
+    CARD_OPS, CARD_WORKLOAD, Card, CardCell, CardClass, CardLock, CardOp, CardPoint,
 };
 use fsbench_model::metric as k;
 use fsbench_model::param;
@@ -84,7 +84,7 @@ fn cell(op: &CardOp, cpus: u32, entries: &[(u32, &ResultEntry)]) -> CardCell {
         name: op.name.to_string(),
         component: op.component.to_string(),
         sharing: op.sharing,
-        lock: stopping_lock(&points, recycling_frames(op.kind)),
+        lock: stopping_lock(&points, op.kind.recycling_frames()),
         points,
         best_jobs,
         class,
@@ -208,18 +208,6 @@ fn class(points: &[CardPoint], cpus: u32) -> (CardClass, Option<String>) {
     (class, over)
 }
 
-/// The frames of an operation's recycling (a create job removes its batch, an unlink job makes
-/// one): a lock taken there is the recycling's, not the operation's, and is never named.
-fn recycling_frames(kind: OpKind) -> &'static [&'static str] {
-    if kind.creates() {
-        &["do_unlinkat"]
-    } else if kind.unlinks() {
-        &["path_openat", "open_last_lookups", "filename_create"]
-    } else {
-        &[]
-    }
-}
-
 /// The lock whose wait per operation grows with the jobs, at the most jobs (none taken where a
 /// caller holds one of `aside`).
 fn stopping_lock(points: &[CardPoint], aside: &[&str]) -> Option<CardLock> {
@@ -247,6 +235,7 @@ fn stopping_lock(points: &[CardPoint], aside: &[&str]) -> Option<CardLock> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fsbench_model::card::OpKind;
 
     fn p(jobs: u32, ops: f64, locks: Vec<CardLock>) -> CardPoint {
         CardPoint {
@@ -300,7 +289,7 @@ mod tests {
             p(4, 110.0, vec![lock(4000.0, 0.71, 4)]),
         ];
         let l = stopping_lock(&pts, &[]).unwrap();
-        assert!(stopping_lock(&pts, recycling_frames(OpKind::Mwum)).is_none());
+        assert!(stopping_lock(&pts, OpKind::Mwum.recycling_frames()).is_none());
         assert_eq!(l.share, 0.71);
         // The same wait per operation at every job count does not stop anything.
         let flat = [

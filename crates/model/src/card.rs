@@ -64,6 +64,19 @@ impl OpKind {
     pub fn unlinks(self) -> bool {
         matches!(self, Self::Mwul | Self::Mwum)
     }
+
+    /// The frames of its recycling (a create job removes its batch, an unlink job makes one):
+    /// a lock taken there is the recycling's, not the operation's, and is never named nor shown
+    /// as its largest wait.
+    pub fn recycling_frames(self) -> &'static [&'static str] {
+        if self.creates() {
+            &["do_unlinkat"]
+        } else if self.unlinks() {
+            &["path_openat", "open_last_lookups", "filename_create"]
+        } else {
+            &[]
+        }
+    }
 }
 
 /// One of FxMark's operations: what a job does in its loop.

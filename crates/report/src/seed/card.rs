@@ -20,13 +20,18 @@ pub fn lock_text(l: &CardLock) -> String {
 }
 
 /// Why no lock is named on a cell: the largest wait at the most jobs (never the scheduler's
-/// run-queue locks: their time is the preemption's) and its share of the jobs' time at each job
-/// count, so a reader sees how far it was from the rule; `-` without a profile.
+/// run-queue locks, whose time is the preemption's, nor one taken by the operation's recycling)
+/// and its share of the jobs' time at each job count, so a reader sees how far it was from the
+/// rule; `-` without a profile.
 pub fn no_lock_text(c: &CardCell) -> String {
     if c.points.iter().all(|p| p.lock_wait_ns_per_op.is_none()) {
         return "-".into();
     }
-    let real = |l: &&CardLock| !fsbench_model::profile::is_scheduler_lock(&l.caller);
+    let aside = fsbench_model::card::card_op(&c.op).map_or(&[][..], |o| o.kind.recycling_frames());
+    let real = |l: &&CardLock| {
+        !fsbench_model::profile::is_scheduler_lock(&l.caller)
+            && !aside.iter().any(|f| l.caller.contains(f))
+    };
     let Some(largest) = c
         .points
         .iter()
@@ -277,6 +282,17 @@ mod tests {
         assert_eq!(
             no_lock_text(&c),
             "none met the rule; largest wait rwsem-write down_write <- do_unlinkat: 1:0.0% 2:0.4% 4:3% of the time by jobs"
+        );
+        // An unlink job's recycling creates its names: the create's lock is not the unlink's.
+        let recycling = lock("down_write <- path_openat <- do_filp_open", 0.06, 2);
+        let mut unlink = cell(vec![
+            point(1, true, vec![]),
+            point(2, true, vec![recycling]),
+        ]);
+        unlink.op = "MWUM".into();
+        assert_eq!(
+            no_lock_text(&unlink),
+            "none: no lock waited outside the scheduler's run queues"
         );
         let switching = lock(
             "_raw_spin_lock <- raw_spin_rq_lock_nested <- __schedule",
