@@ -36,9 +36,23 @@ fn raw_others_pct(s: &Sample, cpus: u32) -> Option<f64> {
     Some(busy - ours / f64::from(cpus.max(1)))
 }
 
+/// The share of all CPUs' samples (idle included) that a profiled cell's neighbours ran, % —
+/// other processes' load as the kernel profile tells it, the cell's own kernel work (its
+/// device's workers, journal, writeback) left out; with the shares of the largest, named.
+fn profiled_others(p: &fsbench_model::Profile) -> (f64, String) {
+    let (pct_busy, named) = p.neighbours(3).unwrap_or((0.0, String::new()));
+    let all = (p.on_cpu_samples + p.idle_samples).max(1) as f64;
+    (pct_busy * p.on_cpu_samples as f64 / all, named)
+}
+
 /// Others' share over all of `e`'s samples, weighted by their wall time (short samples' tick
-/// noise averages out); `None` when they last under [`MIN_JUDGED_NS`] together.
+/// noise averages out); `None` when they last under [`MIN_JUDGED_NS`] together. For a profiled
+/// cell, its neighbours' share as the kernel profile tells it: the counters cannot tell the
+/// cell's own kernel threads from other processes, and the profile can.
 pub fn cell_others_pct(e: &ResultEntry, cpus: u32) -> Option<f64> {
+    if let Some(p) = e.profile.as_ref().filter(|p| p.on_cpu_samples > 0) {
+        return Some(profiled_others(p).0.clamp(0.0, 100.0));
+    }
     let (mut sum, mut wall) = (0.0, 0u64);
     for s in &e.samples {
         if let Some(p) = raw_others_pct(s, cpus) {
@@ -140,14 +154,14 @@ pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
 /// Names the neighbours of a profiled cell in its load warning: the counters' warning gains who
 /// took the CPUs; without one, neighbours that took [`LOADED_PCT`] of the CPUs' samples (idle
 /// included) or more are the warning. When the profile finds the neighbours took less than
-/// that, the counters' warning says so: the rest of the machine's busy time was the cell's own
-/// (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers), which the
-/// counters cannot tell from other processes' and the profile can.
+/// that, there was no load: the rest of the machine's busy time was the cell's own (its
+/// device's kernel workers, its journal and writeback, a FUSE daemon's helpers), which the
+/// counters cannot tell from other processes' and the profile can; the counters' warning
+/// becomes a note saying so (kind `other`), and the cell is judged unloaded
+/// ([`cell_others_pct`]).
 pub fn flag_neighbours(e: &mut ResultEntry) {
     let Some(p) = &e.profile else { return };
-    let (pct_busy, named) = p.neighbours(3).unwrap_or((0.0, String::new()));
-    let all = (p.on_cpu_samples + p.idle_samples).max(1) as f64;
-    let of_cpus = pct_busy * p.on_cpu_samples as f64 / all;
+    let (of_cpus, named) = profiled_others(p);
     let who = match named.is_empty() {
         true => String::new(),
         false => format!(": {named}"),
@@ -158,9 +172,18 @@ pub fn flag_neighbours(e: &mut ResultEntry) {
             w.message = format!("{} (neighbours took {of_cpus:.0}% of the CPUs{who})", w.message)
         }
         Some(w) => {
+            let counted = w
+                .message
+                .split(" — compare them only")
+                .next()
+                .unwrap_or_default()
+                .replace(
+                    "ran while other processes took a large share of the machine",
+                    "ran while the machine's CPUs were busy beyond the cell's threads",
+                );
+            w.kind = WarningKind::Other;
             w.message = format!(
-                "{} — but the kernel profile finds other processes took only {of_cpus:.0}% of the CPUs{who}: the rest of that busy time was the cell's own (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers), not a neighbour's",
-                w.message
+                "not load: {counted}, but the kernel profile finds other processes took only {of_cpus:.0}% of the CPUs{who}: the rest of that busy time was the cell's own (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers)"
             )
         }
         None if loaded => e.warnings.push(Warning::new(
@@ -266,17 +289,18 @@ mod tests {
         assert!(e.warnings.is_empty());
         e.warnings.push(Warning::new(
             WarningKind::Load,
-            "2 of 3 samples ran while …".to_string(),
+            "2 of 3 samples ran while other processes took a large share of the machine (up to 1.1 of 2 CPUs (56%)): samples 1, 2 — compare them only with runs under the same load, or rerun on a quiet machine".to_string(),
         ));
         flag_neighbours(&mut e);
-        // The counters put more on other processes than the profile finds: the warning says so.
+        // The counters put more on other processes than the profile finds: not a load, a note.
+        assert_eq!(e.warnings[0].kind, WarningKind::Other);
         assert!(
-            e.warnings[0].message.contains(
-                " — but the kernel profile finds other processes took only 13% of the CPUs: cc1 31%, kworker flush-7:4 22%: the rest"
-            ),
+            e.warnings[0].message.starts_with("not load: 2 of 3 samples ran while the machine's CPUs were busy beyond the cell's threads (up to 1.1 of 2 CPUs (56%)): samples 1, 2, but the kernel profile finds other processes took only 13% of the CPUs: cc1 31%, kworker flush-7:4 22%: the rest"),
             "{}",
             e.warnings[0].message
         );
+        // And the cell is judged by the profile's neighbours: 13% of the CPUs, unloaded.
+        assert_eq!(cell_others_pct(&e, 2).map(|p| p.round()), Some(13.0));
     }
 
     /// The counters flag a load, the profile finds no neighbour: the warning says whose busy
@@ -308,6 +332,8 @@ mod tests {
             w.contains("but the kernel profile finds other processes took only 0%"),
             "{w}"
         );
+        assert!(w.starts_with("not load: 1 of 1 samples ran while the machine's CPUs were busy beyond the cell's threads (up to"), "{w}");
+        assert!(!w.contains("compare them only"), "{w}");
         assert!(!w.contains(": )") && !w.contains("CPUs: —"), "{w}");
     }
 }

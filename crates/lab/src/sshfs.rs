@@ -36,6 +36,16 @@ pub fn build(b: &mut Building) -> Result<PathBuf, Error> {
     let config = ssh.join("sshd_config");
     let (first, server) = &served.servers[0];
     write_config(&config, &server.address, &host_key, &authorized, &sftp)?;
+    // sshd runs the SFTP server through root's login shell, and bash reads ~/.bashrc for a
+    // command sshd starts: the machine's own shell start-up (a version manager's rehash waiting
+    // on a stale lock, here) would run at every connection. The server host's root logs in to
+    // /bin/sh instead, as a server of its own would have its own shell.
+    let passwd = ssh.join("passwd");
+    let system = std::fs::read_to_string("/etc/passwd")
+        .map_err(|e| Error::io("read", PathBuf::from("/etc/passwd"), e))?;
+    std::fs::write(&passwd, plain_root_shell(&system))
+        .map_err(|e| Error::io("write", passwd.clone(), e))?;
+    first.run(b, "mount", &["--bind", text(&passwd), "/etc/passwd"])?;
     let log = ssh.join("sshd.log");
     first.daemon(b, "sshd", &["-f", text(&config), "-E", text(&log)])?;
     let versions = vec![
@@ -87,4 +97,41 @@ fn write_config(
         authorized.display()
     );
     std::fs::write(path, text).map_err(|e| Error::io("write", path, e))
+}
+
+/// `/etc/passwd` with root's login shell `/bin/sh` (its other lines as they are).
+fn plain_root_shell(passwd: &str) -> String {
+    let mut out = String::with_capacity(passwd.len());
+    for line in passwd.lines() {
+        match line.strip_prefix("root:") {
+            Some(_) => {
+                let fields: Vec<&str> = line.split(':').collect();
+                let kept = &fields[..fields.len().saturating_sub(1).max(1)];
+                out.push_str(&kept.join(":"));
+                out.push_str(":/bin/sh");
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_servers_root_logs_in_to_a_plain_shell() {
+        let system =
+            "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
+        assert_eq!(
+            plain_root_shell(system),
+            "root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+        );
+        assert_eq!(
+            plain_root_shell("rootless:x:5:5::/:/bin/bash"),
+            "rootless:x:5:5::/:/bin/bash\n"
+        );
+    }
 }

@@ -123,18 +123,7 @@ impl Pass {
         match kind {
             Kind::Issue { dev, cpu, .. } => {
                 self.last_block.insert(*cpu, (t, tid, *dev, false));
-                // An item begun before the sample shows only by its records and its end.
-                let r = match self.workers.contains(&tid) {
-                    true => self.running.get_mut(&tid),
-                    false => Some(
-                        self.running
-                            .entry(tid)
-                            .or_insert_with(|| Running::new(start_ns, None)),
-                    ),
-                };
-                if let Some(r) = r {
-                    r.issued.get_or_insert(*dev);
-                }
+                self.item(tid, start_ns).issued.get_or_insert(*dev);
             }
             Kind::Complete { dev, cpu, .. } => {
                 self.last_block.insert(*cpu, (t, tid, *dev, true));
@@ -169,20 +158,19 @@ impl Pass {
                     .insert(tid, Running::new(t, self.queued.remove(work)));
             }
             Kind::Writeback { dev } => {
-                let r = match self.workers.contains(&tid) {
-                    true => self.running.get_mut(&tid),
-                    false => Some(
-                        self.running
-                            .entry(tid)
-                            .or_insert_with(|| Running::new(start_ns, None)),
-                    ),
-                };
-                if let Some(r) = r {
-                    r.writeback.get_or_insert(*dev);
-                }
+                self.item(tid, start_ns).writeback.get_or_insert(*dev);
             }
             _ => {}
         }
+    }
+
+    /// The item thread `tid` runs now: once it started one, the last it started (an item runs
+    /// until the worker's next); before, an item begun before the sample, known only by its
+    /// records (kept if the thread turns out to be a worker).
+    fn item(&mut self, tid: u32, start_ns: u64) -> &mut Running {
+        self.running
+            .entry(tid)
+            .or_insert_with(|| Running::new(start_ns, None))
     }
 
     fn close(&mut self, tid: u32, r: Running, end: u64) {
