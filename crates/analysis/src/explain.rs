@@ -61,7 +61,6 @@ pub fn attach(record: &mut RunRecord, ceilings: &[Ceiling]) {
             }
         }
         crate::load::flag_loaded_samples(e, cpus);
-        crate::load::flag_neighbours(e);
         let verdict = scaling
             .iter()
             .find(|(t, w, c, _)| {

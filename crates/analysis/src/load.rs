@@ -125,7 +125,14 @@ pub fn cells_unlike(
 /// How to compare cells a load difference keeps apart.
 pub const HOW_TO_COMPARE: &str = "rerun the loaded side on a quiet machine (nothing else busy), or both under the same load (--background)";
 
-/// Flags the samples of `e` that ran under heavy outside load (one warning for the cell).
+/// Flags the samples of `e` that ran under heavy outside load (one warning for the cell), and
+/// names who took the CPUs when the cell was profiled. The counters see the machine's busy time
+/// beyond fsbench's and the daemons' own, and cannot tell other processes from the cell's own
+/// kernel work (its device's workers, its journal and writeback, a FUSE daemon's helpers); the
+/// kernel profile can. So for a profiled cell: neighbours that took [`LOADED_PCT`] of the CPUs'
+/// samples (idle included) or more are the load, named; when they took less, the counters'
+/// flag is no load but a note of kind `other` saying whose busy time it was (and the cell is
+/// judged unloaded, [`cell_others_pct`]).
 pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
     let loaded: Vec<(usize, f64)> = e
         .samples
@@ -134,65 +141,67 @@ pub fn flag_loaded_samples(e: &mut ResultEntry, cpus: u32) {
         .filter_map(|(i, s)| others_pct(s, cpus).map(|p| (i, p)))
         .filter(|&(_, p)| p >= LOADED_PCT)
         .collect();
-    let Some(&(_, worst)) = loaded.iter().max_by(|x, y| x.1.total_cmp(&y.1)) else {
-        return;
-    };
+    let total = e.samples.len();
+    let worst = loaded.iter().map(|&(_, p)| p).max_by(f64::total_cmp);
     let which: Vec<String> = loaded.iter().map(|(i, _)| (i + 1).to_string()).collect();
-    e.warnings.push(Warning::new(
-        WarningKind::Load,
-        format!(
-            "{} of {} samples ran while other processes took a large share of the machine (up to {}): sample{} {} — compare them only with runs under the same load, or rerun on a quiet machine",
-            loaded.len(),
-            e.samples.len(),
-            cpus_busy(worst, cpus),
-            if loaded.len() == 1 { "" } else { "s" },
-            which.join(", ")
-        ),
-    ));
-}
-
-/// Names the neighbours of a profiled cell in its load warning: the counters' warning gains who
-/// took the CPUs; without one, neighbours that took [`LOADED_PCT`] of the CPUs' samples (idle
-/// included) or more are the warning. When the profile finds the neighbours took less than
-/// that, there was no load: the rest of the machine's busy time was the cell's own (its
-/// device's kernel workers, its journal and writeback, a FUSE daemon's helpers), which the
-/// counters cannot tell from other processes' and the profile can; the counters' warning
-/// becomes a note saying so (kind `other`), and the cell is judged unloaded
-/// ([`cell_others_pct`]).
-pub fn flag_neighbours(e: &mut ResultEntry) {
-    let Some(p) = &e.profile else { return };
-    let (of_cpus, named) = profiled_others(p);
-    let who = match named.is_empty() {
-        true => String::new(),
-        false => format!(": {named}"),
-    };
-    let loaded = of_cpus >= LOADED_PCT;
-    match e.warnings.iter_mut().find(|w| w.kind == WarningKind::Load) {
-        Some(w) if loaded => {
-            w.message = format!("{} (neighbours took {of_cpus:.0}% of the CPUs{who})", w.message)
-        }
-        Some(w) => {
-            let counted = w
-                .message
-                .split(" — compare them only")
-                .next()
-                .unwrap_or_default()
-                .replace(
-                    "ran while other processes took a large share of the machine",
-                    "ran while the machine's CPUs were busy beyond the cell's threads",
-                );
-            w.kind = WarningKind::Other;
-            w.message = format!(
-                "not load: {counted}, but the kernel profile finds other processes took only {of_cpus:.0}% of the CPUs{who}: the rest of that busy time was the cell's own (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers)"
+    // "N of M samples ran while WHO (up to …): samples 1, 2"
+    let counted = worst.map(|worst| {
+        move |who: &str| {
+            format!(
+                "{} of {total} samples ran while {who} (up to {}): sample{} {}",
+                loaded.len(),
+                cpus_busy(worst, cpus),
+                if loaded.len() == 1 { "" } else { "s" },
+                which.join(", ")
             )
         }
-        None if loaded => e.warnings.push(Warning::new(
+    });
+    let profiled = e.profile.as_ref().map(profiled_others);
+    let (kind, message) = match (counted, profiled) {
+        (Some(counted), None) => (
             WarningKind::Load,
             format!(
-                "neighbours took {of_cpus:.0}% of the CPUs{who} (kernel profile) — compare only with runs under the same load, or rerun on a quiet machine"
+                "{} — {COMPARE_UNDER_LOAD}",
+                counted("other processes took a large share of the machine")
             ),
-        )),
-        None => {}
+        ),
+        (Some(counted), Some((of_cpus, named))) if of_cpus >= LOADED_PCT => (
+            WarningKind::Load,
+            format!(
+                "{} — {COMPARE_UNDER_LOAD} (neighbours took {of_cpus:.0}% of the CPUs{})",
+                counted("other processes took a large share of the machine"),
+                named_list(&named)
+            ),
+        ),
+        (Some(counted), Some((of_cpus, named))) => (
+            WarningKind::Other,
+            format!(
+                "not load: {}, but the kernel profile finds other processes took only {of_cpus:.0}% of the CPUs{}: the rest of that busy time was the cell's own (its device's kernel workers, its journal and writeback, a FUSE daemon's helpers)",
+                counted("the machine's CPUs were busy beyond the cell's threads"),
+                named_list(&named)
+            ),
+        ),
+        (None, Some((of_cpus, named))) if of_cpus >= LOADED_PCT => (
+            WarningKind::Load,
+            format!(
+                "neighbours took {of_cpus:.0}% of the CPUs{} (kernel profile) — compare only with runs under the same load, or rerun on a quiet machine",
+                named_list(&named)
+            ),
+        ),
+        (None, _) => return,
+    };
+    e.warnings.push(Warning::new(kind, message));
+}
+
+/// What to do with samples taken under load.
+const COMPARE_UNDER_LOAD: &str =
+    "compare them only with runs under the same load, or rerun on a quiet machine";
+
+/// `: cc1 31%, kworker flush-7:4 22%`, or nothing when none is named.
+fn named_list(named: &str) -> String {
+    match named.is_empty() {
+        true => String::new(),
+        false => format!(": {named}"),
     }
 }
 
@@ -271,7 +280,7 @@ mod tests {
             ],
             ..Default::default()
         });
-        flag_neighbours(&mut e);
+        flag_loaded_samples(&mut e, 2);
         assert_eq!(e.warnings.len(), 1);
         assert!(
             e.warnings[0]
@@ -285,13 +294,12 @@ mod tests {
             p.idle_samples = 300;
         }
         e.warnings.clear();
-        flag_neighbours(&mut e);
+        flag_loaded_samples(&mut e, 2);
         assert!(e.warnings.is_empty());
-        e.warnings.push(Warning::new(
-            WarningKind::Load,
-            "2 of 3 samples ran while other processes took a large share of the machine (up to 1.1 of 2 CPUs (56%)): samples 1, 2 — compare them only with runs under the same load, or rerun on a quiet machine".to_string(),
-        ));
-        flag_neighbours(&mut e);
+        // The counters see others at 56% of 2 CPUs in samples 1 and 2.
+        let busy = sample(60.0, 20.0, 48.0);
+        e.samples = vec![busy.clone(), busy, sample(10.0, 0.0, 0.0)];
+        flag_loaded_samples(&mut e, 2);
         // The counters put more on other processes than the profile finds: not a load, a note.
         assert_eq!(e.warnings[0].kind, WarningKind::Other);
         assert!(
@@ -313,7 +321,6 @@ mod tests {
         }))
         .unwrap();
         e.samples = vec![sample(60.0, 20.0, 50.0)];
-        flag_loaded_samples(&mut e, 2);
         let mut p = fsbench_model::Profile {
             on_cpu_samples: 1000,
             ..Default::default()
@@ -326,7 +333,7 @@ mod tests {
             serves: None,
         });
         e.profile = Some(p);
-        flag_neighbours(&mut e);
+        flag_loaded_samples(&mut e, 2);
         let w = &e.warnings[0].message;
         assert!(
             w.contains("but the kernel profile finds other processes took only 0%"),

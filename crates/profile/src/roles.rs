@@ -139,6 +139,12 @@ pub fn tie(comm: &str) -> Option<Tie> {
         Some(rest) => rest.split_once(['-', '+'])?.1,
         None => inner,
     };
+    tie_of_workqueue(name)
+}
+
+/// The device a kernel thread's or workqueue's own name says it serves (`flush-7:4`, `loop4`,
+/// `jbd2/loop0-8`, `kcryptd/252:0`, `dio/vda`).
+pub fn tie_of_workqueue(name: &str) -> Option<Tie> {
     if let Some((_, numbers)) = name.rsplit_once('/').or_else(|| name.split_once("flush-")) {
         if let Some(d) = dev_of(numbers) {
             return Some(Tie::Dev(d));
@@ -155,11 +161,6 @@ pub fn tie(comm: &str) -> Option<Tie> {
         .strip_prefix("loop")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     is_loop.then(|| Tie::Name(name.to_string()))
-}
-
-/// The device a workqueue's own name says it serves (`loop4`, `dio/vda`, `kcryptd/252:0`).
-pub fn tie_of_workqueue(wq: &str) -> Option<Tie> {
-    tie(&format!("[kworker/u:0-{wq}]"))
 }
 
 /// `7:4` → its dev_t.

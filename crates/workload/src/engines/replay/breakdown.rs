@@ -40,16 +40,18 @@ fn quantile(sorted: &[u64], q: f64) -> u64 {
 /// What `spans` (one sample's calls of `trace`, any order) took, by kind, with the slowest calls.
 pub fn of(trace: &Trace, spans: &[Span]) -> CallTimes {
     let dur = |s: &Span| s.end.saturating_sub(s.start);
+    // Each span's kind, once (a span naming no call of the trace has none).
+    let kinded: Vec<(&Span, &'static str)> = spans
+        .iter()
+        .filter_map(|s| Some((s, kind(trace.calls.get(s.call as usize)?))))
+        .collect();
     let mut by: BTreeMap<&'static str, (Vec<u64>, u64)> = BTreeMap::new();
-    for s in spans {
-        let Some(call) = trace.calls.get(s.call as usize) else {
-            continue;
-        };
-        let e = by.entry(kind(call)).or_default();
+    for &(s, k) in &kinded {
+        let e = by.entry(k).or_default();
         e.0.push(dur(s));
         e.1 += u64::from(s.failed);
     }
-    let walls = wall_shares(trace, spans, &by.keys().copied().collect::<Vec<_>>());
+    let walls = wall_shares(&kinded, &by.keys().copied().collect::<Vec<_>>());
     let mut kinds: Vec<KindTime> = by
         .into_iter()
         .zip(walls)
@@ -90,20 +92,13 @@ pub fn of(trace: &Trace, spans: &[Span]) -> CallTimes {
     CallTimes { kinds, slowest }
 }
 
-/// Each of `kinds`' part of the wall time (in the order given): every instant split equally
-/// among the calls in flight then. A sweep over the calls' starts and ends in time order.
-fn wall_shares(trace: &Trace, spans: &[Span], kinds: &[&'static str]) -> Vec<u64> {
-    let index = |s: &Span| {
-        let k = kind(&trace.calls[s.call as usize]);
-        kinds.iter().position(|x| *x == k)
-    };
+/// Each of `kinds`' part of the wall time (`kinds` sorted; in their order): every instant split
+/// equally among the calls in flight then. A sweep over the calls' starts and ends in time order.
+fn wall_shares(spans: &[(&Span, &'static str)], kinds: &[&'static str]) -> Vec<u64> {
     // (time, +1 start / -1 end, kind): an end sorts before a start at the same instant.
     let mut events: Vec<(u64, i8, usize)> = Vec::with_capacity(spans.len() * 2);
-    for s in spans
-        .iter()
-        .filter(|s| (s.call as usize) < trace.calls.len())
-    {
-        if let Some(k) = index(s) {
+    for &(s, k) in spans {
+        if let Ok(k) = kinds.binary_search(&k) {
             events.push((s.start, 1, k));
             events.push((s.end.max(s.start), -1, k));
         }
