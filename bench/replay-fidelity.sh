@@ -169,45 +169,27 @@ PY
 # every sample (a replay syncs its rebuilt start state likewise). Each program's start-up alone
 # (`--version`: its binary and libraries, outside the root, which a replay never loads) is
 # measured beside it: cold, it is much of what the replay cannot see.
-if want "git status"; then
-echo "git status: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
-"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/status.json" \
-  -w "command:run='git -C repo status',shell=none,prepare='[ -d repo ] || { cp -a $REPO repo && git -C repo status >/dev/null; }'" \
-  -w "command:run='git --version',shell=none,label=start-up" \
-  -w "replay:trace=$WORK/status.fsbtrace,pace=trace" \
-  -w "replay:trace=$WORK/status.fsbtrace" >/dev/null
-compare "git status" "$WORK/status.json"
-fi
-
-if want "tar xf"; then
-echo "tar xf: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
-"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/tar.json" \
-  -w "command:run='tar xf a.tar -C out',shell=none,prepare='[ -f a.tar ] || cp $TARDIR/a.tar .; rm -rf out && mkdir out && sync'" \
-  -w "command:run='tar --version',shell=none,label=start-up" \
-  -w "replay:trace=$WORK/tar.fsbtrace,pace=trace" \
-  -w "replay:trace=$WORK/tar.fsbtrace" >/dev/null
-compare "tar xf" "$WORK/tar.json"
-fi
-
-if want "make -j2"; then
-echo "make -j2: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
-"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/make.json" \
-  -w "command:run='make -s -j2',shell=none,prepare='[ -d src ] || cp -a $MAKEDIR/. .; make -s clean && sync'" \
-  -w "command:run='cc --version',shell=none,label=start-up" \
-  -w "replay:trace=$WORK/make.fsbtrace,pace=trace" \
-  -w "replay:trace=$WORK/make.fsbtrace" >/dev/null
-compare "make -j2" "$WORK/make.json"
-fi
-
-if want "grep -r"; then
-echo "grep -r: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
-"$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/grep.json" \
-  -w "command:run='grep -r -l needle-57 text',shell=none,prepare='[ -d text ] || cp -a $GREPDIR text'" \
-  -w "command:run='grep --version',shell=none,label=start-up" \
-  -w "replay:trace=$WORK/grep.fsbtrace,pace=trace" \
-  -w "replay:trace=$WORK/grep.fsbtrace" >/dev/null
-compare "grep -r" "$WORK/grep.json"
-fi
+# fidelity NAME KEY RUN START PREPARE: the program NAME (`command` RUN, after PREPARE), its
+# start-up alone (START) and its two replays of $WORK/KEY.fsbtrace, paced and as fast as
+# possible, in one run on every lab; then the comparison.
+fidelity() {
+  want "$1" || return 0
+  echo "$1: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
+  "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/$2.json" \
+    -w "command:run='$3',shell=none,prepare='$5'" \
+    -w "command:run='$4',shell=none,label=start-up" \
+    -w "replay:trace=$WORK/$2.fsbtrace,pace=trace" \
+    -w "replay:trace=$WORK/$2.fsbtrace" >/dev/null
+  compare "$1" "$WORK/$2.json"
+}
+fidelity "git status" status 'git -C repo status' 'git --version' \
+  "[ -d repo ] || { cp -a $REPO repo && git -C repo status >/dev/null; }"
+fidelity "tar xf" tar 'tar xf a.tar -C out' 'tar --version' \
+  "[ -f a.tar ] || cp $TARDIR/a.tar .; rm -rf out && mkdir out && sync"
+fidelity "make -j2" make 'make -s -j2' 'cc --version' \
+  "[ -d src ] || cp -a $MAKEDIR/. .; make -s clean && sync"
+fidelity "grep -r" grep 'grep -r -l needle-57 text' 'grep --version' \
+  "[ -d text ] || cp -a $GREPDIR text"
 
 # Over every cell: the paced replay's mean and worst distance from the program, and per column
 # whether it ranks the filesystems as the program does.
