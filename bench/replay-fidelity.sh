@@ -175,7 +175,7 @@ PY
 fidelity() {
   want "$1" || return 0
   echo "$1: real against its replays, $RUNS samples a cell, cache $CACHE, on $LABS"
-  "$FSBENCH" run -q --no-store --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/$2.json" \
+  "$FSBENCH" run -q --no-store --order workloads --lab "$LABS" --lab-size 1g --cache "$CACHE" --runs "$RUNS" --json "$WORK/$2.json" \
     -w "command:run='$3',shell=none,prepare='$5'" \
     -w "command:run='$4',shell=none,label=start-up" \
     -w "replay:trace=$WORK/$2.fsbtrace,pace=trace" \

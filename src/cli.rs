@@ -380,6 +380,9 @@ pub enum OrderArg {
     Interleaved,
     /// All samples of one target, then the next.
     Sequential,
+    /// Round by round across targets and workloads (A·w1 B·w1 A·w2 B·w2 ...): a program and
+    /// its replay see the same drift; every workload's files are prepared at once.
+    Workloads,
 }
 
 /// Where MPI ranks work (`mpirun -n N fsbench run ...`).
@@ -486,7 +489,7 @@ pub struct RunArgs {
     /// With `--runs auto`: stop sampling a cell after this much time (e.g. 2m).
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Sample order across targets [default: interleaved].
+    /// Sample order across targets (and workloads) [default: interleaved].
     #[arg(long, value_enum)]
     pub order: Option<OrderArg>,
     /// Confidence level of the comparisons, in percent [default: 95].

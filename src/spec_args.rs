@@ -48,6 +48,7 @@ pub fn run_spec(args: &RunArgs) -> CliResult<RunSpec> {
         order: args.order.map(|o| match o {
             OrderArg::Interleaved => Order::Interleaved,
             OrderArg::Sequential => Order::Sequential,
+            OrderArg::Workloads => Order::Workloads,
         }),
         confidence: args.confidence,
         margin: args.margin,

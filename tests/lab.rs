@@ -661,3 +661,66 @@ fn tar_on_a_fuse_lab_target_is_comparable_with_ext4_cold_and_warm() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(all(
+        fsbench_root,
+        fsbench_tool_bindfs,
+        fsbench_tool_fusermount3,
+        fsbench_dev_fuse
+    )),
+    ignore = "needs root, bindfs, fusermount3 and /dev/fuse"
+)]
+fn a_warm_fuse_cell_among_other_targets_runs_once_untimed_before_every_sample() {
+    // Each run of the command appends the directory it ran in: a warm cell's warm-up and every
+    // re-warm show as runs beyond its samples.
+    let log_dir = temp_dir();
+    let log = log_dir.path().join("runs");
+    let work = format!("command:run='pwd >> {}'", log.display());
+    let runs = |order: &str| -> (Value, Vec<usize>) {
+        let _ = std::fs::remove_file(&log);
+        let v = lab_run(
+            "ext4,bindfs",
+            &[
+                "--cache", "warm", "--runs", "3", "--order", order, "-w", &work,
+            ],
+        );
+        let lines = std::fs::read_to_string(&log).expect("the command's log");
+        let mut by_dir: Vec<(String, usize)> = Vec::new();
+        for l in lines.lines() {
+            match by_dir.iter_mut().find(|(d, _)| d == l) {
+                Some((_, n)) => *n += 1,
+                None => by_dir.push((l.to_string(), 1)),
+            }
+        }
+        // ext4 first (the targets' order), then bindfs.
+        (v, by_dir.into_iter().map(|(_, n)| n).collect())
+    };
+    // Interleaved: ext4's warm-up and 3 samples; bindfs's warm-up and 3 samples, each of the
+    // two later ones after a re-warm.
+    let (v, counts) = runs("interleaved");
+    assert_eq!(counts, [4, 6], "runs per target");
+    let notes = |label: &str| -> String {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["target"] == label)
+            .map(|r| r["warnings"].to_string())
+            .unwrap_or_default()
+    };
+    assert!(
+        notes("bindfs").contains("untimed run of its own"),
+        "{}",
+        notes("bindfs")
+    );
+    assert!(
+        !notes("ext4").contains("untimed run of its own"),
+        "{}",
+        notes("ext4")
+    );
+    // One target's samples after another's: nothing ran between two of bindfs's.
+    let (_, counts) = runs("sequential");
+    assert_eq!(counts, [4, 4], "runs per target");
+}

@@ -135,6 +135,58 @@ fn sequential_order_keeps_targets_together() {
     );
 }
 
+/// Runs `null` twice (two workloads) on targets A and B, warm, two samples a cell, with
+/// `extra` flags; returns the sample numbers in the order they were taken.
+fn sample_numbers(extra: &[&str]) -> Vec<String> {
+    let dir = temp_dir();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    let out = fsbench()
+        .args([
+            "run",
+            "-w",
+            "null:ops=10",
+            "-w",
+            "null:ops=20",
+            "--cache",
+            "warm",
+        ])
+        .args(["--runs", "2", "--warmup", "0"])
+        .args(extra)
+        .arg("--target")
+        .arg(format!("A={}", a.display()))
+        .arg("--target")
+        .arg(format!("B={}", b.display()))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            let (_, after) = l.split_once(": sample ")?;
+            let target = if l.contains(" on A ") { "A" } else { "B" };
+            Some(format!("{target}{}", after.split('/').next()?))
+        })
+        .collect()
+}
+
+#[test]
+fn workloads_order_interleaves_the_workloads_as_well_as_the_targets() {
+    // By default one workload's cells are sampled to the end before the next workload's.
+    assert_eq!(
+        sample_numbers(&[]),
+        ["A1", "B1", "A2", "B2", "A1", "B1", "A2", "B2"]
+    );
+    // `--order workloads`: round by round, each workload's cells in turn (a program and its
+    // replay see the same drift of the machine).
+    assert_eq!(
+        sample_numbers(&["--order", "workloads"]),
+        ["A1", "B1", "A1", "B1", "A2", "B2", "A2", "B2"]
+    );
+}
+
 #[test]
 fn runs_auto_stops_within_bounds() {
     let v = run_json(&[

@@ -43,6 +43,22 @@ pub struct Prepared {
     pub profile: bool,
     /// The last sample's profile, until the cell takes it.
     pub last_profile: Option<fsbench_model::Profile>,
+    /// The target is FUSE or a network filesystem: the kernel keeps its names and attributes
+    /// only for the daemon's or the client's timeouts, so a warm sample's cost depends on how
+    /// long ago the tree was last touched ([`rewarms`]).
+    pub expiring: bool,
+}
+
+/// Whether a cell re-warms: an untimed run of its own right before every measured sample. So
+/// are warm cells on a target whose caches expire ([`Prepared::expiring`]) when other cells'
+/// samples run between two of theirs (interleaved with other targets): otherwise a warm sample
+/// found its names and attributes fresh or expired depending on how long the other targets'
+/// samples took (`git status` on bindfs: 0.11 s back to back, 0.15 s after 1.5 s idle; a
+/// program and its replay were timed at 0.49 of each other, where back to back they agree).
+pub fn rewarms(plan: &fsbench_spec::plan::Plan, expiring: bool, cache: CacheState) -> bool {
+    let others_between =
+        plan.targets.len() > 1 || (plan.interleave_workloads && plan.workloads.len() > 1);
+    expiring && cache == CacheState::Warm && plan.interleave && others_between
 }
 
 /// Sampling state of one cell.
@@ -53,8 +69,10 @@ pub struct Cell {
     pub cache: CacheState,
     /// Measured samples.
     pub samples: Vec<Sample>,
-    /// Warm-up samples still to discard.
+    /// Warm-up samples still to discard, taken right before the next measured one.
     pub warmup_left: u32,
+    /// An untimed run precedes every measured sample ([`rewarms`]).
+    pub rewarm: bool,
     /// Sampling time spent so far, ns.
     pub elapsed_ns: u64,
     /// No more samples wanted (policy met or failed).

@@ -139,6 +139,7 @@ mod tests {
                 .map(|v| Sample::new(*v as u64, 0, 0, 1, 0).with_metrics([(METRIC, *v)]))
                 .collect(),
             warmup_left: 0,
+            rewarm: false,
             elapsed_ns: 0,
             done: false,
             precision_reached: None,

@@ -191,10 +191,16 @@ fn measured(runs: Runs) -> f64 {
     })
 }
 
-/// Samples a cell takes, warm-ups included.
-fn samples(plan: &Plan, runs: Runs, cache: CacheState) -> f64 {
+/// Samples a cell takes, warm-ups included (a re-warmed cell's, [`crate::cell::rewarms`], one
+/// before every measured sample; `expiring`: its target's caches expire).
+fn samples(plan: &Plan, runs: Runs, cache: CacheState, expiring: bool) -> f64 {
     let warmup = plan.warmup.unwrap_or(u32::from(cache == CacheState::Warm));
-    measured(runs) + f64::from(warmup)
+    let rewarms = if crate::cell::rewarms(plan, expiring, cache) {
+        measured(runs)
+    } else {
+        0.0
+    };
+    measured(runs) + f64::from(warmup) + rewarms
 }
 
 /// Seconds one sample of `w` takes at speed `s` by the model, and seconds its preparation
@@ -234,6 +240,7 @@ pub fn estimate(
     plan: &Plan,
     past: &dyn Fn(usize, usize, CacheState) -> Option<PastCell>,
     speeds: Vec<Option<Speed>>,
+    expiring: &[bool],
 ) -> Estimate {
     let mut cells = Vec::new();
     for (wi, w) in plan.workloads.iter().enumerate() {
@@ -244,7 +251,12 @@ pub fn estimate(
                 .iter()
                 .filter(|&&c| !w.warm_only || c == CacheState::Warm)
             {
-                let n = samples(plan, plan.runs_for(w), cache);
+                let n = samples(
+                    plan,
+                    plan.runs_for(w),
+                    cache,
+                    expiring.get(ti).copied().unwrap_or(false),
+                );
                 let (seconds, source) = match past(ti, wi, cache) {
                     // The stored run's overhead factor already counts its warm-ups (they are
                     // not stored): only the measured samples are multiplied here.
@@ -438,12 +450,73 @@ pub fn from_history(
         .zip(to_probe)
         .map(|(t, p)| p.then(|| probe(&t.path, run_id, cleanup)).flatten())
         .collect();
-    estimate(plan, &past, speeds)
+    let expiring: Vec<bool> = targets
+        .iter()
+        .map(|t| {
+            fsbench_model::fstype::is_fuse(&t.fs_type) || fsbench_envinfo::is_network(&t.fs_type)
+        })
+        .collect();
+    estimate(plan, &past, speeds, &expiring)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plan of `targets` directories under `dir` running `workloads`, warm, 5 samples a cell.
+    fn warm_plan(
+        dir: &std::path::Path,
+        targets: usize,
+        workloads: &[&str],
+        order: Option<fsbench_spec::Order>,
+    ) -> Plan {
+        let spec = fsbench_spec::RunSpec {
+            targets: (0..targets)
+                .map(|i| {
+                    let d = dir.join(format!("t{i}"));
+                    std::fs::create_dir_all(&d).unwrap();
+                    fsbench_spec::TargetSpec {
+                        label: None,
+                        dir: d,
+                    }
+                })
+                .collect(),
+            workloads: workloads
+                .iter()
+                .map(|w| fsbench_spec::WorkloadRequest::parse(w).unwrap())
+                .collect(),
+            runs: Some("5".into()),
+            cache: Some(fsbench_spec::CacheChoice::Warm),
+            order,
+            ..fsbench_spec::RunSpec::default()
+        };
+        fsbench_spec::plan::build(&spec).expect("plan")
+    }
+
+    #[test]
+    fn a_re_warmed_cell_is_estimated_with_a_run_before_every_sample() {
+        use fsbench_spec::Order;
+        let dir = tempfile::tempdir().unwrap();
+        let two = warm_plan(dir.path(), 2, &["null"], None);
+        let runs = two.runs;
+        // A FUSE or network target among others: its warm-up and a run before every sample.
+        assert_eq!(samples(&two, runs, CacheState::Warm, true), 5.0 + 1.0 + 5.0);
+        assert_eq!(samples(&two, runs, CacheState::Warm, false), 6.0);
+        assert_eq!(samples(&two, runs, CacheState::Cold, true), 5.0);
+        // Alone, nothing runs between two of its samples.
+        let one = warm_plan(dir.path(), 1, &["null", "null:ops=5"], None);
+        assert!(!crate::cell::rewarms(&one, true, CacheState::Warm));
+        // Unless the workloads are interleaved too.
+        let mixed = warm_plan(
+            dir.path(),
+            1,
+            &["null", "null:ops=5"],
+            Some(Order::Workloads),
+        );
+        assert!(crate::cell::rewarms(&mixed, true, CacheState::Warm));
+        let sequential = warm_plan(dir.path(), 2, &["null"], Some(Order::Sequential));
+        assert!(!crate::cell::rewarms(&sequential, true, CacheState::Warm));
+    }
 
     #[test]
     fn the_probe_measures_a_directory_and_leaves_nothing() {

@@ -146,25 +146,44 @@ pub fn execute(
         interrupted: false,
         cleanup_failure: None,
     };
-    for (wi, w) in plan.workloads.iter().enumerate() {
-        let mut prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink, team);
-        let mut cells = make_cells(plan, w, &prepared);
-        let base = out.results.len();
-        out.results.extend(
-            cells
-                .iter()
-                .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache, team)),
-        );
-        let interrupted = sample_cells(plan, &mut prepared, &mut cells, &mut out, base, sink, team);
-        for p in &mut prepared {
-            setup::cleanup(p, team);
-        }
-        for (i, c) in cells.iter().enumerate() {
-            setup::finish_entry(&mut out.results[base + i], c, &prepared[c.prepared]);
-        }
-        for p in &prepared {
-            if let Some(e) = &p.error {
-                out.failures.push(e.clone());
+    // Each workload's cells sampled in turn, or, with `--order workloads`, all at once.
+    let chunks: Vec<Vec<usize>> = if plan.interleave_workloads {
+        vec![(0..plan.workloads.len()).collect()]
+    } else {
+        (0..plan.workloads.len()).map(|wi| vec![wi]).collect()
+    };
+    for chunk in chunks {
+        let mut groups: Vec<Group> = chunk
+            .into_iter()
+            .map(|wi| {
+                let w = &plan.workloads[wi];
+                let prepared = setup::prepare_all(plan, wi, w, &scratches, cancel, sink, team);
+                let cells = make_cells(plan, w, &prepared);
+                let base = out.results.len();
+                out.results.extend(
+                    cells
+                        .iter()
+                        .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache, team)),
+                );
+                Group {
+                    prepared,
+                    cells,
+                    base,
+                }
+            })
+            .collect();
+        let interrupted = sample_cells(plan, &mut groups, &mut out, sink, team);
+        for g in &mut groups {
+            for p in &mut g.prepared {
+                setup::cleanup(p, team);
+            }
+            for (i, c) in g.cells.iter().enumerate() {
+                setup::finish_entry(&mut out.results[g.base + i], c, &g.prepared[c.prepared]);
+            }
+            for p in &g.prepared {
+                if let Some(e) = &p.error {
+                    out.failures.push(e.clone());
+                }
             }
         }
         sink.event(Event::Results(&out.results));
@@ -195,13 +214,14 @@ fn make_cells(plan: &Plan, w: &PlanWorkload, prepared: &[Prepared]) -> Vec<Cell>
         .iter()
         .filter(|&&c| !warm_only || c == CacheState::Warm)
     {
-        for (pi, _) in prepared.iter().enumerate() {
+        for (pi, p) in prepared.iter().enumerate() {
             let default_warmup = if cache == CacheState::Warm { 1 } else { 0 };
             cells.push(Cell {
                 prepared: pi,
                 cache,
                 samples: Vec::new(),
                 warmup_left: plan.warmup.unwrap_or(default_warmup),
+                rewarm: cell::rewarms(plan, p.expiring, cache),
                 elapsed_ns: 0,
                 done: false,
                 precision_reached: None,
@@ -214,6 +234,12 @@ fn make_cells(plan: &Plan, w: &PlanWorkload, prepared: &[Prepared]) -> Vec<Cell>
     }
     cells
 }
+
+/// The note on a re-warmed cell ([`cell::rewarms`]).
+const REWARMED: &str = "warm on a FUSE or network filesystem among other targets: each sample \
+     follows an untimed run of its own, as the kernel keeps the target's names and attributes \
+     only for the daemon's or the client's timeouts (otherwise a sample's cost depends on how \
+     long the other targets' samples took)";
 
 fn empty_entry(
     plan: &Plan,
@@ -257,68 +283,108 @@ fn empty_entry(
         summary: Default::default(),
         precision_reached: None,
         steady: None,
-        warnings: Vec::new(),
+        warnings: cell::rewarms(plan, p.expiring, cache)
+            .then(|| fsbench_model::Warning::new(fsbench_model::WarningKind::Other, REWARMED))
+            .into_iter()
+            .collect(),
         error: None,
         bound: None,
         profile: None,
     }
 }
 
-/// Samples every cell until its policy is met. Interleaved: per cache state, round by round, one
-/// sample per target. Returns true when interrupted.
+/// One workload's prepared instances (one per target) and cells, whose entries start at `base`
+/// in the outcome's results.
+struct Group {
+    prepared: Vec<Prepared>,
+    cells: Vec<Cell>,
+    base: usize,
+}
+
+/// Samples every cell of `groups` until its policy is met. Interleaved: per cache state, round
+/// by round, one sample per target of each group's workload in turn. Returns true when
+/// interrupted.
 fn sample_cells(
     plan: &Plan,
-    prepared: &mut [Prepared],
-    cells: &mut [Cell],
+    groups: &mut [Group],
     out: &mut Outcome,
-    base: usize,
     sink: &mut dyn Sink,
     team: &Team,
 ) -> bool {
+    // Sequential decisions need both sides of a comparison sampled round by round.
+    let sequential = plan.sequential.filter(|_| plan.interleave);
     for &cache in &plan.caches {
-        let idx: Vec<usize> = (0..cells.len())
-            .filter(|&i| cells[i].cache == cache)
+        let idx: Vec<Vec<usize>> = groups
+            .iter()
+            .map(|g| {
+                (0..g.cells.len())
+                    .filter(|&i| g.cells[i].cache == cache)
+                    .collect()
+            })
             .collect();
-        // Sequential decisions need both sides of a comparison sampled round by round.
-        let sequential = plan.sequential.filter(|_| plan.interleave);
-        let pairs = match sequential {
-            Some(_) => {
-                let targets: Vec<usize> =
-                    cells.iter().map(|c| prepared[c.prepared].target).collect();
-                decide::pairs(&targets, cells, &idx)
-            }
-            None => Vec::new(),
-        };
-        loop {
-            let pending: Vec<usize> = idx.iter().copied().filter(|&i| !cells[i].done).collect();
-            if pending.is_empty() {
-                break;
-            }
-            let batch = if plan.interleave {
-                pending
-            } else {
-                pending[..1].to_vec()
-            };
-            for i in batch {
-                if step(
-                    plan,
-                    prepared,
-                    &mut cells[i],
-                    &mut out.results[base + i],
-                    sink,
-                    team,
-                ) {
-                    return true;
+        let pairs: Vec<Vec<(usize, usize)>> = groups
+            .iter()
+            .zip(&idx)
+            .map(|(g, idx)| match sequential {
+                Some(_) => {
+                    let targets: Vec<usize> = g
+                        .cells
+                        .iter()
+                        .map(|c| g.prepared[c.prepared].target)
+                        .collect();
+                    decide::pairs(&targets, &g.cells, idx)
                 }
-                sink.event(Event::Results(&out.results));
-            }
-            if let Some(seq) = &sequential {
-                let entries = &out.results[base..base + cells.len()];
-                let failed: Vec<bool> = cells
+                None => Vec::new(),
+            })
+            .collect();
+        loop {
+            let mut any = false;
+            for (gi, g) in groups.iter_mut().enumerate() {
+                let pending: Vec<usize> = idx[gi]
                     .iter()
-                    .map(|c| prepared[c.prepared].error.is_some())
+                    .copied()
+                    .filter(|&i| !g.cells[i].done)
                     .collect();
-                decide::settle(seq, &failed, cells, &pairs, (entries, &plan.against));
+                if pending.is_empty() {
+                    continue;
+                }
+                any = true;
+                let batch = if plan.interleave {
+                    pending
+                } else {
+                    pending[..1].to_vec()
+                };
+                for i in batch {
+                    if step(
+                        plan,
+                        &mut g.prepared,
+                        &mut g.cells[i],
+                        &mut out.results[g.base + i],
+                        sink,
+                        team,
+                    ) {
+                        return true;
+                    }
+                    sink.event(Event::Results(&out.results));
+                }
+                if let Some(seq) = &sequential {
+                    let entries = &out.results[g.base..g.base + g.cells.len()];
+                    let failed: Vec<bool> = g
+                        .cells
+                        .iter()
+                        .map(|c| g.prepared[c.prepared].error.is_some())
+                        .collect();
+                    decide::settle(
+                        seq,
+                        &failed,
+                        &mut g.cells,
+                        &pairs[gi],
+                        (entries, &plan.against),
+                    );
+                }
+            }
+            if !any {
+                break;
             }
         }
     }
@@ -343,21 +409,31 @@ fn step(
     let knob = p.caps.size_knob;
     let explain =
         |e: &WorkloadError| setup::explain_failure(e, &entry.workload, knob, &t.label, &t.path);
-    let taken = if team.parallel() {
-        team::take_sample(team, cell, p, plan.cold.as_ref(), &explain)
-    } else {
-        cell::take_sample(cell, p, plan.cold.as_ref()).map_err(|e| match e {
-            WorkloadError::Interrupted => team::Failure::Interrupted,
-            e => team::Failure::Failed(explain(&e)),
-        })
+    // The warm-ups are taken right before the measured sample, so that it finds what they left.
+    let taken = loop {
+        let taken = if team.parallel() {
+            team::take_sample(team, cell, p, plan.cold.as_ref(), &explain)
+        } else {
+            cell::take_sample(cell, p, plan.cold.as_ref()).map_err(|e| match e {
+                WorkloadError::Interrupted => team::Failure::Interrupted,
+                e => team::Failure::Failed(explain(&e)),
+            })
+        };
+        match taken {
+            Ok(sample) if cell.warmup_left > 0 => {
+                cell.elapsed_ns += sample.wall_ns;
+                cell.warmup_left -= 1;
+                p.last_profile = None;
+            }
+            taken => break taken,
+        }
     };
     match taken {
         Ok(mut sample) => {
             cell.elapsed_ns += sample.wall_ns;
             let profile = p.last_profile.take();
-            if cell.warmup_left > 0 {
-                cell.warmup_left -= 1;
-                return false;
+            if cell.rewarm {
+                cell.warmup_left = 1;
             }
             profiling::keep(profile, &mut sample, entry);
             cell.samples.push(sample.clone());

@@ -142,6 +142,8 @@ pub fn prepare_all(
             background: None,
             profile: plan.profile,
             last_profile: None,
+            expiring: fsbench_model::fstype::is_fuse(&info.fs_type)
+                || fsbench_envinfo::is_network(&info.fs_type),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,

@@ -106,6 +106,8 @@ pub struct Plan {
     pub warmup: Option<u32>,
     /// Interleave targets round by round.
     pub interleave: bool,
+    /// Interleave the workloads too (every workload prepared at once, `--order workloads`).
+    pub interleave_workloads: bool,
     /// `--interval`: of each sample's time series, ns; `None` for the recorder's default.
     pub interval_ns: Option<u64>,
     /// The policy of `until=steady` workloads (and of all with `--until-steady`).
@@ -235,7 +237,8 @@ pub fn build(args: &RunSpec) -> EngineResult<Plan> {
         cold,
         runs,
         warmup: args.warmup,
-        interleave: args.order.unwrap_or(Order::Interleaved) == Order::Interleaved,
+        interleave: args.order != Some(Order::Sequential),
+        interleave_workloads: args.order == Some(Order::Workloads),
         interval_ns: args.interval,
         steady,
         background,

@@ -51,6 +51,9 @@ pub enum Order {
     Interleaved,
     /// All samples of one target, then the next.
     Sequential,
+    /// Round by round across targets and workloads (A·w1 B·w1 A·w2 B·w2 ...): every workload
+    /// prepared at once, so that two workloads (a program and its replay) see the same drift.
+    Workloads,
 }
 
 /// One target as asked: a directory (or device) and, if given, its label.

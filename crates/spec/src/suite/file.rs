@@ -136,7 +136,7 @@ pub struct Suite {
     pub max_time: Option<u64>,
     /// Unrecorded samples before the measured ones.
     pub warmup: Option<u32>,
-    /// `interleaved` or `sequential`.
+    /// `interleaved`, `sequential` or `workloads`.
     pub order: Option<String>,
     /// Which comparisons: `targets`, `cache`, `both` or `none`.
     pub compare: Option<fsbench_model::ComparePolicy>,
@@ -278,7 +278,7 @@ fn read_policy(src: &Source, t: &DeTable, s: &mut Suite) -> EngineResult<()> {
     s.max_runs = count(src, t, "max_runs")?;
     s.max_time = duration(src, t, "max_time")?;
     s.warmup = count(src, t, "warmup")?;
-    s.order = choice(src, t, "order", &["interleaved", "sequential"])?;
+    s.order = choice(src, t, "order", &["interleaved", "sequential", "workloads"])?;
     s.scale = number(src, t, "scale")?;
     if let (Some(v), Some(key)) = (s.scale, find(t, "scale")) {
         if !(v > 0.0 && v <= 1.0) {

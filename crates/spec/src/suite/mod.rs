@@ -423,6 +423,7 @@ fn apply(s: &Suite, args: &mut RunSpec) {
         args.order = match s.order.as_deref() {
             Some("sequential") => Some(Order::Sequential),
             Some("interleaved") => Some(Order::Interleaved),
+            Some("workloads") => Some(Order::Workloads),
             _ => None,
         };
     }
