@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// Registry entry.
@@ -272,7 +272,7 @@ impl Workload for Replay {
             plan: self.plan.clone(),
             links: self.links.clone(),
             done: (0..self.trace.calls.len())
-                .map(|_| AtomicBool::new(false))
+                .map(|_| AtomicU32::new(exec::PENDING))
                 .collect(),
             fds: (0..self.trace.calls.len())
                 .map(|_| AtomicI32::new(-1))
@@ -524,8 +524,8 @@ pub(crate) struct Shared {
     trace: Arc<Trace>,
     plan: Arc<Plan>,
     links: Arc<BTreeMap<u32, PathBuf>>,
-    /// Per call, made.
-    done: Vec<AtomicBool>,
+    /// Per call, whether it is made (`exec::PENDING`, `exec::SLEEPER`, `exec::DONE`).
+    done: Vec<AtomicU32>,
     /// Per open call, its descriptor in the replay (-1: not open).
     fds: Vec<AtomicI32>,
     root_fd: std::os::fd::OwnedFd,

@@ -11,7 +11,7 @@ use rustix::fs::{Mode, OFlags};
 use std::collections::BTreeMap;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// What one thread's calls came to.
@@ -174,32 +174,73 @@ pub fn run_thread(
     Ok(out)
 }
 
-/// Marks a call made.
-fn mark_done(flag: &AtomicBool) {
-    flag.store(true, Ordering::Release);
+/// A call not made yet, no thread asleep waiting for it.
+pub(crate) const PENDING: u32 = 0;
+/// A call not made yet, a thread asleep on it (its maker must wake it).
+const SLEEPER: u32 = 1;
+/// A call made.
+const DONE: u32 = 2;
+
+/// How long a waiting thread yields its CPU before it sleeps. The yields keep short handoffs
+/// fast: a thread that sleeps on a futex takes 30 µs or more to wake on a virtual machine's
+/// idle CPU (measured here: a build's replay, one handoff between its processes after another,
+/// ran 4-5× longer as fast as possible with every wait asleep). Past it the thread sleeps: a
+/// waiting thread that yields forever takes CPU time that the program's own blocked thread
+/// never took, and a FUSE daemon that needs it (gocryptfs decrypting names, cold) then
+/// answered the replay's calls later than the program's.
+const YIELD_FOR: Duration = Duration::from_micros(500);
+
+/// Marks a call made, waking the threads asleep on it.
+fn mark_done(flag: &AtomicU32) {
+    if flag.swap(DONE, Ordering::Release) == SLEEPER {
+        let _ = rustix::thread::futex::wake(flag, rustix::thread::futex::Flags::PRIVATE, u32::MAX);
+    }
 }
 
-/// Waits until a call is made: spins briefly, then yields, looking at `cancel` every slice.
-/// (A thread that sleeps instead, on a futex, takes 30 µs or more to wake on a virtual
-/// machine's idle CPU: measured here, a build's replay, one handoff between its processes after
-/// another, ran 4-5× longer as fast as possible and 7% longer paced, and a `git status` replay
-/// no faster, with threads that slept where the program had blocked.)
-fn wait_for(flag: &AtomicBool, cancel: &CancelToken) -> Result<(), WorkloadError> {
+/// Waits until a call is made: spins briefly, yields for [`YIELD_FOR`], then sleeps on the
+/// flag, looking at `cancel` every slice.
+fn wait_for(flag: &AtomicU32, cancel: &CancelToken) -> Result<(), WorkloadError> {
     let mut spins = 0u32;
-    let mut slice = Instant::now();
-    while !flag.load(Ordering::Acquire) {
+    let began = Instant::now();
+    let mut slice = began;
+    loop {
+        let state = flag.load(Ordering::Acquire);
+        if state == DONE {
+            return Ok(());
+        }
         spins += 1;
         if spins < 100 {
             std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-            if slice.elapsed() > WAIT_SLICE {
-                cancel.check()?;
-                slice = Instant::now();
-            }
+            continue;
         }
+        if slice.elapsed() > WAIT_SLICE {
+            cancel.check()?;
+            slice = Instant::now();
+        }
+        if began.elapsed() < YIELD_FOR {
+            std::thread::yield_now();
+            continue;
+        }
+        // Asleep until the maker sees SLEEPER and wakes every sleeper on the flag, or the
+        // slice ends (to look at `cancel`). A changed flag (made meanwhile) returns at once.
+        if state == PENDING
+            && flag
+                .compare_exchange(PENDING, SLEEPER, Ordering::Acquire, Ordering::Acquire)
+                .is_err()
+        {
+            continue;
+        }
+        let timeout = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: WAIT_SLICE.as_nanos() as i64,
+        };
+        let _ = rustix::thread::futex::wait(
+            flag,
+            rustix::thread::futex::Flags::PRIVATE,
+            SLEEPER,
+            Some(&timeout),
+        );
     }
-    Ok(())
 }
 
 /// Waits until `due`: sleeps while more than 100 µs are left, then spins.
@@ -242,5 +283,48 @@ fn diverged(call: &Call, result: i64) -> Option<String> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_wait_sleeps_and_the_maker_wakes_it() {
+        let flag = std::sync::Arc::new(AtomicU32::new(PENDING));
+        let cancel = CancelToken::new();
+        let waiter = {
+            let (flag, cancel) = (flag.clone(), cancel.clone());
+            std::thread::spawn(move || wait_for(&flag, &cancel))
+        };
+        // Past its yielding the waiter says it sleeps (a waiter that yielded forever never
+        // would); a liveness bound only, whatever the machine's speed.
+        let began = Instant::now();
+        while flag.load(Ordering::Acquire) != SLEEPER {
+            assert!(began.elapsed() < Duration::from_secs(60), "never slept");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        mark_done(&flag);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(flag.load(Ordering::Acquire), DONE);
+        // A call made before anyone waits is not waited for.
+        wait_for(&flag, &cancel).unwrap();
+    }
+
+    #[test]
+    fn a_sleeping_wait_ends_on_cancel() {
+        let flag = AtomicU32::new(PENDING);
+        let cancel = CancelToken::new();
+        std::thread::scope(|s| {
+            let w = s.spawn(|| wait_for(&flag, &cancel));
+            let began = Instant::now();
+            while flag.load(Ordering::Acquire) != SLEEPER {
+                assert!(began.elapsed() < Duration::from_secs(60), "never slept");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            cancel.cancel();
+            assert!(w.join().unwrap().is_err(), "a cancelled wait fails");
+        });
     }
 }
