@@ -42,7 +42,7 @@ row() {
   local hf=(hyperfine --style none --warmup 3 --runs "$RUNS")
   [ "$shell" = none ] && hf+=(-N)
   [ "$cache" = cold ] && hf+=(--prepare "$drop")
-  local ratios=() fs_sys=() hf_sys=() fs_user=() hf_user=() owns=() bare=()
+  local ratios=() fs_sys=() hf_sys=() fs_user=() hf_user=() owns=() bare=() fs_bare=()
   local words=($cmd)
   local path
   path="$(command -v "${words[0]}")"
@@ -60,7 +60,7 @@ row() {
     if [ "$shell" = none ] && [ "$cache" = warm ]; then
       bare_s="$(cd "$dir" && "$WORK/spawn_ref" "$RUNS" "$path" "${words[@]}")"
     fi
-    read -r r fsys hsys fuser huser own bare_r < <(python3 - "$WORK/f.json" "$WORK/h.json" "$bare_s" <<'PY'
+    read -r r fsys hsys fuser huser own bare_r fs_bare_r < <(python3 - "$WORK/f.json" "$WORK/h.json" "$bare_s" <<'PY'
 import json, statistics, sys
 f = json.load(open(sys.argv[1]))["results"][0]["samples"]
 h = json.load(open(sys.argv[2]))["results"][0]
@@ -74,21 +74,28 @@ huser = h["user"] * 1e3
 own = statistics.median(s["metrics"].get("fsbench_cpu_ns", 0) for s in f) / 1e6
 # hyperfine clamps a time less its shell's start-up at 0: such a block has no ratio.
 ratio = lambda x: f"{x / hf:.4f}" if hf > 0 else "nan"
-print(f"{ratio(fs)} {fsys:.3f} {hsys:.3f} {fuser:.3f} {huser:.3f} {own:.3f} {ratio(bare)}")
+over_bare = f"{fs / bare:.4f}" if bare > 0 else "nan"
+print(f"{ratio(fs)} {fsys:.3f} {hsys:.3f} {fuser:.3f} {huser:.3f} {own:.3f} {ratio(bare)} {over_bare}")
 PY
 )
     ratios+=("$r") fs_sys+=("$fsys") hf_sys+=("$hsys") fs_user+=("$fuser") hf_user+=("$huser")
-    owns+=("$own") bare+=("$bare_r")
+    owns+=("$own") bare+=("$bare_r") fs_bare+=("$fs_bare_r")
   done
   python3 - "$name" "${ratios[*]}" "${fs_sys[*]}" "${hf_sys[*]}" "${fs_user[*]}" \
-    "${hf_user[*]}" "${owns[*]}" "${bare[*]}" <<'PY'
+    "${hf_user[*]}" "${owns[*]}" "${bare[*]}" "${fs_bare[*]}" <<'PY'
 import statistics, sys
-name, r, fs, hs, fu, hu, own, bare = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
+name, r, fs, hs, fu, hu, own, bare, fb = sys.argv[1], *[list(map(float, a.split())) for a in sys.argv[2:]]
 m = statistics.median
 r = [x for x in r if x == x] or [float("nan")]
 bare = [x for x in bare if x == x] or [0.0]
+fb = [x for x in fb if x == x]
 ok = "ok" if 0.97 <= m(r) <= 1.03 else "OUTSIDE 0.97-1.03"
 ref = f"  bare start/hyperfine {m(bare):.3f}" if m(bare) > 0 else ""
+# fsbench against the bare start of the same program (issue 59: 0.95-1.05, multi-threaded
+# programs included), block by block.
+if fb:
+    fb_ok = "ok" if 0.95 <= m(fb) <= 1.05 else "OUTSIDE 0.95-1.05"
+    ref += f"  fsbench/bare start {m(fb):.3f} ({min(fb):.3f}-{max(fb):.3f}) {fb_ok}"
 print(f"{name:<44} ratio {m(r):.3f} ({min(r):.3f}-{max(r):.3f})  {ok}{ref}\n"
       f"{'':<44} user/sys ms fsbench {m(fu):.3f}/{m(fs):.3f} hyperfine {m(hu):.3f}/{m(hs):.3f}"
       f"  fsbench's own CPU {m(own):.3f} ms")

@@ -3,7 +3,7 @@
 //! output from `fsbench_stats::ministat`. Extensions: `-q` (no legend or header, as current
 //! FreeBSD) and `--modern` (current FreeBSD formulas).
 
-use super::ministat_input as input;
+use fsbench_stats::ministat::input;
 use fsbench_stats::ministat;
 use fsbench_stats::ministat::args as cli;
 use std::ffi::OsString;

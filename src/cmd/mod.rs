@@ -11,7 +11,6 @@ pub mod import;
 pub mod lab;
 pub mod metrics;
 pub mod ministat;
-mod ministat_input;
 pub mod postmark;
 pub mod record;
 pub mod report;

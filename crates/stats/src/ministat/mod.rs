@@ -1,9 +1,10 @@
 //! ministat, exactly: the statistics, ASCII plot and Student's t comparison of Debian's
 //! `ministat` 20150715 (FreeBSD's old version), byte for byte, plus the current FreeBSD formulas
-//! behind `modern`. Pure: the caller (the binary's `ministat_input`) reads the files, standard
-//! input and the terminal's width, and prints.
+//! behind `modern`. Pure but for [`input`], which reads the files, standard input and the
+//! terminal's width as ministat does; the caller prints.
 
 pub mod args;
+pub mod input;
 mod data;
 mod plot;
 mod table;

@@ -2,8 +2,8 @@
 //! device or an endless stream is refused rather than read until memory runs out, with Debian
 //! ministat's messages and exit codes; and the width it draws at.
 
-use fsbench_stats::ministat::args::{self as cli, Args, Exit};
-use fsbench_stats::ministat::{Dataset, ParseError};
+use super::args::{self as cli, Args, Exit};
+use super::{Dataset, ParseError};
 use std::io::{IsTerminal, Read};
 
 /// The plot width: 74 off a terminal, else `COLUMNS` or the terminal's width less 2, as
@@ -31,7 +31,7 @@ pub fn read_sets(a: &Args) -> Result<Vec<Dataset>, Exit> {
     let mut sets = Vec::new();
     for name in names {
         let (shown, bytes) = read_input(name)?;
-        match fsbench_stats::ministat::parse_dataset(&shown, &bytes, a.column, &a.delims) {
+        match super::parse_dataset(&shown, &bytes, a.column, &a.delims) {
             Ok(d) => sets.push(d),
             Err(ParseError::InvalidData { line }) => {
                 return Err(Exit {
