@@ -8,7 +8,6 @@ mod error;
 mod estimate;
 mod labns;
 mod out;
-mod progress;
 mod signals;
 mod spec_args;
 mod storage;

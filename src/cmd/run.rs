@@ -3,7 +3,7 @@
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
-use crate::progress::Progress;
+use fsbench_runner::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use fsbench_model::RunRecord;
 use fsbench_output::exports::{ExportPaths, Exports};
@@ -298,7 +298,12 @@ fn measure(
         out.db = Some(s.path());
         out.save(false);
     }
-    let mut progress = Progress::new(session.quiet, plan.planned_samples(), team.live.clone());
+    let mut progress = Progress::new(
+        session.quiet,
+        plan.planned_samples(),
+        team.live.clone(),
+        crate::out::stderr_line,
+    );
     let id = out.record.run.id.clone();
     let executed = {
         let mut sinks: Vec<&mut dyn Sink> = vec![&mut progress];

@@ -17,6 +17,7 @@ pub mod gauge;
 pub mod metrics;
 pub mod order;
 pub mod overhead;
+pub mod progress;
 mod profiling;
 pub mod record;
 mod setup;

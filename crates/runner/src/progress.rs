@@ -4,7 +4,7 @@
 //! `NO_COLOR` or `--quiet` for the bar) one plain line per event, as before. Warnings are always
 //! lines.
 
-use crate::runner::Event;
+use crate::Event;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -16,6 +16,9 @@ pub struct Progress {
     /// The (workload, target) pairs already said prepared: a sweep's or a card's cells are one
     /// workload prepared once per point (a card's 57 points said "fx prepared" 57 times).
     announced: std::collections::HashSet<(String, String)>,
+    /// Writes one line to stderr without a bar (the binary's, which says nothing on an MPI
+    /// rank other than 0).
+    say: fn(&str),
 }
 
 /// Whether stderr can show a live bar: a terminal that is not `dumb`.
@@ -26,8 +29,13 @@ fn live() -> bool {
 impl Progress {
     /// A display for a run of `total` samples (`None`: adaptive); no bar when `quiet` or when
     /// stderr is not a live terminal. The bar shows the rate of the interval that just ended in
-    /// the running sample, from `live`.
-    pub fn new(quiet: bool, total: Option<u64>, rate: fsbench_measure::LiveRate) -> Self {
+    /// the running sample, from `live`; lines without a bar go to `say`.
+    pub fn new(
+        quiet: bool,
+        total: Option<u64>,
+        rate: fsbench_measure::LiveRate,
+        say: fn(&str),
+    ) -> Self {
         let bar = (!quiet && live()).then(|| {
             let b = match total {
                 Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
@@ -62,6 +70,7 @@ impl Progress {
             quiet,
             bar,
             announced: Default::default(),
+            say,
         }
     }
 
@@ -97,7 +106,7 @@ impl Progress {
             .last()
             .and_then(|s| s.metrics.get(&entry.headline).copied())
             .unwrap_or(f64::NAN);
-        let value = crate::format::metric_value(&entry.headline, v);
+        let value = fsbench_report::format::metric_value(&entry.headline, v);
         let count = of.map_or(format!("sample {n}"), |of| format!("sample {n}/{of}"));
         let text = format!(
             "{} on {} ({}): {count} {value}",
@@ -113,7 +122,7 @@ impl Progress {
                     .map(|s| sparkline(&s.series, SPARK_WIDTH))
                     .filter(|s| !s.is_empty())
                     .map_or(String::new(), |s| format!(" {s}"));
-                b.set_message(format!("{}{spark}", crate::escape_controls(&text)));
+                b.set_message(format!("{}{spark}", fsbench_model::text::escape_controls(&text)));
             }
             None => self.line(&text, false),
         }
@@ -124,10 +133,10 @@ impl Progress {
         if self.quiet && !warning {
             return;
         }
-        let text = crate::escape_controls(text);
+        let text = fsbench_model::text::escape_controls(text);
         match &self.bar {
             Some(b) => b.println(text),
-            None => crate::errln!("{text}"),
+            None => (self.say)(&text),
         }
     }
 
@@ -190,8 +199,8 @@ impl Drop for Progress {
     }
 }
 
-impl fsbench_runner::Sink for Progress {
-    fn event(&mut self, e: fsbench_runner::Event<'_>) {
+impl crate::Sink for Progress {
+    fn event(&mut self, e: crate::Event<'_>) {
         self.show(&e);
     }
 }
