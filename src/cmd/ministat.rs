@@ -3,9 +3,9 @@
 //! output from `fsbench_stats::ministat`. Extensions: `-q` (no legend or header, as current
 //! FreeBSD) and `--modern` (current FreeBSD formulas).
 
-use fsbench_stats::ministat::input;
 use fsbench_stats::ministat;
 use fsbench_stats::ministat::args as cli;
+use fsbench_stats::ministat::input;
 use std::ffi::OsString;
 use std::io::Write;
 

@@ -3,12 +3,12 @@
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
-use fsbench_runner::progress::Progress;
 use crate::runner::{self, Event, Sink};
 use fsbench_model::RunRecord;
 use fsbench_output::exports::{ExportPaths, Exports};
 use fsbench_output::run_sink::RunSink;
 use fsbench_runner::order::Agreed;
+use fsbench_runner::progress::Progress;
 use fsbench_runner::record::Invocation;
 use fsbench_runner::store_sink::StoreSink;
 use fsbench_spec::RunSpec;

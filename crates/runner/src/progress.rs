@@ -122,7 +122,10 @@ impl Progress {
                     .map(|s| sparkline(&s.series, SPARK_WIDTH))
                     .filter(|s| !s.is_empty())
                     .map_or(String::new(), |s| format!(" {s}"));
-                b.set_message(format!("{}{spark}", fsbench_model::text::escape_controls(&text)));
+                b.set_message(format!(
+                    "{}{spark}",
+                    fsbench_model::text::escape_controls(&text)
+                ));
             }
             None => self.line(&text, false),
         }

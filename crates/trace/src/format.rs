@@ -11,8 +11,9 @@ use std::io::{Read, Write};
 pub const MAGIC: &[u8; 8] = b"FSBTRACE";
 
 /// The format this fsbench writes, and the newest it reads. Version 3 added the identity of
-/// the files outside the root (`outside_files`, the trace's last field).
-pub const VERSION: u16 = 3;
+/// the files outside the root (`outside_files`), version 4 the process each process was copied
+/// from (`makers`, the trace's last field).
+pub const VERSION: u16 = 4;
 
 /// The oldest format this fsbench reads (version 1, before the threads' own clocks, was never
 /// released).
@@ -81,10 +82,11 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, TraceError> {
     flate2::read::DeflateDecoder::new(&bytes[12..])
         .read_to_end(&mut body)
         .map_err(|e| TraceError::Damaged(e.to_string()))?;
-    if found == 2 {
-        // Version 2 ends where version 3's last field, `outside_files`, begins: postcard
-        // writes fields in order with nothing between them, so the same body with an empty
-        // sequence after it (its length, a varint 0) is that trace in version 3.
+    // Version 2 ends where version 3's `outside_files` begins, and version 3 where version
+    // 4's `makers` begins: postcard writes fields in order with nothing between them, so the
+    // same body with an empty sequence (its length, a varint 0) for each missing field is that
+    // trace in version 4.
+    for _ in found..VERSION {
         body.push(0);
     }
     let (trace, rest) = postcard::take_from_bytes::<Trace>(&body)
@@ -254,24 +256,32 @@ mod tests {
     }
 
     #[test]
-    fn a_version_2_trace_reads_as_one_with_no_outside_identities() {
+    fn older_traces_read_as_ones_without_the_fields_added_since() {
         let t = small();
-        assert!(t.outside_files.is_empty());
-        let v3 = encode(&t);
+        assert!(t.outside_files.is_empty() && t.makers.is_empty());
+        let v4 = encode(&t);
         let mut body = Vec::new();
-        flate2::read::DeflateDecoder::new(&v3[12..])
+        flate2::read::DeflateDecoder::new(&v4[12..])
             .read_to_end(&mut body)
             .unwrap();
-        assert_eq!(body.last(), Some(&0), "the empty outside_files, last");
-        body.pop();
-        let mut v2 = v3[..12].to_vec();
-        v2[8] = 2;
-        let mut z = flate2::write::DeflateEncoder::new(v2, flate2::Compression::default());
-        z.write_all(&body).unwrap();
-        let v2 = z.finish().unwrap();
-        assert_eq!(decode(&v2), Ok(t));
-        // The same version-2 body read as version 3 ends one field short.
-        let mut as_v3 = v2.clone();
+        // The body of version `v`: this one without the fields added after it (each an empty
+        // sequence, one byte 0, at the end).
+        let older = |v: u16| {
+            let mut b = body.clone();
+            for _ in v..VERSION {
+                assert_eq!(b.pop(), Some(0), "an empty field, last");
+            }
+            let mut head = v4[..12].to_vec();
+            head[8..10].copy_from_slice(&v.to_le_bytes());
+            let mut z = flate2::write::DeflateEncoder::new(head, flate2::Compression::default());
+            z.write_all(&b).unwrap();
+            z.finish().unwrap()
+        };
+        // Version 2: without `outside_files` and `makers`; version 3: without `makers`.
+        assert_eq!(decode(&older(2)), Ok(t.clone()));
+        assert_eq!(decode(&older(3)), Ok(t));
+        // A version-2 body read as version 3 ends one field short.
+        let mut as_v3 = older(2);
         as_v3[8] = 3;
         assert!(matches!(decode(&as_v3), Err(TraceError::Damaged(_))));
     }

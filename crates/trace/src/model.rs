@@ -49,8 +49,52 @@ pub struct Trace {
     pub prepare: Option<String>,
     /// Every path outside the root a call named, as the program first found it (format 3; a
     /// format-2 trace has none): what lets a replay read the same files of this machine.
-    /// Kept last: a format-2 body is this one without it ([`crate::format`]).
+    /// A format-2 body is this one without it and `makers` ([`crate::format`]).
     pub outside_files: Vec<crate::outside::OutsideFile>,
+    /// Per thread (as `threads`), the process id of the process it was copied from when it
+    /// began a process of its own (fork, vfork); 0 for a thread of its process and for the
+    /// program's first (format 4; a format-3 trace has none: empty). A replayed process that
+    /// waited for its children waits for them, not for another process's that ended meanwhile.
+    /// Kept last: a format-3 body is this one without it ([`crate::format`]).
+    pub makers: Vec<i32>,
+}
+
+impl Trace {
+    /// Per thread, whether it belongs to `thread`'s process or to a process that process made,
+    /// directly or not (its family: whose exits it can wait for); `None` when the trace does
+    /// not say who made each process (format 3 and older).
+    pub fn family_of(&self, thread: u32) -> Option<Vec<bool>> {
+        if self.makers.len() != self.threads.len() {
+            return None;
+        }
+        let pid = self.threads.get(thread as usize)?.pid;
+        let parent: std::collections::HashMap<i32, i32> = self
+            .threads
+            .iter()
+            .zip(&self.makers)
+            .filter(|(_, m)| **m > 0)
+            .map(|(t, &m)| (t.pid, m))
+            .collect();
+        Some(
+            self.threads
+                .iter()
+                .map(|t| {
+                    // Up the makers from t's process, at most once per process.
+                    let mut p = t.pid;
+                    for _ in 0..=parent.len() {
+                        if p == pid {
+                            return true;
+                        }
+                        match parent.get(&p) {
+                            Some(&up) => p = up,
+                            None => return false,
+                        }
+                    }
+                    false
+                })
+                .collect(),
+        )
+    }
 }
 
 /// Where a thread's time went over a stretch (from its `/proc/TID/schedstat` at the stops that

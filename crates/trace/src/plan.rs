@@ -104,10 +104,18 @@ pub fn plan_replaying(trace: &Trace, order: Order, overhead_ns: u64, replayed: &
             // A wait ended by other threads' exits (a join, a parent's wait for its child) is
             // for them: for their last calls, not for the progress that threads still running
             // had made by then (a build's concurrent compiler, unrelated, would hold it back).
-            let exited = exits_within(&ends, me, from, after);
+            let mut exited = exits_within(&ends, me, from, after);
             let candidates = if exited.is_empty() {
                 ended_by(&ends, me, after)
             } else {
+                // Of a trace that says who made each process (format 4), a wait within a
+                // thread's calls ends with the exits of its own process's threads and of the
+                // processes it made, directly or not; another job's process that ended
+                // meanwhile did not end it (a build's cc waits for its own compiler, not for
+                // the other job's assembler).
+                if let Some(family) = trace.family_of(me).filter(|_| !first.contains(&i)) {
+                    exited.retain(|&c| family[trace.calls[c as usize].thread as usize]);
+                }
                 exited
             };
             // A thread's start waits for the thread that made it: of a thread (not a process),
@@ -564,6 +572,58 @@ mod tests {
         }
         let p = plan(&queued, Order::Resource, 0);
         assert_eq!((p.deps[4].clone(), p.gap_ns[4]), (vec![], 0));
+    }
+
+    #[test]
+    fn a_wait_ends_with_its_own_childrens_exits_not_another_processs() {
+        // make (pid 1) runs two jobs: cc (pid 2) makes its compiler (pid 3) and waits for it;
+        // meanwhile the other job's assembler (pid 4) ends. cc's next call waits for its own
+        // compiler's last call, not for the assembler's.
+        let stat = |p| Op::Stat {
+            target: Target::Path(p),
+            nofollow: false,
+        };
+        let thread = |tid: i32, begun_ns| Thread {
+            tid,
+            pid: tid,
+            begun_ns,
+        };
+        let mut t = Trace {
+            threads: vec![thread(1, 0), thread(2, 50), thread(3, 150), thread(4, 60)],
+            paths: vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()],
+            calls: vec![
+                clocked(call(0, 10, stat(0)), 100, 0),
+                clocked(call(1, 100, stat(1)), 100, 0),
+                clocked(call(3, 120, stat(2)), 100, 0),
+                clocked(call(2, 200, stat(2)), 100, 0),
+                clocked(call(3, 2_000_000, stat(2)), 100, 0),
+                clocked(call(2, 3_000_000, stat(2)), 100, 0),
+                clocked(call(1, 9_000_000, stat(1)), 100, 5_000_000),
+                clocked(call(0, 12_000_000, stat(0)), 100, 0),
+            ],
+            stop_cost: Some(StopCost {
+                gap_cpu_ns: 100,
+                gap_off_ns: 0,
+                call_cpu_ns: 0,
+                call_off_ns: 0,
+            }),
+            makers: vec![0, 1, 2, 1],
+            ..Trace::default()
+        };
+        let family = t.family_of(1).unwrap();
+        assert_eq!(
+            family,
+            vec![false, true, true, false],
+            "cc and its compiler"
+        );
+        assert_eq!(t.family_of(0).unwrap(), vec![true; 4], "make made them all");
+        let p = plan(&t, Order::Resource, 0);
+        assert_eq!(p.deps[6], vec![5], "its compiler's last call only");
+        // A trace of format 3 does not say who made a process: both exits end the wait.
+        t.makers.clear();
+        assert!(t.family_of(1).is_none());
+        let p = plan(&t, Order::Resource, 0);
+        assert_eq!(p.deps[6], vec![4, 5]);
     }
 
     #[test]

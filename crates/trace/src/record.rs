@@ -86,6 +86,8 @@ pub struct Recorder {
     started: bool,
     /// When each task began (was first seen).
     begun: HashMap<i32, Instant>,
+    /// Per task that began a process of its own, the process it was copied from.
+    makers: HashMap<i32, i32>,
     /// Per task, the time of its traced calls not recorded since its last recorded one, and
     /// how many: it belongs to the next recorded call's gap.
     carry: HashMap<i32, (Spent, u32)>,
@@ -115,6 +117,7 @@ impl Recorder {
             dups: HashMap::new(),
             started: false,
             begun: HashMap::new(),
+            makers: HashMap::new(),
             carry: HashMap::new(),
         }
     }
@@ -405,6 +408,8 @@ impl Recorder {
             pid: t.pid,
             begun_ns,
         });
+        let maker = self.makers.get(&t.tid).copied().unwrap_or(0);
+        self.trace.makers.push(maker);
         self.thread_ids.insert(t.tid, i);
         i
     }
@@ -537,6 +542,9 @@ impl Observer for Recorder {
     fn spawned(&mut self, t: &Tracee, parent: Option<i32>) {
         self.begun.insert(t.tid, Instant::now());
         *self.tasks.entry(t.pid).or_default() += 1;
+        if let Some(parent) = parent.filter(|_| t.tid == t.pid) {
+            self.makers.insert(t.tid, parent);
+        }
         if let Some(parent) = parent {
             let table: Vec<(i32, Opened)> = self
                 .tables

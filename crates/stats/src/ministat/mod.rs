@@ -4,8 +4,8 @@
 //! terminal's width as ministat does; the caller prints.
 
 pub mod args;
-pub mod input;
 mod data;
+pub mod input;
 mod plot;
 mod table;
 mod ttable;
