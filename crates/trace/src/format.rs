@@ -86,9 +86,7 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, TraceError> {
     // 4's `makers` begins: postcard writes fields in order with nothing between them, so the
     // same body with an empty sequence (its length, a varint 0) for each missing field is that
     // trace in version 4.
-    for _ in found..VERSION {
-        body.push(0);
-    }
+    body.extend(std::iter::repeat_n(0, usize::from(VERSION - found)));
     let (trace, rest) = postcard::take_from_bytes::<Trace>(&body)
         .map_err(|e| TraceError::Damaged(e.to_string()))?;
     if !rest.is_empty() {
