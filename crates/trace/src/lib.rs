@@ -17,6 +17,7 @@ pub mod record;
 pub mod rerun;
 pub mod session;
 pub mod summary;
+pub mod touch;
 
 pub use format::{TraceError, decode, encode};
 pub use model::Trace;

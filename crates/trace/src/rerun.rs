@@ -19,8 +19,9 @@ use std::path::Path;
 /// access or readlink of any path, a read-only open of what the start state holds as a file
 /// or directory, and the calls on a file such an open opened; and outside the root the same
 /// calls among those a replay makes there ([`crate::outside::replayable`]: on files still as
-/// recorded, regular files or directories; a mapping is not made again), so that what they
-/// cost is not counted twice in a paced replay, once made and once as the program's own time.
+/// recorded, regular files or directories; a mapping there is made as a replay makes it,
+/// [`crate::touch::map`]), so that what they cost is not counted twice in a paced replay, once
+/// made and once as the program's own time.
 pub fn repeatable(trace: &Trace) -> Vec<bool> {
     let kinds: HashMap<u32, FileKind> = trace.start.iter().map(|e| (e.path, e.kind)).collect();
     let outside_ok = crate::outside::replayable(trace);
@@ -47,6 +48,7 @@ pub fn repeatable(trace: &Trace) -> Vec<bool> {
                 opened[i] = read_only && readable(i, path) && c.result >= 0;
                 opened[i]
             }
+            Op::Mmap { file, .. } if c.outside => on(file),
             Op::Close { file, .. }
             | Op::Read { file, .. }
             | Op::Seek { file, .. }
@@ -105,11 +107,16 @@ pub fn rerun(trace: &Trace, root: &Path, rounds: u32) -> Option<u64> {
                     let (files, root) = (&files, &root);
                     s.spawn(move || {
                         let mut buf = vec![0u8; largest];
+                        // Unmapped when the thread is done, after its time is taken (a
+                        // replay unmaps after the sample).
+                        let mut maps = crate::touch::Mappings::default();
                         let start = thread_cpu_ns()?;
                         for &i in calls {
-                            make(trace, i, root, files, &mut buf);
+                            make(trace, i, root, files, &mut buf, &mut maps);
                         }
-                        Some(thread_cpu_ns()?.saturating_sub(start))
+                        let took = thread_cpu_ns()?.saturating_sub(start);
+                        drop(maps);
+                        Some(took)
                     })
                 })
                 .collect();
@@ -154,7 +161,14 @@ impl Files {
 }
 
 /// Makes call `i` (its result is not checked: the cost is what is measured).
-fn make(trace: &Trace, i: usize, root: &OwnedFd, files: &Files, buf: &mut [u8]) {
+fn make(
+    trace: &Trace,
+    i: usize,
+    root: &OwnedFd,
+    files: &Files,
+    buf: &mut [u8],
+    maps: &mut crate::touch::Mappings,
+) {
     let path = |p: &u32| {
         let rel = &trace.paths[*p as usize];
         if rel.is_empty() {
@@ -201,6 +215,9 @@ fn make(trace: &Trace, i: usize, root: &OwnedFd, files: &Files, buf: &mut [u8]) 
                 _ => rustix::fs::SeekFrom::End(*offset),
             };
             let _ = rustix::fs::seek(f, to);
+        }),
+        Op::Mmap { file, offset, len } => files.with(*file, |f| {
+            let _ = crate::touch::map(f, *offset, *len, maps);
         }),
         Op::Getdents { file, size } => files.with(*file, |f| {
             let n = (*size as usize).min(buf.len());
@@ -414,7 +431,13 @@ mod tests {
                 0,
             ),
         ];
-        assert_eq!(repeatable(&t), vec![true, true, false, true]);
+        // The mapping too, made as a replay makes it (mapped, touched): its cost is the
+        // replay's, not the program's own time.
+        assert_eq!(repeatable(&t), vec![true, true, true, true]);
+        assert!(
+            rerun(&t, dir.path(), 2).is_some(),
+            "made again, mapping included"
+        );
         // Changed since: a replay does not read it, nor does the rerun.
         std::fs::write(&conf, b"01").unwrap();
         assert_eq!(repeatable(&t), vec![false; 4]);

@@ -47,30 +47,8 @@ pub(super) struct Buffers {
     pub maps: Mappings,
 }
 
-/// Mappings a replay made (address, length), unmapped when dropped: kept until the sample is
-/// over, as the program kept its own until it exited. An unmap in a process of many threads
-/// makes every CPU that runs one of them flush its TLB, a cost the program, one thread per
-/// process, never paid.
-#[derive(Debug, Default)]
-pub(crate) struct Mappings(Vec<(usize, usize)>);
-
-impl Mappings {
-    /// Takes `other`'s mappings into these.
-    pub fn take(&mut self, other: &mut Mappings) {
-        self.0.append(&mut other.0);
-    }
-}
-
-impl Drop for Mappings {
-    fn drop(&mut self) {
-        for (at, len) in self.0.drain(..) {
-            // SAFETY: a mapping this replay made with mmap, of `len` bytes, read by no one
-            // any more (its thread is done).
-            #[allow(unsafe_code)]
-            let _ = unsafe { rustix::mm::munmap(at as *mut std::ffi::c_void, len) };
-        }
-    }
-}
+/// Mappings a replay made, unmapped when dropped (after the sample).
+pub(crate) use fsbench_trace::touch::Mappings;
 
 /// Largest single read or write replayed; larger ones are made in pieces of this size.
 const MAX_IO: usize = 16 << 20;
@@ -277,61 +255,16 @@ fn data(shared: &Shared, op: &Op, bufs: &mut Buffers) -> (i64, u64) {
     }
 }
 
-/// Bytes a cold page fault in a file mapping reads around the faulting page (the kernel's
-/// default read-around window, 128 KiB): one touch per window of a mapping.
-const READ_AROUND: u64 = 128 << 10;
-
-/// A mapping outside the root (a library the loader maps, its data): mapped read-only and
-/// private, one byte touched per [`READ_AROUND`] window up to the end of the file, and kept in
-/// `maps` (unmapped after the sample).
-/// Cold, each touch reads its window from storage as the program's faults do; warm, each maps
-/// cached pages, as the program's do. The program touches only the pages it runs, and keeps
-/// the mapping until it exits: an approximation that reads at most the whole range cold (a
-/// read of the whole range would copy every library's every byte, warm, 80 times for a build
-/// of 80 processes).
+/// A mapping outside the root (a library the loader maps, its data), made as
+/// [`fsbench_trace::touch::map`] makes it and kept in `maps` (unmapped after the sample).
 fn map(fd: i32, offset: u64, len: u64, maps: &mut Mappings) -> (i64, u64) {
     if fd < 0 {
         return EBADF;
     }
-    let fd = borrowed(fd);
-    let size = match rustix::fs::fstat(fd) {
-        Ok(st) => st.st_size.max(0) as u64,
-        Err(e) => return (errno(e), 0),
-    };
-    // Past the file's end a mapping's pages fault with SIGBUS: touched only up to it.
-    let end = size.min(offset.saturating_add(len));
-    if len == 0 || end <= offset {
-        return (0, 0);
+    match fsbench_trace::touch::map(borrowed(fd), offset, len, maps) {
+        Ok(bytes) => (0, bytes),
+        Err(e) => (errno(e), 0),
     }
-    // SAFETY: a new private read-only mapping of `len` bytes at a place the kernel chooses; it
-    // aliases no Rust object, and is only read (below the file's end) and then unmapped.
-    #[allow(unsafe_code)]
-    let at = unsafe {
-        rustix::mm::mmap(
-            std::ptr::null_mut(),
-            len as usize,
-            rustix::mm::ProtFlags::READ,
-            rustix::mm::MapFlags::PRIVATE,
-            fd,
-            offset,
-        )
-    };
-    let at = match at {
-        Ok(a) => a.cast::<u8>(),
-        Err(e) => return (errno(e), 0),
-    };
-    let mut sum = 0u8;
-    let mut off = 0u64;
-    while offset + off < end {
-        // SAFETY: `off` is inside the mapping and below the file's end.
-        #[allow(unsafe_code)]
-        let byte = unsafe { std::ptr::read_volatile(at.add(off as usize)) };
-        sum = sum.wrapping_add(byte);
-        off += READ_AROUND;
-    }
-    std::hint::black_box(sum);
-    maps.0.push((at as usize, len as usize));
-    (0, end - offset)
 }
 
 /// The other calls on an open file.
