@@ -80,24 +80,17 @@ fn json_follows_the_documented_contract() {
     assert!(v["overhead"]["recorder_only_ns"].as_f64().unwrap() > 0.0);
 }
 
-/// Runs `null` on two targets A and B with `extra` flags; returns the order samples were taken.
-fn sample_order(extra: &[&str]) -> Vec<String> {
+/// Runs `workloads` on two targets A and B, warm, two samples a cell, no warm-up, with `extra`
+/// flags; returns each sample as its target and number ("A1"), in the order they were taken.
+fn samples_taken(workloads: &[&str], extra: &[&str]) -> Vec<String> {
     let dir = temp_dir();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir(&a).unwrap();
     std::fs::create_dir(&b).unwrap();
     let out = fsbench()
-        .args([
-            "run",
-            "--workload",
-            "null:ops=10",
-            "--cache",
-            "warm",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-        ])
+        .arg("run")
+        .args(workloads.iter().flat_map(|w| ["-w", w]))
+        .args(["--cache", "warm", "--runs", "2", "--warmup", "0"])
         .args(extra)
         .arg("--target")
         .arg(format!("A={}", a.display()))
@@ -111,14 +104,19 @@ fn sample_order(extra: &[&str]) -> Vec<String> {
     assert!(stdout.contains(" A ") && stdout.contains(" B "), "{stdout}");
     String::from_utf8_lossy(&out.stderr)
         .lines()
-        .filter(|l| l.contains("sample"))
-        .map(|l| {
-            if l.contains(" on A ") {
-                "A".into()
-            } else {
-                "B".into()
-            }
+        .filter_map(|l| {
+            let (_, after) = l.split_once(": sample ")?;
+            let target = if l.contains(" on A ") { "A" } else { "B" };
+            Some(format!("{target}{}", after.split('/').next()?))
         })
+        .collect()
+}
+
+/// [`samples_taken`] of one `null` workload: the targets in the order their samples were taken.
+fn sample_order(extra: &[&str]) -> Vec<String> {
+    samples_taken(&["null:ops=10"], extra)
+        .into_iter()
+        .map(|s| s[..1].to_string())
         .collect()
 }
 
@@ -135,54 +133,20 @@ fn sequential_order_keeps_targets_together() {
     );
 }
 
-/// Runs `null` twice (two workloads) on targets A and B, warm, two samples a cell, with
-/// `extra` flags; returns the sample numbers in the order they were taken.
-fn sample_numbers(extra: &[&str]) -> Vec<String> {
-    let dir = temp_dir();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    std::fs::create_dir(&a).unwrap();
-    std::fs::create_dir(&b).unwrap();
-    let out = fsbench()
-        .args([
-            "run",
-            "-w",
-            "null:ops=10",
-            "-w",
-            "null:ops=20",
-            "--cache",
-            "warm",
-        ])
-        .args(["--runs", "2", "--warmup", "0"])
-        .args(extra)
-        .arg("--target")
-        .arg(format!("A={}", a.display()))
-        .arg("--target")
-        .arg(format!("B={}", b.display()))
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter_map(|l| {
-            let (_, after) = l.split_once(": sample ")?;
-            let target = if l.contains(" on A ") { "A" } else { "B" };
-            Some(format!("{target}{}", after.split('/').next()?))
-        })
-        .collect()
-}
+/// Two workloads, one cell each per target.
+const TWO_NULLS: &[&str] = &["null:ops=10", "null:ops=20"];
 
 #[test]
 fn workloads_order_interleaves_the_workloads_as_well_as_the_targets() {
     // By default one workload's cells are sampled to the end before the next workload's.
     assert_eq!(
-        sample_numbers(&[]),
+        samples_taken(TWO_NULLS, &[]),
         ["A1", "B1", "A2", "B2", "A1", "B1", "A2", "B2"]
     );
     // `--order workloads`: round by round, each workload's cells in turn (a program and its
     // replay see the same drift of the machine).
     assert_eq!(
-        sample_numbers(&["--order", "workloads"]),
+        samples_taken(TWO_NULLS, &["--order", "workloads"]),
         ["A1", "B1", "A1", "B1", "A2", "B2", "A2", "B2"]
     );
 }

@@ -31,6 +31,13 @@ pub fn is_network(fs_type: &str) -> bool {
         )
 }
 
+/// A filesystem whose kernel side keeps names and attributes only for a timeout (a FUSE
+/// daemon's, a network client's): a warm run's cost depends on how long ago its tree was last
+/// touched.
+pub fn names_expire(fs_type: &str) -> bool {
+    is_fuse(fs_type) || is_network(fs_type)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +45,7 @@ mod tests {
     #[test]
     fn each_type_is_named_once() {
         assert!(is_fuse("fuse.gocryptfs") && is_fuse("fuseblk") && !is_fuse("ext4"));
+        assert!(names_expire("fuse.bindfs") && names_expire("nfs4") && !names_expire("xfs"));
         assert!(is_nfs("nfs4") && !is_nfs("ext4"));
         assert!(is_memory("tmpfs") && !is_memory("ext4"));
         for t in [

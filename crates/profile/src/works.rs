@@ -223,6 +223,10 @@ mod tests {
         }
     }
 
+    fn issue(dev: u32, sector: u64, cpu: u32) -> Kind {
+        Kind::Issue { dev, sector, cpu }
+    }
+
     fn queue(work: u64, cpu: u32, wq: &str) -> Kind {
         Kind::Queue {
             work,
@@ -251,15 +255,7 @@ mod tests {
         let r = rec(vec![
             ev(100, 50, Kind::WorkStart { work: 0xa }),
             ev(200, 50, Kind::Writeback { dev: THEIRS }),
-            ev(
-                300,
-                50,
-                Kind::Issue {
-                    dev: DISK,
-                    sector: 8,
-                    cpu: 0,
-                },
-            ),
+            ev(300, 50, issue(DISK, 8, 0)),
             ev(
                 2_000,
                 0,
@@ -318,15 +314,7 @@ mod tests {
             ),
             ev(1_000 + CONTEXT_NS + 1, 7, queue(0xb, 1, "events")),
             // Another thread on that CPU.
-            ev(
-                200_000,
-                8,
-                Kind::Issue {
-                    dev: OURS,
-                    sector: 3,
-                    cpu: 1,
-                },
-            ),
+            ev(200_000, 8, issue(OURS, 3, 1)),
             ev(200_010, 9, queue(0xc, 1, "events")),
             ev(300_000, 60, Kind::WorkStart { work: 0xa }),
             ev(300_200, 60, Kind::WorkStart { work: 0xb }),
@@ -342,40 +330,16 @@ mod tests {
     fn a_loop_devices_item_is_the_loop_devices_not_the_disk_it_reads_and_inherits_onward() {
         let r = rec(vec![
             // The writer issues to the loop device, which queues the loop's item.
-            ev(
-                100,
-                30,
-                Kind::Issue {
-                    dev: THEIRS,
-                    sector: 8,
-                    cpu: 0,
-                },
-            ),
+            ev(100, 30, issue(THEIRS, 8, 0)),
             ev(103, 30, queue(0xa, 0, "loop2")),
             ev(200, 40, Kind::WorkStart { work: 0xa }),
             // It reads the disk under the image file, and queues a work of its own.
-            ev(
-                250,
-                40,
-                Kind::Issue {
-                    dev: DISK,
-                    sector: 800,
-                    cpu: 1,
-                },
-            ),
+            ev(250, 40, issue(DISK, 800, 1)),
             ev(400, 40, queue(0xb, 1, "events_unbound")),
             ev(600, 41, Kind::WorkStart { work: 0xb }),
             // An item that only issued requests is tied by them.
             ev(800, 42, Kind::WorkStart { work: 0xc }),
-            ev(
-                850,
-                42,
-                Kind::Issue {
-                    dev: OURS,
-                    sector: 1,
-                    cpu: 0,
-                },
-            ),
+            ev(850, 42, issue(OURS, 1, 0)),
         ]);
         let w = Works::new(&r);
         assert_eq!(w.at(40, 300).unwrap().dev, Some(THEIRS));
@@ -392,15 +356,7 @@ mod tests {
     fn an_item_begun_before_the_sample_keeps_its_records_and_other_threads_make_none() {
         let r = rec(vec![
             ev(100, 50, Kind::Writeback { dev: OURS }),
-            ev(
-                150,
-                70,
-                Kind::Issue {
-                    dev: OURS,
-                    sector: 1,
-                    cpu: 0,
-                },
-            ),
+            ev(150, 70, issue(OURS, 1, 0)),
             ev(300, 50, Kind::WorkStart { work: 0xd }),
         ]);
         let w = Works::new(&r);

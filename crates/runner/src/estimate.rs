@@ -452,9 +452,7 @@ pub fn from_history(
         .collect();
     let expiring: Vec<bool> = targets
         .iter()
-        .map(|t| {
-            fsbench_model::fstype::is_fuse(&t.fs_type) || fsbench_envinfo::is_network(&t.fs_type)
-        })
+        .map(|t| fsbench_model::fstype::names_expire(&t.fs_type))
         .collect();
     estimate(plan, &past, speeds, &expiring)
 }

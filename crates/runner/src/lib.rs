@@ -164,7 +164,7 @@ pub fn execute(
                 out.results.extend(
                     cells
                         .iter()
-                        .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c.cache, team)),
+                        .map(|c| empty_entry(plan, wi, &prepared[c.prepared], c, team)),
                 );
                 Group {
                     prepared,
@@ -242,13 +242,8 @@ const REWARMED: &str = "warm on a FUSE or network filesystem among other targets
      only for the daemon's or the client's timeouts (otherwise a sample's cost depends on how \
      long the other targets' samples took)";
 
-fn empty_entry(
-    plan: &Plan,
-    wi: usize,
-    p: &Prepared,
-    cache: CacheState,
-    team: &Team,
-) -> ResultEntry {
+fn empty_entry(plan: &Plan, wi: usize, p: &Prepared, c: &Cell, team: &Team) -> ResultEntry {
+    let cache = c.cache;
     let w = &plan.workloads[wi];
     let mut params = w.params.clone();
     if let Some((_, spec)) = &plan.background {
@@ -284,7 +279,8 @@ fn empty_entry(
         summary: Default::default(),
         precision_reached: None,
         steady: None,
-        warnings: cell::rewarms(plan, p.expiring, cache)
+        warnings: c
+            .rewarm
             .then(|| fsbench_model::Warning::new(fsbench_model::WarningKind::Other, REWARMED))
             .into_iter()
             .collect(),

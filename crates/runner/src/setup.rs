@@ -144,9 +144,7 @@ pub fn prepare_all(
             last_profile: None,
             // Under MPI every rank must take as many samples as the others: a target's type
             // could differ from host to host, so no rank re-warms.
-            expiring: !team.parallel()
-                && (fsbench_model::fstype::is_fuse(&info.fs_type)
-                    || fsbench_envinfo::is_network(&info.fs_type)),
+            expiring: !team.parallel() && fsbench_model::fstype::names_expire(&info.fs_type),
         };
         sink.event(super::Event::Preparing {
             workload: w.info.name,
